@@ -1,0 +1,109 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { parseBarcodeList } from '../../dataset/parse-barcode-list.ts';
+import type { Barcode } from '../../dataset/model.ts';
+import { errors } from '../../errors.ts';
+import { buildRelease, type BuiltRelease } from '../../release/build-release.ts';
+import { DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
+import type { Manifest } from '../../release/manifest.ts';
+import { readManifest } from '../../release/read-release.ts';
+import { writeReleaseDir } from '../../release/write-release-dir.ts';
+import { readSources } from '../../source/read-sources.ts';
+import { dateInRome } from '../../util/dates.ts';
+import { buildDate, DEFAULT_BASE_URL, parsePercent, type CommandContext, type Runner } from '../context.ts';
+
+export interface BuildCommandOptions {
+  source: string[];
+  out: string;
+  date?: string;
+  baseUrl?: string;
+  previous?: string;
+  allowShrink?: boolean;
+  maxShrink?: string;
+  barcodes?: string;
+}
+
+export function registerBuild(program: Command, run: Runner): void {
+  program
+    .command('build')
+    .description('Build a release (three gzip files and manifest.json) from the authority tariff')
+    .requiredOption('--source <file-dir-or-url...>', 'tariff feed: an XML file, a directory of XML files, or an http(s) URL (repeatable)')
+    .requiredOption('--out <dir>', 'release directory to write (replaced whole, atomically)')
+    .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
+    .option('--base-url <url>', `public base URL of the files in the manifest (env TARIFF_BASE_URL, default ${DEFAULT_BASE_URL})`)
+    .option('--previous <dir-or-manifest>', 'the previous release: decides the version and guards against shrinking')
+    .option('--barcodes <file>', 'approved barcode matches to include (CSV, see docs/dataset.md)')
+    .option('--allow-shrink', 'accept a tariff that drops more products than --max-shrink allows')
+    .option('--max-shrink <percent>', `largest share of the previous products a build may drop (env TARIFF_MAX_SHRINK, default ${DEFAULT_MAX_SHRINK * 100})`)
+    .addHelpText('after', '\nExample:\n  tariff build --source feeds/ --previous var/release --out var/release --date 2026-11-15')
+    .action(run(buildCommand));
+}
+
+async function buildCommand(ctx: CommandContext, options: BuildCommandOptions): Promise<void> {
+  const built = await runBuild(ctx, options);
+  await writeReleaseDir(built, options.out);
+  reportBuild(ctx, built, options.out);
+}
+
+/** Reads the inputs named by the options and builds the release in memory. */
+export async function runBuild(ctx: CommandContext, options: Omit<BuildCommandOptions, 'out'>, extraBarcodes: Barcode[] = []): Promise<BuiltRelease> {
+  const date = buildDate(options.date, ctx.io.now(), dateInRome);
+  const maxShrink = parsePercent(options.maxShrink ?? ctx.io.env.TARIFF_MAX_SHRINK ?? String(DEFAULT_MAX_SHRINK * 100), '--max-shrink');
+  const baseUrl = options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? DEFAULT_BASE_URL;
+  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
+
+  const previous: Manifest | null = options.previous ? await readPreviousIfAny(options.previous) : null;
+  const sources = await readSources(options.source);
+  const barcodes = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
+
+  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
+  try {
+    return await buildRelease({
+      sources,
+      barcodes: [...barcodes, ...extraBarcodes],
+      date,
+      baseUrl,
+      previous,
+      allowShrink: options.allowShrink ?? false,
+      maxShrink,
+      now: ctx.io.now,
+      scratchDir,
+    });
+  } finally {
+    await rm(scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** A --previous that does not exist yet is the first build (cron's first run), not an error. */
+async function readPreviousIfAny(path: string): Promise<Manifest | null> {
+  try {
+    return (await readManifest(path)).manifest;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'release_unreadable' && /no such file or directory|manifest\.json is missing/.test((error as Error).message)) return null;
+    throw error;
+  }
+}
+
+async function readBarcodeFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw errors.barcodesInvalid(path, `cannot read the barcode list: ${(error as Error).message}`);
+  }
+}
+
+export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
+  const { manifest } = built;
+  const summary = `${manifest.version}: tariff in force from ${manifest.tariffDate}, ${manifest.counts.products} products, ${manifest.counts.barcodes} barcodes`;
+  if (!ctx.json) {
+    ctx.io.stderr.write(built.unchanged ? `tariff: unchanged: the content equals the previous release ${manifest.version}; ${where} holds it\n` : `tariff: built ${summary} in ${where}\n`);
+    if (built.skippedBarcodes.length > 0) ctx.io.stderr.write(`tariff: left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force\n`);
+    for (const list of built.pending) ctx.io.stderr.write(`tariff: waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})\n`);
+  }
+  ctx.result(
+    { version: manifest.version, unchanged: built.unchanged, out: where, manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending },
+    manifest.version,
+  );
+}

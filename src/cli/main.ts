@@ -1,0 +1,59 @@
+import { Command, CommanderError } from 'commander';
+import { isTariffError, TariffError } from '../errors.ts';
+import { registerBuild } from './commands/build.ts';
+import { registerDiff } from './commands/diff.ts';
+import { registerStart } from './commands/start.ts';
+import { registerVerify } from './commands/verify.ts';
+import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
+
+const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => pinnedNow(process.env) ?? new Date() });
+
+/** SOURCE_DATE_EPOCH (reproducible-builds.org) pins the clock, so a rebuild's manifest is byte-identical too. */
+function pinnedNow(env: NodeJS.ProcessEnv): Date | null {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : null;
+}
+
+/**
+ * The `tariff` command line. Parses arguments, runs one command, prints, and sets the exit
+ * status: 0 ok, 1 failure, 2 usage (diff: 0 identical, 1 different, 2 error).
+ */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<void> {
+  const program = new Command('tariff')
+    .description('Builds, publishes and serves releases of the tariff of manufactured tobacco')
+    .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
+    .option('--json', 'machine-readable output on stdout', false)
+    .showHelpAfterError('(run `tariff --help` for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+
+  let status: ExitStatus = 0;
+  const run: Runner = (action, options) => async (...args) => {
+    const command = args.at(-1) as Command;
+    const ctx = new CommandContext(io, command.optsWithGlobals() as { dataDir: string; json: boolean });
+    try {
+      status = (await action(ctx, ...(args.slice(0, -1) as never))) ?? 0;
+    } catch (error) {
+      status = report(error, ctx, options?.errorExit);
+    }
+  };
+  for (const register of [registerBuild, registerVerify, registerDiff, registerStart]) register(program, run);
+  program.commands.forEach((command) => command.exitOverride());
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) status = error.exitCode === 0 ? 0 : 2;
+    else status = report(error, new CommandContext(io, { dataDir: '.', json: argv.includes('--json') }));
+  }
+  process.exitCode = status;
+}
+
+function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): ExitStatus {
+  const known: TariffError = isTariffError(error)
+    ? error
+    : new TariffError('internal_error', `internal error: ${(error as Error)?.stack ?? String(error)}`, 'This is a bug: please report it with the command you ran.');
+  ctx.io.stderr.write(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`);
+  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`);
+  return known.exitCode === 2 ? 2 : (errorExit ?? 1);
+}

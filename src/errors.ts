@@ -1,0 +1,69 @@
+/**
+ * The catalogue of errors the release pipeline and the CLI can report.
+ *
+ * Every failure an operator can meet has a stable `code` (printed with `--json`, usable in
+ * scripts), a message that says what went wrong and where, and a hint that says what to do.
+ * The CLI maps `exitCode` to the process exit status; nothing below the CLI exits the process.
+ *
+ * @example
+ *   throw errors.sourceInvalid('sigarette.xml line 12 (prodotto 1234)', 'prezzoConfezione is missing');
+ */
+export class TariffError extends Error {
+  override readonly name = 'TariffError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const errors = {
+  usage: (message: string) => new TariffError('usage', message, 'Run `tariff --help` for the list of commands and options.', 2),
+
+  sourceUnreadable: (where: string, detail: string) =>
+    new TariffError('source_unreadable', `${where}: cannot read the tariff source: ${detail}`, 'Check the path or URL given to --source.'),
+
+  sourceTooLarge: (where: string, maxBytes: number) =>
+    new TariffError('source_too_large', `${where}: the tariff source is larger than ${maxBytes} bytes`, 'A tariff list is a few megabytes; check the source.'),
+
+  sourceMalformed: (where: string, detail: string) =>
+    new TariffError('source_malformed', `${where}: the XML is malformed: ${detail}`, 'The download may be truncated or not a tariff list; fetch it again.'),
+
+  sourceInvalid: (where: string, detail: string) =>
+    new TariffError('source_invalid', `${where}: ${detail}`, 'See docs/source-format.md for the expected elements and values.'),
+
+  tariffConflict: (where: string, detail: string) =>
+    new TariffError('tariff_conflict', `${where}: ${detail}`, 'The same tariff code appears twice with different data; the sources disagree.'),
+
+  tariffEmpty: (detail: string) =>
+    new TariffError('tariff_empty', `The tariff is empty: ${detail}`, 'A release needs at least one product; check the sources.'),
+
+  noTariffInForce: (date: string, earliest: string) =>
+    new TariffError('no_tariff_in_force', `No tariff is in force on ${date}: the earliest source takes effect on ${earliest}`, 'Pass --date on or after that day, or add the tariff in force.'),
+
+  barcodesInvalid: (where: string, detail: string) =>
+    new TariffError('barcodes_invalid', `${where}: ${detail}`, 'See docs/dataset.md, section "Barcode list for --barcodes".'),
+
+  shrinkRefused: (dropped: number, previous: number, maxShare: number) =>
+    new TariffError(
+      'shrink_refused',
+      `The new tariff drops ${dropped} of the ${previous} products of the previous release (${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`,
+      'A truncated download must not become a release. If the drop is real, run again with --allow-shrink.',
+    ),
+
+  releaseUnreadable: (where: string, detail: string) =>
+    new TariffError('release_unreadable', `${where}: not a readable release: ${detail}`, 'Give a release directory (with manifest.json) or a manifest.json file.'),
+
+  verifyFailed: (where: string, problems: string[]) =>
+    new TariffError('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`, 'Rebuild the release; do not publish it.'),
+
+  outputFailed: (where: string, detail: string) =>
+    new TariffError('output_failed', `${where}: cannot write the release: ${detail}`, 'Check that the output directory is writable and the disk has space.'),
+} as const;
+
+export function isTariffError(error: unknown): error is TariffError {
+  return error instanceof TariffError;
+}

@@ -1,0 +1,127 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { assembleDataset } from '../dataset/assemble-dataset.ts';
+import type { Barcode, Dataset, DatasetContent } from '../dataset/model.ts';
+import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
+import { parseTariffXml, type SourceList } from '../source/parse-tariff-xml.ts';
+import { formatWithOffset } from '../util/dates.ts';
+import { checkShrink } from './check-shrink.ts';
+import { docdbVersion, writeDatasetDocdb } from './dataset-docdb.ts';
+import { renderDatasetJson } from './dataset-json.ts';
+import { writeDatasetSqlite } from './dataset-sqlite.ts';
+import { gzipDeterministic, sha256Hex } from './gzip.ts';
+import { buildManifest, FORMATS, type Format, type Manifest } from './manifest.ts';
+import { nextVersion } from './next-version.ts';
+
+/** Raw bytes of one feed document and the name it is reported under (path or URL). */
+export interface SourceDocument {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface BuildOptions {
+  sources: SourceDocument[];
+  barcodes: Barcode[];
+  /** The day whose tariff in force is built (ISO date, Italian calendar). */
+  date: string;
+  baseUrl: string;
+  previous: Manifest | null;
+  allowShrink: boolean;
+  maxShrink: number;
+  now: () => Date;
+  /** A private scratch directory: the SQLite and NeDB engines write real files. */
+  scratchDir: string;
+}
+
+export interface BuiltRelease {
+  manifest: Manifest;
+  /** The compressed release files, keyed by format. */
+  files: Record<Format, Buffer>;
+  /** True when the content equals `previous`: the release is the previous one, byte for byte. */
+  unchanged: boolean;
+  skippedBarcodes: Barcode[];
+  pending: TariffInForce['pending'];
+  /** Milliseconds per stage, for the operator and the benchmark. */
+  timings: Record<string, number>;
+}
+
+/**
+ * Computes a release from the sources: parse, select the tariff in force, add barcodes, decide
+ * the version, render the three formats and the manifest. Writes nothing outside `scratchDir`;
+ * putting the release in place is `writeReleaseDir`'s job.
+ */
+export async function buildRelease(options: BuildOptions): Promise<BuiltRelease> {
+  const timings: Record<string, number> = {};
+  const time = async <T>(stage: string, work: () => T | Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings[stage] = (timings[stage] ?? 0) + (performance.now() - start);
+    }
+  };
+
+  const lists = await time('parse', () => options.sources.flatMap((doc): SourceList[] => parseTariffXml(doc.bytes, doc.name)));
+  const { content, skippedBarcodes, pending } = await time('normalise', () => {
+    const tariff = selectTariff(lists, options.date);
+    return { ...assembleDataset(tariff, options.barcodes), pending: tariff.pending };
+  });
+  checkShrink(options.previous?.counts.products ?? null, content.products.length, options.maxShrink, options.allowShrink);
+
+  const previous = options.previous;
+  let unchanged = false;
+  if (previous && previous.tariffDate === content.tariffDate) {
+    // The content is unchanged exactly when rendering it under the previous version reproduces the
+    // previous release's bytes: the JSON file is the canonical rendering, and the docdb engine
+    // version must match too because clients open that file with the exact engine named.
+    const trial = await time('json', () => renderDatasetJson({ ...content, version: previous.version }));
+    const trialSha = await time('hash', () => sha256Hex(gzipDeterministic(trial)));
+    unchanged = trialSha === previous.files.json.sha256 && previous.files.docdb.docdbVersion === docdbVersion;
+  }
+  const version = nextVersion(content.tariffDate, previous, unchanged);
+  const dataset: Dataset = { ...content, version };
+
+  const raw = {
+    json: await time('json', () => renderDatasetJson(dataset)),
+    sqlite: await time('sqlite', () => renderWithEngine(options.scratchDir, 'dataset.sqlite', (path) => writeDatasetSqlite(dataset, path))),
+    docdb: await time('docdb', () => renderWithEngine(options.scratchDir, 'dataset.docdb', (path) => writeDatasetDocdb(dataset, path))),
+  };
+  const files = {} as Record<Format, Buffer>;
+  const digests = {} as Record<Format, { sha256: string; size: number }>;
+  for (const format of FORMATS) {
+    files[format] = await time('gzip', () => gzipDeterministic(raw[format]));
+    digests[format] = await time('hash', () => ({ sha256: sha256Hex(files[format]), size: files[format].length }));
+  }
+
+  const manifest = buildManifest({
+    version,
+    tariffDate: content.tariffDate,
+    generatedAt: unchanged && previous ? previous.generatedAt : generatedAt(options.now),
+    source: content.source,
+    counts: countsOf(content),
+    baseUrl: options.baseUrl,
+    digests,
+    docdbVersion,
+  });
+  return { manifest, files, unchanged, skippedBarcodes, pending, timings };
+}
+
+export function countsOf(content: DatasetContent): Manifest['counts'] {
+  return { products: content.products.length, barcodes: content.barcodes.length };
+}
+
+/** Whole seconds, in Italian time: operators read this field. */
+function generatedAt(now: () => Date): string {
+  return formatWithOffset(new Date(Math.floor(now().getTime() / 1000) * 1000), 'Europe/Rome');
+}
+
+async function renderWithEngine(scratchDir: string, name: string, write: (path: string) => void | Promise<void>): Promise<Buffer> {
+  const path = join(scratchDir, name);
+  await rm(path, { force: true });
+  await write(path);
+  try {
+    return await readFile(path);
+  } finally {
+    await rm(path, { force: true });
+  }
+}

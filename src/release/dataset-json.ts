@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { DATASET_CATEGORIES } from '../source/categories.ts';
+import { SCHEMA_VERSION, type Barcode, type Dataset, type Product } from '../dataset/model.ts';
+
+const productSchema = z.strictObject({
+  admCode: z.number().int().positive(),
+  name: z.string().min(1),
+  category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
+  pack: z.string().min(1),
+  packQuantity: z.number().positive().nullable(),
+  packUnit: z.enum(['pieces', 'grams', 'millilitres']).nullable(),
+  pricePerKgCents: z.number().int().positive(),
+  pricePerPackCents: z.number().int().positive(),
+  effectiveFrom: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+});
+
+const barcodeSchema = z.strictObject({
+  barcode: z.string().regex(/^\d{8}(\d{5,6})?$/),
+  admCode: z.number().int().positive(),
+  kind: z.enum(['pack', 'carton']),
+  units: z.number().int().min(1).max(1000),
+});
+
+const datasetSchema = z.strictObject({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  version: z.string().regex(/^\d{8}\.\d+$/),
+  tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  source: z.string(),
+  products: z.array(productSchema),
+  barcodes: z.array(barcodeSchema),
+});
+
+/** Fixed field order, so the rendering never depends on how an object was built. */
+function productFields(p: Product): Product {
+  return {
+    admCode: p.admCode, name: p.name, category: p.category, pack: p.pack, packQuantity: p.packQuantity, packUnit: p.packUnit,
+    pricePerKgCents: p.pricePerKgCents, pricePerPackCents: p.pricePerPackCents, effectiveFrom: p.effectiveFrom,
+  };
+}
+
+function barcodeFields(b: Barcode): Barcode {
+  return { barcode: b.barcode, admCode: b.admCode, kind: b.kind, units: b.units };
+}
+
+/**
+ * The `json` format: one JSON document, one product or barcode per line so that `zcat | grep`
+ * and line diffs work on it (layout in docs/dataset.md).
+ */
+export function renderDatasetJson(dataset: Dataset): Buffer {
+  const head = JSON.stringify({ schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source });
+  const rows = (items: unknown[]) => (items.length === 0 ? '[]' : `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`);
+  const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))}}\n`;
+  return Buffer.from(text, 'utf8');
+}
+
+/** Reads the `json` format back, checking its shape. */
+export function parseDatasetJson(bytes: Uint8Array): Dataset {
+  return datasetSchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))) as Dataset;
+}

@@ -1,0 +1,79 @@
+import Database from 'better-sqlite3';
+import type { Barcode, Dataset, Product } from '../dataset/model.ts';
+
+/** JSON field ↔ SQL column of the `sqlite` format, in table order (docs/dataset.md). */
+const PRODUCT_COLUMNS = [
+  ['admCode', 'adm_code', 'INTEGER PRIMARY KEY'],
+  ['name', 'name', 'TEXT NOT NULL'],
+  ['category', 'category', 'TEXT NOT NULL'],
+  ['pack', 'pack', 'TEXT NOT NULL'],
+  ['packQuantity', 'pack_quantity', 'REAL'],
+  ['packUnit', 'pack_unit', 'TEXT'],
+  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER NOT NULL'],
+  ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER NOT NULL'],
+  ['effectiveFrom', 'effective_from', 'TEXT NOT NULL'],
+] as const satisfies readonly (readonly [keyof Product, string, string])[];
+
+const BARCODE_COLUMNS = [
+  ['barcode', 'barcode', 'TEXT PRIMARY KEY'],
+  ['admCode', 'adm_code', 'INTEGER NOT NULL REFERENCES products (adm_code)'],
+  ['kind', 'kind', "TEXT NOT NULL CHECK (kind IN ('pack', 'carton'))"],
+  ['units', 'units', 'INTEGER NOT NULL'],
+] as const satisfies readonly (readonly [keyof Barcode, string, string])[];
+
+const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source'] as const;
+
+const columnsSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([, column, type]) => `${column} ${type}`).join(', ');
+const selectSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
+
+/**
+ * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes, indexed on
+ * tariff code and barcode, then VACUUMed so the file is compact and its bytes depend only on
+ * the data and the SQLite version.
+ */
+export function writeDatasetSqlite(dataset: Dataset, path: string): void {
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.pragma('page_size = 4096');
+    db.pragma(`user_version = ${dataset.schemaVersion}`);
+    db.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE products (${columnsSql(PRODUCT_COLUMNS)});
+      CREATE TABLE barcodes (${columnsSql(BARCODE_COLUMNS)}) WITHOUT ROWID;
+      CREATE INDEX barcodes_adm_code ON barcodes (adm_code);
+    `);
+    const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(() => '?').join(', ')})`);
+    const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(() => '?').join(', ')})`);
+    db.transaction(() => {
+      for (const key of META_KEYS) insertMeta.run(key, String(dataset[key]));
+      for (const product of dataset.products) insertProduct.run(PRODUCT_COLUMNS.map(([field]) => product[field]));
+      for (const barcode of dataset.barcodes) insertBarcode.run(BARCODE_COLUMNS.map(([field]) => barcode[field]));
+    })();
+    db.exec('VACUUM');
+  } finally {
+    db.close();
+  }
+}
+
+/** Reads the `sqlite` format back (read-only) into the canonical shape. */
+export function readDatasetSqlite(path: string): Dataset {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const meta = Object.fromEntries((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+    const products = db.prepare(`SELECT ${selectSql(PRODUCT_COLUMNS)} FROM products ORDER BY adm_code`).all() as Product[];
+    const barcodes = db.prepare(`SELECT ${selectSql(BARCODE_COLUMNS)} FROM barcodes ORDER BY barcode`).all() as Barcode[];
+    return {
+      schemaVersion: Number(meta.schemaVersion) as Dataset['schemaVersion'],
+      version: meta.version ?? '',
+      tariffDate: meta.tariffDate ?? '',
+      source: meta.source ?? '',
+      products,
+      barcodes,
+    };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { SCHEMA_VERSION } from '../dataset/model.ts';
+
+export const FORMATS = ['json', 'sqlite', 'docdb'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const fileName = (format: Format) => `dataset.${format}.gz`;
+export const MANIFEST_FILE = 'manifest.json';
+
+const fileEntry = z.strictObject({
+  url: z.string().url(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+});
+
+/** The release manifest, field for field as section 2.1 of the interface spec. */
+export const manifestSchema = z.strictObject({
+  version: z.string().regex(/^\d{8}\.[1-9]\d*$/),
+  tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  generatedAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/),
+  source: z.string().min(1),
+  schemaVersion: z.number().int(),
+  counts: z.strictObject({ products: z.number().int().nonnegative(), barcodes: z.number().int().nonnegative() }),
+  files: z.strictObject({
+    json: fileEntry,
+    sqlite: fileEntry,
+    docdb: fileEntry.extend({ docdbVersion: z.string().min(1), schemaVersion: z.number().int() }),
+  }),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export interface FileDigest {
+  sha256: string;
+  size: number;
+}
+
+export interface ManifestInput {
+  version: string;
+  tariffDate: string;
+  generatedAt: string;
+  source: string;
+  counts: { products: number; barcodes: number };
+  baseUrl: string;
+  digests: Record<Format, FileDigest>;
+  docdbVersion: string;
+}
+
+/** Builds the manifest with its fields in the spec's order. */
+export function buildManifest(input: ManifestInput): Manifest {
+  const base = input.baseUrl.replace(/\/+$/, '');
+  const entry = (format: Format) => ({ url: `${base}/${fileName(format)}`, sha256: input.digests[format].sha256, size: input.digests[format].size });
+  return {
+    version: input.version,
+    tariffDate: input.tariffDate,
+    generatedAt: input.generatedAt,
+    source: input.source,
+    schemaVersion: SCHEMA_VERSION,
+    counts: { products: input.counts.products, barcodes: input.counts.barcodes },
+    files: {
+      json: entry('json'),
+      sqlite: entry('sqlite'),
+      docdb: { ...entry('docdb'), docdbVersion: input.docdbVersion, schemaVersion: SCHEMA_VERSION },
+    },
+  };
+}
+
+export function renderManifest(manifest: Manifest): string {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}

@@ -1,0 +1,192 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { z } from 'zod';
+import { errors } from '../errors.ts';
+import { parseCalendarDate } from '../util/dates.ts';
+import { CATEGORIES, type Category, type FeedCategory } from './categories.ts';
+import { decodeXmlBytes } from './decode-xml-bytes.ts';
+import { parseEuroCents } from './parse-euro.ts';
+
+/** One product as the authority lists it, with where it was found for error messages. */
+export interface SourceProduct {
+  admCode: number;
+  name: string;
+  pack: string;
+  pricePerKgCents: number;
+  pricePerPackCents: number;
+  where: string;
+}
+
+/** One category list of one document: the products of a category in force from a date. */
+export interface SourceList {
+  source: string;
+  feedCategory: FeedCategory;
+  category: Category;
+  effectiveFrom: string;
+  products: SourceProduct[];
+  where: string;
+}
+
+const MAX_PROBLEMS = 20;
+const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  htmlEntities: true,
+  captureMetaData: true,
+  isArray: (name) => name === 'categoria' || name === 'prodotto',
+  // Real feeds use a handful of character references; anything near these bounds is an attack.
+  processEntities: { enabled: true, maxEntityCount: 50, maxEntitySize: 1000, maxExpansionDepth: 2, maxTotalExpansions: 1000, maxExpandedLength: 100_000 },
+});
+
+/** Text of a leaf element with runs of whitespace folded; undefined when absent or empty. */
+const text = z.preprocess((value) => {
+  const raw = typeof value === 'object' && value !== null && '#text' in value ? (value as Record<string, unknown>)['#text'] : value;
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+  const folded = String(raw).replace(/\s+/g, ' ').trim();
+  return folded === '' ? undefined : folded;
+}, z.string().optional());
+
+/** An element; an empty one (`<categoria codice="x"/>` with no children) reads as no fields. */
+const node = <Shape extends z.ZodRawShape>(shape: Shape) => z.preprocess((value) => (value === '' ? {} : value), z.object(shape).loose());
+
+const productNode = node({ codice: text, denominazione: text, confezione: text, prezzoKgConvenzionale: text, prezzoConfezione: text });
+const categoryNode = node({ codice: text, inVigoreDal: text, prodotto: z.array(z.unknown()).optional() });
+const rootNode = node({ ente: text, inVigoreDal: text, categoria: z.array(z.unknown()).optional() });
+
+/**
+ * Parses one document of the authority's feed (docs/source-format.md) into category lists.
+ * Collects every problem of the document before failing, so one run shows the operator all of them.
+ *
+ * @example parseTariffXml(readFileSync('sigarette.xml'), 'sigarette.xml')
+ */
+export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] {
+  const xml = decodeXmlBytes(bytes, source);
+  const lineOf = lineIndex(xml);
+
+  if (/<!ENTITY/i.test(xml)) {
+    throw errors.sourceInvalid(`${source} line ${lineOf(xml.search(/<!ENTITY/i))}`, 'entity declarations (<!ENTITY>) are not accepted in a tariff feed');
+  }
+  const validation = XMLValidator.validate(xml);
+  if (validation !== true) {
+    throw errors.sourceMalformed(`${source} line ${validation.err.line}, column ${validation.err.col}`, validation.err.msg);
+  }
+
+  let tree: Record<string, unknown>;
+  try {
+    tree = parser.parse(xml) as Record<string, unknown>;
+  } catch (error) {
+    throw errors.sourceMalformed(source, (error as Error).message);
+  }
+
+  const problems: string[] = [];
+  const report = (where: string, detail: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(`${where}: ${detail}`);
+  };
+  const whereOf = (value: unknown) => {
+    const start = (value as Record<symbol, { startIndex?: number } | undefined>)?.[META]?.startIndex;
+    return start === undefined ? source : `${source} line ${lineOf(start)}`;
+  };
+
+  if (!('tariffa' in tree)) {
+    throw errors.sourceInvalid(source, `the root element must be <tariffa>, found <${Object.keys(tree).find((k) => !k.startsWith('?')) ?? 'nothing'}>`);
+  }
+  const root = rootNode.parse(tree.tariffa);
+  const rootDate = root.inVigoreDal;
+  const lists: SourceList[] = [];
+
+  for (const rawCategory of root.categoria ?? []) {
+    const categoryWhere = whereOf(rawCategory);
+    const category = categoryNode.safeParse(rawCategory);
+    if (!category.success) {
+      report(categoryWhere, '<categoria> is not an element with attributes and <prodotto> children');
+      continue;
+    }
+    const code = category.data.codice;
+    if (!code || !(code in CATEGORIES)) {
+      report(categoryWhere, `<categoria codice="${code ?? ''}"> is not a known category (${Object.keys(CATEGORIES).join(', ')})`);
+      continue;
+    }
+    const feedCategory = code as FeedCategory;
+    const dateText = category.data.inVigoreDal ?? rootDate;
+    const effectiveFrom = dateText === undefined ? null : parseCalendarDate(dateText);
+    if (dateText === undefined) {
+      report(categoryWhere, `categoria ${code} has no effective date (inVigoreDal on <tariffa> or <categoria>)`);
+      continue;
+    }
+    if (effectiveFrom === null) {
+      report(categoryWhere, `categoria ${code}: inVigoreDal="${dateText}" is not a date (use 2026-11-15 or 15/11/2026)`);
+      continue;
+    }
+
+    const products: SourceProduct[] = [];
+    (category.data.prodotto ?? []).forEach((rawProduct, index) => {
+      const product = readProduct(rawProduct, `${whereOf(rawProduct)} (categoria ${code}, prodotto n. ${index + 1}`, report);
+      if (product) products.push(product);
+    });
+    lists.push({ source, feedCategory, category: CATEGORIES[feedCategory], effectiveFrom, products, where: categoryWhere });
+  }
+
+  if (problems.length > 0) {
+    throw errors.sourceInvalid(source, `${problems.length >= MAX_PROBLEMS ? `${MAX_PROBLEMS} or more` : problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+  }
+  return lists;
+}
+
+function readProduct(raw: unknown, wherePrefix: string, report: (where: string, detail: string) => void): SourceProduct | null {
+  const parsed = productNode.safeParse(raw);
+  if (!parsed.success) {
+    report(`${wherePrefix})`, '<prodotto> must contain elements, not text');
+    return null;
+  }
+  const { codice, denominazione, confezione, prezzoKgConvenzionale, prezzoConfezione } = parsed.data;
+  const where = `${wherePrefix}${codice ? `, codice ${codice}` : ''}${denominazione ? ` "${denominazione}"` : ''})`;
+  let ok = true;
+  const fail = (detail: string) => {
+    report(where, detail);
+    ok = false;
+  };
+
+  const admCode = codice !== undefined && /^\d{1,9}$/.test(codice) ? Number(codice) : null;
+  if (codice === undefined) fail('<codice> is missing');
+  else if (admCode === null || admCode === 0) fail(`<codice>${codice}</codice> is not a positive whole number`);
+  if (denominazione === undefined) fail('<denominazione> is missing');
+  if (confezione === undefined) fail('<confezione> is missing');
+  const pricePerKgCents = price(prezzoKgConvenzionale, 'prezzoKgConvenzionale', fail);
+  const pricePerPackCents = price(prezzoConfezione, 'prezzoConfezione', fail);
+
+  if (!ok) return null;
+  return { admCode: admCode!, name: denominazione!, pack: confezione!, pricePerKgCents: pricePerKgCents!, pricePerPackCents: pricePerPackCents!, where };
+}
+
+function price(value: string | undefined, element: string, fail: (detail: string) => void): number | null {
+  if (value === undefined) {
+    fail(`<${element}> is missing`);
+    return null;
+  }
+  const cents = parseEuroCents(value);
+  if (cents === null || cents <= 0) {
+    fail(`<${element}>${value}</${element}> is not a positive euro amount written the Italian way (e.g. 5,50 or 1.234,00)`);
+    return null;
+  }
+  return cents;
+}
+
+/** Maps a character offset to a 1-based line number. */
+function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+}
