@@ -42,3 +42,16 @@ export interface Dataset {
 
 /** A dataset before it has a version: what the builder computes from the sources. */
 export type DatasetContent = Omit<Dataset, 'version'>;
+
+/** A product with its fields in canonical order, so renderings never depend on how an object was built. */
+export function productFields(p: Product): Product {
+  return {
+    admCode: p.admCode, name: p.name, category: p.category, pack: p.pack, packQuantity: p.packQuantity, packUnit: p.packUnit,
+    pricePerKgCents: p.pricePerKgCents, pricePerPackCents: p.pricePerPackCents, effectiveFrom: p.effectiveFrom,
+  };
+}
+
+/** A barcode with its fields in canonical order. */
+export function barcodeFields(b: Barcode): Barcode {
+  return { barcode: b.barcode, admCode: b.admCode, kind: b.kind, units: b.units };
+}

@@ -27,26 +27,29 @@ export function parseBarcodeList(text: string, source: string): Barcode[] {
 
   const problems: string[] = [];
   const byBarcode = new Map<string, { row: Barcode; line: number }>();
+  const [barcodeAt, admCodeAt, kindAt, unitsAt] = COLUMNS.map((column) => position[column]) as [number, number, number, number];
   for (let index = headerIndex + 1; index < lines.length; index++) {
     const line = lines[index]!;
     if (line.trim() === '' || line.startsWith('#')) continue;
-    const where = `${source} line ${index + 1}`;
-    const fields = line.split(separator).map((field) => field.trim());
-    const field = (column: (typeof COLUMNS)[number]) => (position[column] === -1 ? '' : (fields[position[column]] ?? ''));
-    const result = readRow(field('barcode'), field('admCode'), field('kind'), field('units'));
+    const fields = line.split(separator);
+    const result = readRow(field(fields, barcodeAt), field(fields, admCodeAt), field(fields, kindAt), field(fields, unitsAt));
     if ('problem' in result) {
-      if (problems.length < MAX_PROBLEMS) problems.push(`${where}: ${result.problem}`);
+      if (problems.length < MAX_PROBLEMS) problems.push(`${source} line ${index + 1}: ${result.problem}`);
       continue;
     }
     const seen = byBarcode.get(result.row.barcode);
     if (seen && (seen.row.admCode !== result.row.admCode || seen.row.kind !== result.row.kind || seen.row.units !== result.row.units)) {
-      if (problems.length < MAX_PROBLEMS) problems.push(`${where}: barcode ${result.row.barcode} is also on line ${seen.line} with a different match`);
+      if (problems.length < MAX_PROBLEMS) problems.push(`${source} line ${index + 1}: barcode ${result.row.barcode} is also on line ${seen.line} with a different match`);
       continue;
     }
     if (!seen) byBarcode.set(result.row.barcode, { row: result.row, line: index + 1 });
   }
   if (problems.length > 0) throw errors.barcodesInvalid(source, `${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
   return [...byBarcode.values()].map((entry) => entry.row);
+}
+
+function field(fields: string[], at: number): string {
+  return at === -1 ? '' : (fields[at] ?? '').trim();
 }
 
 function readRow(barcodeText: string, admCodeText: string, kindText: string, unitsText: string): { row: Barcode } | { problem: string } {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import Datastore from 'nedb-promises';
-import type { Barcode, Dataset, Product } from '../dataset/model.ts';
+import { productFields, type Barcode, type Dataset, type Product } from '../dataset/model.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -12,39 +12,46 @@ export const DOCDB_ENGINE = '@seald-io/nedb';
 export const docdbVersion: string = (require(`${DOCDB_ENGINE}/package.json`) as { version: string }).version;
 
 const productId = (admCode: number) => `product:${String(admCode).padStart(10, '0')}`;
-const barcodeId = (barcode: string) => `barcode:${barcode}`;
+
+type BarcodeEntry = Omit<Barcode, 'admCode'>;
+type ProductDocument = Product & { _id: string; type: 'product'; barcodes: BarcodeEntry[] };
 
 /**
- * Writes the `docdb` format: one NeDB datafile holding a `meta` document, one document per
- * product and per barcode (field `type`), with stable `_id`s and the indexes declared in the file.
- * NeDB compacts the file in `_id` order, so the bytes depend only on the data.
+ * Writes the `docdb` format: one NeDB datafile with a `meta` document and one document per
+ * product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the way a document
+ * database is queried: `findOne({ 'barcodes.barcode': code })` answers a scan with the product.
+ * Indexes on `admCode` and `barcodes.barcode` (both unique) are declared in the file.
+ *
+ * NeDB appends the index declarations, then the documents in the order given; they are given in
+ * `_id` order (the order NeDB itself uses when it compacts), so the file is already compact and its
+ * bytes depend only on the data.
  */
 export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise<void> {
   const store = Datastore.create({ filename: path, autoload: false });
   await store.load();
-  await store.ensureIndex({ fieldName: 'type' });
-  await store.ensureIndex({ fieldName: 'admCode' });
-  await store.ensureIndex({ fieldName: 'barcode', unique: true, sparse: true });
+  await store.ensureIndex({ fieldName: 'admCode', unique: true, sparse: true });
+  await store.ensureIndex({ fieldName: 'barcodes.barcode', unique: true, sparse: true });
+
+  const documents = new Map<number, ProductDocument>();
+  for (const product of dataset.products) documents.set(product.admCode, { _id: productId(product.admCode), type: 'product', ...productFields(product), barcodes: [] });
+  for (const barcode of dataset.barcodes) documents.get(barcode.admCode)?.barcodes.push({ barcode: barcode.barcode, kind: barcode.kind, units: barcode.units });
   const meta = { _id: 'meta', type: 'meta', schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source };
-  await store.insert([
-    meta,
-    ...dataset.products.map((product) => ({ _id: productId(product.admCode), type: 'product', ...product })),
-    ...dataset.barcodes.map((barcode) => ({ _id: barcodeId(barcode.barcode), type: 'barcode', ...barcode })),
-  ]);
-  await (store as unknown as { compactDatafileAsync(): Promise<void> }).compactDatafileAsync();
+  await store.insert([meta, ...documents.values()]);
 }
 
 /** Reads the `docdb` format back with NeDB itself into the canonical shape. */
 export async function readDatasetDocdb(path: string): Promise<Dataset> {
   const store = Datastore.create({ filename: path, autoload: false });
   await store.load();
-  const strip = <T>(doc: Record<string, unknown>): T => {
-    const { _id, type, ...rest } = doc;
-    return rest as T;
-  };
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
-  const products = ((await store.find({ type: 'product' }).sort({ admCode: 1 })) as Record<string, unknown>[]).map((doc) => strip<Product>(doc));
-  const barcodes = ((await store.find({ type: 'barcode' }).sort({ barcode: 1 })) as Record<string, unknown>[]).map((doc) => strip<Barcode>(doc));
+  const documents = (await store.find({ type: 'product' }).sort({ admCode: 1 })) as unknown as ProductDocument[];
+  const products: Product[] = [];
+  const barcodes: Barcode[] = [];
+  for (const { _id, type, barcodes: entries, ...product } of documents) {
+    products.push(product);
+    for (const entry of entries) barcodes.push({ barcode: entry.barcode, admCode: product.admCode, kind: entry.kind, units: entry.units });
+  }
+  barcodes.sort((a, b) => (a.barcode < b.barcode ? -1 : a.barcode > b.barcode ? 1 : 0));
   return {
     schemaVersion: meta?.schemaVersion as Dataset['schemaVersion'],
     version: String(meta?.version ?? ''),

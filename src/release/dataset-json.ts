@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
-import { SCHEMA_VERSION, type Barcode, type Dataset, type Product } from '../dataset/model.ts';
+import { barcodeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
 
 const productSchema = z.strictObject({
   admCode: z.number().int().positive(),
@@ -29,18 +29,6 @@ const datasetSchema = z.strictObject({
   products: z.array(productSchema),
   barcodes: z.array(barcodeSchema),
 });
-
-/** Fixed field order, so the rendering never depends on how an object was built. */
-function productFields(p: Product): Product {
-  return {
-    admCode: p.admCode, name: p.name, category: p.category, pack: p.pack, packQuantity: p.packQuantity, packUnit: p.packUnit,
-    pricePerKgCents: p.pricePerKgCents, pricePerPackCents: p.pricePerPackCents, effectiveFrom: p.effectiveFrom,
-  };
-}
-
-function barcodeFields(b: Barcode): Barcode {
-  return { barcode: b.barcode, admCode: b.admCode, kind: b.kind, units: b.units };
-}
 
 /**
  * The `json` format: one JSON document, one product or barcode per line so that `zcat | grep`

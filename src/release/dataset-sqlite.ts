@@ -45,12 +45,13 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       CREATE INDEX barcodes_adm_code ON barcodes (adm_code);
     `);
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-    const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(() => '?').join(', ')})`);
-    const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(() => '?').join(', ')})`);
+    // Named parameters bind the row objects as they are: no per-row array to build.
+    const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
+    const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
     db.transaction(() => {
       for (const key of META_KEYS) insertMeta.run(key, String(dataset[key]));
-      for (const product of dataset.products) insertProduct.run(PRODUCT_COLUMNS.map(([field]) => product[field]));
-      for (const barcode of dataset.barcodes) insertBarcode.run(BARCODE_COLUMNS.map(([field]) => barcode[field]));
+      for (const product of dataset.products) insertProduct.run(product);
+      for (const barcode of dataset.barcodes) insertBarcode.run(barcode);
     })();
     db.exec('VACUUM');
   } finally {

@@ -1,12 +1,25 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync, constants } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip, gzipSync } from 'node:zlib';
+
+/**
+ * Level 6 (gzip's default): level 9 costs about five times the time on the SQLite file
+ * for 2 to 7 % smaller files (measured on the 10,000-product benchmark tariff).
+ */
+const OPTIONS = { level: 6, memLevel: 9 } as const;
+const gzipAsync = promisify(gzip);
 
 /**
  * Compresses with a gzip header that carries no file name and a zero modification time, so the
  * same bytes in give the same bytes out on every machine and every day.
  */
 export function gzipDeterministic(data: Uint8Array): Buffer {
-  return gzipSync(data, { level: 9, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY });
+  return gzipSync(data, OPTIONS);
+}
+
+/** The same bytes as gzipDeterministic, compressed on libuv's thread pool so several files compress in parallel. */
+export function gzipDeterministicAsync(data: Uint8Array): Promise<Buffer> {
+  return gzipAsync(data, OPTIONS);
 }
 
 export function gunzip(data: Uint8Array, maxBytes = 2 * 1024 ** 3): Buffer {
