@@ -1,6 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { errors } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
 
@@ -37,6 +36,8 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
 }
 
 async function download(url: string): Promise<Uint8Array> {
+  // Loaded on first use: most builds read local files, and undici is the slowest module to load.
+  const { request } = await import('undici');
   let response;
   try {
     response = await request(url, { headersTimeout: 30_000, bodyTimeout: 60_000 });
