@@ -3,6 +3,14 @@
 // and operators never run a stale compiled copy.
 import { register } from 'tsx/esm/api';
 
+// The AWS SDK warns on every start that future versions will need a newer Node.js: noise in
+// every cron mail. Other warnings still print.
+const printWarnings = process.listeners('warning');
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (warning.name !== 'NodeVersionSupportWarning') for (const listener of printWarnings) listener(warning);
+});
+
 register();
 const { main } = await import('../src/cli/main.ts');
 await main(process.argv);

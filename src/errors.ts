@@ -60,6 +60,24 @@ export const errors = {
   verifyFailed: (where: string, problems: string[]) =>
     new TariffError('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`, 'Rebuild the release; do not publish it.'),
 
+  bucketFailed: (where: string, detail: string) =>
+    new TariffError('bucket_failed', `${where}: ${detail}`, 'Check the bucket URI, the credentials and the network; the current release was not changed.'),
+
+  versionConflict: (version: string, where: string) =>
+    new TariffError('version_conflict', `${where}: version ${version} is already published with different files`, 'Build with --previous set to the current release so the version moves on.'),
+
+  releaseNotKept: (version: string, where: string, kept: string[]) =>
+    new TariffError('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`, 'Roll back to one of the kept versions.'),
+
+  fetchFailed: (url: string, detail: string) =>
+    new TariffError('fetch_failed', `${url}: ${detail}`, 'The last good snapshot of this list stays in use; the next run retries.'),
+
+  noSources: () =>
+    new TariffError('no_sources', 'No source URL is configured', 'Pass --source-url, set TARIFF_SOURCE_URLS, or list sourceUrls in <data-dir>/config.json.', 2),
+
+  locked: (path: string) =>
+    new TariffError('locked', `Another run holds the lock ${path}`, 'Wait for it to finish; a lock older than the stale timeout is taken over.'),
+
   outputFailed: (where: string, detail: string) =>
     new TariffError('output_failed', `${where}: cannot write the release: ${detail}`, 'Check that the output directory is writable and the disk has space.'),
 } as const;

@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
 import { registerBuild } from './commands/build.ts';
 import { registerDiff } from './commands/diff.ts';
+import { registerFetch } from './commands/fetch.ts';
+import { registerPublish } from './commands/publish.ts';
+import { registerRelease } from './commands/release.ts';
 import { registerStart } from './commands/start.ts';
 import { registerVerify } from './commands/verify.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
@@ -37,7 +40,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
       status = report(error, ctx, options?.errorExit);
     }
   };
-  for (const register of [registerBuild, registerVerify, registerDiff, registerStart]) register(program, run);
+  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerStart]) register(program, run);
   program.commands.forEach((command) => command.exitOverride());
 
   try {

@@ -27,6 +27,8 @@ export interface BuildOptions {
   date: string;
   baseUrl: string;
   previous: Manifest | null;
+  /** Versions already published (kept in the bucket): a new version number goes past them. */
+  takenVersions?: string[];
   allowShrink: boolean;
   maxShrink: number;
   now: () => Date;
@@ -79,7 +81,7 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     const trialSha = await time('hash', () => sha256Hex(gzipDeterministic(trial)));
     unchanged = trialSha === previous.files.json.sha256 && previous.files.docdb.docdbVersion === docdbVersion;
   }
-  const version = nextVersion(content.tariffDate, previous, unchanged);
+  const version = nextVersion(content.tariffDate, previous, unchanged, options.takenVersions);
   const dataset: Dataset = { ...content, version };
 
   const raw = {

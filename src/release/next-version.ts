@@ -14,13 +14,17 @@ export interface PreviousRelease {
  * - same tariff date and the same content: the previous version (nothing new to publish);
  * - same tariff date, different content: n + 1.
  *
+ * A new number is also past every version in `taken` (releases still kept in the bucket, for
+ * instance after a rollback made an older one current), so a version never names two contents.
+ *
  * @example nextVersion('2026-11-15', { version: '20261115.2', tariffDate: '2026-11-15' }, false) === '20261115.3'
  */
-export function nextVersion(tariffDate: string, previous: PreviousRelease | null, sameContent: boolean): string {
+export function nextVersion(tariffDate: string, previous: PreviousRelease | null, sameContent: boolean, taken: string[] = []): string {
   const datePart = compactDate(tariffDate);
-  if (!previous || previous.tariffDate !== tariffDate) return `${datePart}.1`;
-  if (sameContent) return previous.version;
-  const [previousDate, sequence] = previous.version.split('.');
-  if (previousDate !== datePart) return `${datePart}.1`;
-  return `${datePart}.${Number(sequence) + 1}`;
+  if (previous && previous.tariffDate === tariffDate && sameContent) return previous.version;
+  const sequences = [...taken, ...(previous ? [previous.version] : [])]
+    .map((version) => version.split('.'))
+    .filter(([date]) => date === datePart)
+    .map(([, sequence]) => Number(sequence));
+  return `${datePart}.${Math.max(0, ...sequences) + 1}`;
 }

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { parseBarcodeList } from '../../dataset/parse-barcode-list.ts';
 import type { Barcode } from '../../dataset/model.ts';
 import { errors } from '../../errors.ts';
-import { buildRelease, type BuiltRelease } from '../../release/build-release.ts';
+import { buildRelease, type BuiltRelease, type SourceDocument } from '../../release/build-release.ts';
 import { DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
 import type { Manifest } from '../../release/manifest.ts';
 import { readManifest } from '../../release/read-release.ts';
@@ -16,6 +16,8 @@ import { buildDate, DEFAULT_BASE_URL, parsePercent, type CommandContext, type Ru
 
 export interface BuildCommandOptions {
   source: string[];
+  /** Feed documents already in memory (tariff release passes its snapshots). */
+  documents?: SourceDocument[];
   out: string;
   date?: string;
   baseUrl?: string;
@@ -48,24 +50,29 @@ async function buildCommand(ctx: CommandContext, options: BuildCommandOptions): 
 }
 
 /** Reads the inputs named by the options and builds the release in memory. */
-export async function runBuild(ctx: CommandContext, options: Omit<BuildCommandOptions, 'out'>, extraBarcodes: Barcode[] = []): Promise<BuiltRelease> {
+export async function runBuild(
+  ctx: CommandContext,
+  options: Omit<BuildCommandOptions, 'out'>,
+  known: { previous?: Manifest | null; takenVersions?: string[]; extraBarcodes?: Barcode[] } = {},
+): Promise<BuiltRelease> {
   const date = buildDate(options.date, ctx.io.now(), dateInRome);
   const maxShrink = parsePercent(options.maxShrink ?? ctx.io.env.TARIFF_MAX_SHRINK ?? String(DEFAULT_MAX_SHRINK * 100), '--max-shrink');
   const baseUrl = options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? DEFAULT_BASE_URL;
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
 
-  const previous: Manifest | null = options.previous ? await readPreviousIfAny(options.previous) : null;
-  const sources = await readSources(options.source);
+  const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
+  const sources = [...(options.documents ?? []), ...(await readSources(options.source))];
   const barcodes = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
 
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
   try {
     return await buildRelease({
       sources,
-      barcodes: [...barcodes, ...extraBarcodes],
+      barcodes: [...barcodes, ...(known.extraBarcodes ?? [])],
       date,
       baseUrl,
       previous,
+      takenVersions: known.takenVersions,
       allowShrink: options.allowShrink ?? false,
       maxShrink,
       now: ctx.io.now,
@@ -94,16 +101,23 @@ async function readBarcodeFile(path: string): Promise<string> {
   }
 }
 
-export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
+/** What a build has to say besides its version: unchanged content, barcodes left out, lists waiting. */
+export function describeBuild(built: BuiltRelease, where: string): string[] {
   const { manifest } = built;
-  const summary = `${manifest.version}: tariff in force from ${manifest.tariffDate}, ${manifest.counts.products} products, ${manifest.counts.barcodes} barcodes`;
-  if (!ctx.json) {
-    ctx.io.stderr.write(built.unchanged ? `tariff: unchanged: the content equals the previous release ${manifest.version}; ${where} holds it\n` : `tariff: built ${summary} in ${where}\n`);
-    if (built.skippedBarcodes.length > 0) ctx.io.stderr.write(`tariff: left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force\n`);
-    for (const list of built.pending) ctx.io.stderr.write(`tariff: waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})\n`);
-  }
+  const lines = [
+    built.unchanged
+      ? `unchanged: the content equals the previous release ${manifest.version}; ${where} holds it`
+      : `built ${manifest.version}: tariff in force from ${manifest.tariffDate}, ${manifest.counts.products} products, ${manifest.counts.barcodes} barcodes in ${where}`,
+  ];
+  if (built.skippedBarcodes.length > 0) lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
+  for (const list of built.pending) lines.push(`waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})`);
+  return lines;
+}
+
+export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
+  if (!ctx.json) for (const line of describeBuild(built, where)) ctx.io.stderr.write(`tariff: ${line}\n`);
   ctx.result(
-    { version: manifest.version, unchanged: built.unchanged, out: where, manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending },
-    manifest.version,
+    { version: built.manifest.version, unchanged: built.unchanged, out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending },
+    built.manifest.version,
   );
 }

@@ -1,0 +1,84 @@
+import { isTariffError } from '../errors.ts';
+import type { SourceDocument } from '../release/build-release.ts';
+import { sha256Hex } from '../release/gzip.ts';
+import { parseTariffXml } from '../source/parse-tariff-xml.ts';
+import { fetchSource, type FetchOptions } from './fetch-source.ts';
+import type { SnapshotStore, SourcesState } from './snapshot-store.ts';
+
+export type When = 'past' | 'today' | 'future';
+
+export interface SourceReport {
+  url: string;
+  /** unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the last one. */
+  status: 'unchanged' | 'changed' | 'failed';
+  sha256: string | null;
+  /** The effective dates the list carries, and where each stands against today. */
+  effectiveDates: { date: string; when: When }[];
+  /** A changed list that brings a later effective date than the snapshot before it. */
+  newTariff: boolean;
+  attempts: number;
+  error?: string;
+}
+
+export interface FetchAllOptions {
+  store: SnapshotStore;
+  /** Today in Italy, to say whether a tariff is past, today's or future. */
+  today: string;
+  fetch: Omit<FetchOptions, 'onProgress' | 'onRetry'>;
+  onProgress?: (url: string, received: number, total: number | null) => void;
+  onRetry?: (url: string, attempt: number, delayMs: number, reason: string) => void;
+}
+
+/**
+ * Fetches every list, keeps each changed and valid download as a snapshot, and returns what it
+ * saw with the latest valid snapshot of every URL (the sources of the next build). A download
+ * that fails or does not parse never replaces the last good snapshot.
+ */
+export async function fetchAll(urls: string[], options: FetchAllOptions): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
+  const state: SourcesState = await options.store.readState();
+  const reports: SourceReport[] = [];
+  const stamp = () => options.fetch.now().toISOString();
+  const when = (date: string): When => (date < options.today ? 'past' : date === options.today ? 'today' : 'future');
+  const dated = (dates: string[]) => dates.map((date) => ({ date, when: when(date) }));
+
+  for (const url of urls) {
+    const known = state[url];
+    try {
+      const outcome = await fetchSource(url, { etag: known?.etag, lastModified: known?.lastModified }, {
+        ...options.fetch,
+        onProgress: (received, total) => options.onProgress?.(url, received, total),
+        onRetry: (attempt, delay, reason) => options.onRetry?.(url, attempt, delay, reason),
+      });
+      if (outcome.kind === 'not-modified' && known) {
+        state[url] = { ...known, checkedAt: stamp() };
+        reports.push({ url, status: 'unchanged', sha256: known.sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
+        continue;
+      }
+      if (outcome.kind === 'not-modified') throw new Error('the server answered 304 Not Modified to an unconditional request');
+      const sha256 = sha256Hex(outcome.bytes);
+      if (known && known.sha256 === sha256) {
+        state[url] = { ...known, ...outcome.validators, checkedAt: stamp() };
+        reports.push({ url, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
+        continue;
+      }
+      const lists = parseTariffXml(outcome.bytes, url);
+      const effectiveDates = [...new Set(lists.map((list) => list.effectiveFrom))].sort();
+      await options.store.store(outcome.bytes, { url, fetchedAt: stamp(), ...outcome.validators });
+      const latest = effectiveDates.at(-1) ?? '';
+      const newTariff = !known || latest > (known.effectiveDates.at(-1) ?? '');
+      state[url] = { sha256, ...outcome.validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates };
+      reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts });
+    } catch (error) {
+      if (!isTariffError(error) && !(error instanceof Error)) throw error;
+      reports.push({ url, status: 'failed', sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []), newTariff: false, attempts: 0, error: (error as Error).message });
+    }
+  }
+  await options.store.writeState(state);
+
+  const documents: SourceDocument[] = [];
+  for (const url of urls) {
+    const known = state[url];
+    if (known) documents.push({ name: url, bytes: await options.store.read(known.sha256) });
+  }
+  return { reports, documents };
+}

@@ -1,0 +1,74 @@
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { sha256Hex } from '../release/gzip.ts';
+import { writeFileAtomic } from '../util/durable-write.ts';
+
+const sourceStateSchema = z.object({
+  sha256: z.string(),
+  etag: z.string().optional(),
+  lastModified: z.string().optional(),
+  fetchedAt: z.string(),
+  checkedAt: z.string(),
+  effectiveDates: z.array(z.string()),
+});
+const stateSchema = z.record(z.string(), sourceStateSchema);
+
+export type SourceState = z.infer<typeof sourceStateSchema>;
+export type SourcesState = z.infer<typeof stateSchema>;
+
+export interface SnapshotMeta {
+  sha256: string;
+  size: number;
+  url: string;
+  fetchedAt: string;
+  etag?: string;
+  lastModified?: string;
+}
+
+/**
+ * Raw downloads kept by content: `<data-dir>/snapshots/<sha256>.xml`, with `<sha256>.json`
+ * saying when and where the bytes first came from. `<data-dir>/sources.json` records, per URL,
+ * the latest valid snapshot and its HTTP validators. The same bytes are stored once.
+ */
+export class SnapshotStore {
+  readonly dir: string;
+  private readonly statePath: string;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'snapshots');
+    this.statePath = join(dataDir, 'sources.json');
+  }
+
+  async readState(): Promise<SourcesState> {
+    const text = await readFile(this.statePath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '{}';
+      throw error;
+    });
+    return stateSchema.parse(JSON.parse(text));
+  }
+
+  async writeState(state: SourcesState): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  /** Stores the bytes unless the same bytes are already there; returns their SHA-256. */
+  async store(bytes: Uint8Array, meta: Omit<SnapshotMeta, 'sha256' | 'size'>): Promise<string> {
+    const sha256 = sha256Hex(bytes);
+    const path = this.path(sha256);
+    if (await stat(path).then(() => true, () => false)) return sha256;
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(path, bytes);
+    await writeFileAtomic(join(this.dir, `${sha256}.json`), `${JSON.stringify({ sha256, size: bytes.length, ...meta } satisfies SnapshotMeta, null, 2)}\n`);
+    return sha256;
+  }
+
+  path(sha256: string): string {
+    return join(this.dir, `${sha256}.xml`);
+  }
+
+  read(sha256: string): Promise<Buffer> {
+    return readFile(this.path(sha256));
+  }
+}

@@ -1,0 +1,37 @@
+import type { Format } from '../release/manifest.ts';
+import { fileName, MANIFEST_FILE } from '../release/manifest.ts';
+
+/** The manifest of the release being served. Written last when publishing. */
+export const CURRENT_KEY = 'current.json';
+export const RELEASES_PREFIX = 'releases/';
+
+/** Each release lives under its own prefix and is never modified once published. */
+export const releaseKey = (version: string, name: string) => `${RELEASES_PREFIX}${version}/${name}`;
+export const releaseFileKey = (version: string, format: Format) => releaseKey(version, fileName(format));
+export const releaseManifestKey = (version: string) => releaseKey(version, MANIFEST_FILE);
+
+/** Orders versions YYYYMMDD.n by date, then by sequence number (so .10 follows .9). */
+export function compareVersions(a: string, b: string): number {
+  const [dateA, seqA] = a.split('.');
+  const [dateB, seqB] = b.split('.');
+  return dateA! < dateB! ? -1 : dateA! > dateB! ? 1 : Number(seqA) - Number(seqB);
+}
+
+/** The versions present under releases/, oldest first. */
+export function versionsIn(keys: string[]): string[] {
+  const versions = new Set<string>();
+  for (const key of keys) {
+    const match = /^releases\/(\d{8}\.\d+)\//.exec(key);
+    if (match) versions.add(match[1]!);
+  }
+  return [...versions].sort(compareVersions);
+}
+
+/**
+ * Which versions retention deletes: all but the `keep` newest, never the current one.
+ * Pure, so the rule is tested on its own.
+ */
+export function versionsToPrune(versions: string[], keep: number, current: string): string[] {
+  const newestFirst = [...versions].sort(compareVersions).reverse();
+  return newestFirst.slice(Math.max(keep, 1)).filter((version) => version !== current);
+}

@@ -1,0 +1,124 @@
+import { errors, isTariffError } from '../errors.ts';
+import { sha256Hex } from '../release/gzip.ts';
+import { FORMATS, manifestSchema, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsIn, versionsToPrune } from './bucket-layout.ts';
+
+export const DEFAULT_KEEP = 30;
+
+export interface ReleaseFiles {
+  manifest: Manifest;
+  files: Record<Format, Uint8Array>;
+}
+
+export interface PublishResult {
+  status: 'published' | 'already-current';
+  version: string;
+  previousVersion: string | null;
+  pruned: string[];
+}
+
+export type PublishStep = 'upload' | 'verify' | 'switch' | 'prune';
+
+export interface PublishOptions {
+  keep: number;
+  /** Called as each step starts, for progress lines; `bytes` is the size of an upload. */
+  onStep?: (step: PublishStep, detail: string) => void;
+}
+
+/** Reads the current manifest of a bucket, or null when nothing was ever published. */
+export async function readCurrentManifest(bucket: Bucket): Promise<Manifest | null> {
+  return readManifestObject(bucket, CURRENT_KEY);
+}
+
+async function readManifestObject(bucket: Bucket, key: string): Promise<Manifest | null> {
+  const bytes = await bucket.get(key);
+  if (!bytes) return null;
+  const parsed = manifestSchema.safeParse(safeJson(bytes));
+  if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${key}`, 'the manifest in the bucket is not a valid manifest');
+  return parsed.data;
+}
+
+const safeJson = (bytes: Buffer): unknown => {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+};
+
+const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
+
+/**
+ * Publishes a release to a bucket: uploads its files under the release's own prefix, reads them
+ * back to check size and SHA-256, writes the release's manifest, and only then switches the
+ * current manifest. Any failure before the switch leaves the previous release current and whole.
+ * Re-publishing the current release is a no-op. Older releases beyond `keep` are deleted after
+ * the switch.
+ */
+export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
+  const { manifest } = release;
+  const version = manifest.version;
+  const current = await readCurrentManifest(bucket);
+  if (current && current.version === version && sameFiles(current, manifest)) {
+    return { status: 'already-current', version, previousVersion: current.version, pruned: [] };
+  }
+  const published = await readManifestObject(bucket, releaseManifestKey(version));
+  if (published && !sameFiles(published, manifest)) throw errors.versionConflict(version, bucket.description);
+
+  try {
+    for (const format of FORMATS) {
+      options.onStep?.('upload', `${releaseFileKey(version, format)} (${release.files[format].length} bytes)`);
+      await bucket.put(releaseFileKey(version, format), release.files[format], 'application/gzip');
+    }
+    options.onStep?.('verify', `${FORMATS.length} files`);
+    await verifyUploaded(bucket, manifest);
+    await bucket.put(releaseManifestKey(version), Buffer.from(renderManifest(manifest)), 'application/json');
+    options.onStep?.('switch', `${CURRENT_KEY} → ${version}`);
+    await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
+  } catch (error) {
+    if (isTariffError(error)) throw error;
+    throw errors.bucketFailed(bucket.description, `publishing ${version} failed, ${current ? `${current.version} is still current` : 'nothing is current'}: ${(error as Error).message}`);
+  }
+
+  options.onStep?.('prune', `keep ${options.keep}`);
+  const pruned = await prune(bucket, options.keep, version);
+  return { status: 'published', version, previousVersion: current?.version ?? null, pruned };
+}
+
+/** Makes a kept release current again, after checking that its files are whole. */
+export async function rollbackRelease(bucket: Bucket, version: string): Promise<{ version: string; previousVersion: string | null }> {
+  const manifest = await readManifestObject(bucket, releaseManifestKey(version));
+  if (!manifest) throw errors.releaseNotKept(version, bucket.description, versionsIn(await bucket.list(RELEASES_PREFIX)));
+  await verifyUploaded(bucket, manifest);
+  const current = await readCurrentManifest(bucket);
+  await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
+  return { version, previousVersion: current?.version ?? null };
+}
+
+/** The versions kept in the bucket, oldest first, and the current one. */
+export async function listReleases(bucket: Bucket): Promise<{ versions: string[]; current: string | null }> {
+  const [keys, current] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket)]);
+  return { versions: versionsIn(keys), current: current?.version ?? null };
+}
+
+async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void> {
+  for (const format of FORMATS) {
+    const key = releaseFileKey(manifest.version, format);
+    const bytes = await bucket.get(key);
+    const expected = manifest.files[format];
+    if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing after upload');
+    if (bytes.length !== expected.size || sha256Hex(bytes) !== expected.sha256) {
+      throw errors.bucketFailed(`${bucket.description}${key}`, `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${expected.size} bytes with ${expected.sha256}`);
+    }
+  }
+}
+
+async function prune(bucket: Bucket, keep: number, current: string): Promise<string[]> {
+  const keys = await bucket.list(RELEASES_PREFIX);
+  const doomed = versionsToPrune(versionsIn(keys), keep, current);
+  if (doomed.length === 0) return [];
+  const prefixes = doomed.map((version) => `${RELEASES_PREFIX}${version}/`);
+  await bucket.delete(keys.filter((key) => prefixes.some((prefix) => key.startsWith(prefix))));
+  return doomed;
+}

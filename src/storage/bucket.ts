@@ -1,0 +1,31 @@
+import type { Readable } from 'node:stream';
+
+/** An object as read from a bucket: its size and a stream of its bytes. */
+export interface BucketObject {
+  size: number;
+  body: Readable;
+}
+
+/**
+ * Object storage as the release pipeline and the service use it: a local folder or an
+ * S3-compatible bucket, chosen by a URI (see openBucket). Keys are relative, with `/` separators.
+ * Nothing backend-specific crosses this interface.
+ *
+ * @example
+ *   const bucket = await openBucket('s3://releases/tariff', { env: process.env });
+ *   await bucket.put('current.json', Buffer.from(json), 'application/json');
+ */
+export interface Bucket {
+  /** A description for messages, never with credentials: "folder /srv/bucket", "s3://releases/tariff". */
+  readonly description: string;
+  /** The whole object, or null when it does not exist. */
+  get(key: string): Promise<Buffer | null>;
+  /** A stream of the object, or null when it does not exist. */
+  open(key: string): Promise<BucketObject | null>;
+  /** Writes the object whole: readers see the old bytes or the new ones, never a part. */
+  put(key: string, data: Uint8Array, contentType: string): Promise<void>;
+  /** Keys that start with `prefix`, in byte order. */
+  list(prefix: string): Promise<string[]>;
+  /** Deletes the objects; missing ones are ignored. */
+  delete(keys: string[]): Promise<void>;
+}

@@ -1,0 +1,71 @@
+import { mkdir, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../util/durable-write.ts';
+import type { Bucket, BucketObject } from './bucket.ts';
+
+/** A bucket in a local folder: each key is a file, written to a temporary name and renamed. */
+export class LocalBucket implements Bucket {
+  readonly root: string;
+  readonly description: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+    this.description = `folder ${this.root}`;
+  }
+
+  private path(key: string): string {
+    const path = resolve(this.root, key);
+    if (!path.startsWith(this.root + sep)) throw new Error(`bucket key ${key} leaves the bucket folder`);
+    return path;
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    return readFile(this.path(key)).catch(ifMissing(null));
+  }
+
+  async open(key: string): Promise<BucketObject | null> {
+    // Opening first pins the file: a later rename over the key does not change what this stream reads.
+    const handle = await open(this.path(key), 'r').catch(ifMissing(null));
+    if (!handle) return null;
+    const { size } = await handle.stat();
+    return { size, body: handle.createReadStream({ autoClose: true }) };
+  }
+
+  async put(key: string, data: Uint8Array): Promise<void> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, data);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(ifMissing([]));
+      for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(path);
+        else if (entry.isFile() && !entry.name.endsWith('.tmp')) keys.push(relative(this.root, path).split(sep).join('/'));
+      }
+    };
+    await walk(this.root);
+    return keys.filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      const path = this.path(key);
+      await rm(path, { force: true });
+      // Folders only group keys: drop the ones left empty, as an object store would show them.
+      for (let dir = dirname(path); dir.startsWith(this.root + sep); dir = dirname(dir)) {
+        if (!(await rmdir(dir).then(() => true, () => false))) break;
+      }
+    }
+  }
+}
+
+function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {
+  return (error) => {
+    if (error.code === 'ENOENT') return value;
+    throw error;
+  };
+}
