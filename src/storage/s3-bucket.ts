@@ -26,9 +26,18 @@ export class S3Bucket implements Bucket {
     this.bucket = options.bucket;
     this.prefix = options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
     this.description = `s3://${this.bucket}/${this.prefix}`;
+    const env = options.env;
+    // The variables are read from the environment passed in (process.env at the edge) so that
+    // tests and embedding code can point at a store; without them the SDK's own chain applies.
+    const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+    const credentials = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
+      : undefined;
     this.client = new S3Client({
-      region: options.env.AWS_REGION ?? options.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      forcePathStyle: options.env.TARIFF_S3_PATH_STYLE === 'true',
+      ...(endpoint ? { endpoint } : {}),
+      ...(credentials ? { credentials } : {}),
+      region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      forcePathStyle: env.TARIFF_S3_PATH_STYLE === 'true',
       // Checksums only where S3 requires them: older MinIO, Ceph and R2 reject the newer headers,
       // and every object is verified by its SHA-256 after upload anyway.
       requestChecksumCalculation: 'WHEN_REQUIRED',
