@@ -1,5 +1,5 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { sha256Hex } from '../release/gzip.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
@@ -49,7 +49,7 @@ export class SnapshotStore {
   }
 
   async writeState(state: SourcesState): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(dirname(this.statePath), { recursive: true });
     await writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
   }
 

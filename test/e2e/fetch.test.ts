@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { feed } from '../helpers/feed.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const CIGARETTES = feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] });
+const FUTURE = feed('2026-12-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']] });
+// Short waits so retries do not slow the suite; the policy itself is unit-tested.
+const FAST = { TARIFF_FETCH_RETRY_BASE_MS: '20', TARIFF_FETCH_ATTEMPTS: '3', TARIFF_FETCH_BODY_TIMEOUT_MS: '500', TARIFF_FETCH_HEADERS_TIMEOUT_MS: '2000' };
+
+let authority: AuthorityServer;
+let dataDir: string;
+beforeEach(async () => {
+  authority = await new AuthorityServer().start();
+  dataDir = await tempDir();
+});
+afterEach(async () => {
+  await authority.close();
+});
+
+const fetchList = (path = '/sigarette.xml', env: Record<string, string> = {}) =>
+  runCli(['fetch', '--source-url', authority.url(path), '--data-dir', dataDir, '--json'], { env: { ...FAST, ...env } });
+const snapshots = () => {
+  try {
+    return readdirSync(join(dataDir, 'snapshots')).sort();
+  } catch {
+    return [];
+  }
+};
+
+describe('tariff fetch against the authority stand-in', () => {
+  it('keeps a changed list as a snapshot named by its SHA-256, with where and when it came from', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    const result = await fetchList();
+    expect(result.status).toBe(0);
+    const [report] = JSON.parse(result.stdout).sources;
+    expect(report).toMatchObject({ status: 'changed', newTariff: true, effectiveDates: [{ date: '2026-11-01', when: 'past' }] });
+    expect(snapshots()).toEqual([`${report.sha256}.json`, `${report.sha256}.xml`]);
+    expect(readFileSync(join(dataDir, 'snapshots', `${report.sha256}.xml`), 'utf8')).toBe(CIGARETTES);
+    expect(JSON.parse(readFileSync(join(dataDir, 'snapshots', `${report.sha256}.json`), 'utf8'))).toMatchObject({ url: authority.url('/sigarette.xml'), size: CIGARETTES.length, fetchedAt: expect.any(String) });
+  });
+
+  it('asks conditionally the next time, so an unchanged list costs nothing and is not stored twice', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    await fetchList();
+    const again = await fetchList();
+    expect(JSON.parse(again.stdout).sources[0]).toMatchObject({ status: 'unchanged' });
+    const second = authority.requestsFor('/sigarette.xml')[1]!;
+    expect(second.headers['if-none-match']).toMatch(/^"[0-9a-f]{16}"$/);
+    expect(second.headers['if-modified-since']).toBe('Sun, 01 Nov 2026 06:00:00 GMT');
+    expect(snapshots()).toHaveLength(2);
+  });
+
+  it('recognises unchanged bytes from a server without validators', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, validators: false });
+    await fetchList();
+    expect(JSON.parse((await fetchList()).stdout).sources[0]).toMatchObject({ status: 'unchanged' });
+    expect(snapshots()).toHaveLength(2);
+  });
+
+  it('reports a new tariff with its effective date in the future', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    await fetchList();
+    authority.lists.set('/sigarette.xml', { body: FUTURE });
+    const result = await runCli(['fetch', '--source-url', authority.url('/sigarette.xml'), '--data-dir', dataDir], { env: FAST });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(/sigarette\.xml changed: new tariff in force from 2026-12-01 \(future\)/);
+    expect(snapshots()).toHaveLength(4);
+  });
+
+  it('retries 500s with backoff and succeeds', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, failures: 2 });
+    const result = await fetchList();
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'changed', attempts: 3 });
+    expect(authority.requestsFor('/sigarette.xml')).toHaveLength(3);
+  });
+
+  it('honours Retry-After', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, failures: 1, failureStatus: 503, retryAfter: '1' });
+    const result = await runCli(['fetch', '--source-url', authority.url('/sigarette.xml'), '--data-dir', dataDir], { env: FAST });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(/HTTP 503; retry 2 in 1 s/);
+  });
+
+  it('gives up after the bounded number of tries, keeps the last snapshot, and exits 1', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    await fetchList();
+    authority.lists.set('/sigarette.xml', { body: FUTURE, failures: 99 });
+    const result = await fetchList();
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('HTTP 500 (gave up after 3 tries)') });
+    expect(authority.requestsFor('/sigarette.xml')).toHaveLength(4);
+    expect(snapshots()).toHaveLength(2);
+  });
+
+  it('does not retry a 404', async () => {
+    const result = await fetchList('/missing.xml');
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0].error).toContain('HTTP 404');
+    expect(authority.requestsFor('/missing.xml')).toHaveLength(1);
+  });
+
+  it('times out a stalled body and retries', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, stalls: 1 });
+    const result = await fetchList();
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'changed', attempts: 2 });
+  });
+
+  it('never keeps a truncated body', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, truncations: 99 });
+    const result = await fetchList();
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/broke off|truncated/) });
+    expect(snapshots()).toEqual([]);
+  });
+
+  it('never keeps a complete download that is not a valid list', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES.slice(0, 200) });
+    const result = await fetchList();
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0].error).toContain('the XML is malformed');
+  });
+
+  it('refuses to run without a source URL (usage, exit 2)', async () => {
+    const result = await runCli(['fetch', '--data-dir', dataDir]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('No source URL is configured');
+  });
+});

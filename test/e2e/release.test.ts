@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const SAMPLE = join(REPO, 'fixtures/sample/tariff');
+const LISTS = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'];
+
+let authority: AuthorityServer;
+let dataDir: string;
+beforeEach(async () => {
+  authority = await new AuthorityServer().start();
+  dataDir = await tempDir();
+  // The future cigarette list is published early, as the authority does.
+  for (const name of LISTS) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
+});
+afterEach(async () => {
+  await authority.close();
+});
+
+const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) =>
+  runCli(['release', '--data-dir', dataDir, '--date', date, '--quiet', ...extra], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...env } });
+const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+
+describe('tariff release over a sequence of days', () => {
+  it('publishes the tariff in force, then nothing until the future tariff takes effect on its day', async () => {
+    const first = await release('2026-11-22');
+    expect(first).toMatchObject({ status: 0, stdout: 'published 20261101.1 (was none)\n', stderr: '' });
+    expect(current()).toMatchObject({ version: '20261101.1', tariffDate: '2026-11-01', counts: { products: 14 } });
+
+    for (const day of ['2026-11-22', '2026-11-25', '2026-11-30']) {
+      expect(await release(day)).toMatchObject({ status: 0, stdout: 'unchanged 20261101.1\n', stderr: '' });
+    }
+    expect(current().version).toBe('20261101.1');
+
+    expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'published 20261201.1 (was 20261101.1)\n' });
+    expect(current()).toMatchObject({ version: '20261201.1', tariffDate: '2026-12-01', counts: { products: 15 } });
+    expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'unchanged 20261201.1\n' });
+
+    // Every published release has a local copy with what it was built from.
+    const provenance = JSON.parse(readFileSync(join(dataDir, 'releases', '20261201.1', 'provenance.json'), 'utf8'));
+    expect(provenance.sources).toHaveLength(4);
+    expect(readFileSync(join(dataDir, provenance.sources[3].snapshot))).toEqual(readFileSync(join(SAMPLE, LISTS[3]!)));
+  });
+
+  it('publishes n+1 when a list changes within the same tariff date', async () => {
+    await release('2026-11-22');
+    const fixed = readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml'), 'latin1').replace('<prezzoConfezione>5,70</prezzoConfezione>', '<prezzoConfezione>5,75</prezzoConfezione>');
+    authority.lists.set('/sigarette-2026-11-01.xml', { body: Buffer.from(fixed, 'latin1') });
+    expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'published 20261101.2 (was 20261101.1)\n' });
+  });
+
+  it('prints one line per step without a terminal, and a summary with --json', async () => {
+    const lines = await runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22'], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(',') } });
+    expect(lines.status).toBe(0);
+    expect(lines.stderr.trim().split('\n').map((line) => line.split(':')[1])).toEqual([' fetch', ' fetch', ' fetch', ' fetch', ' build', ' build', ' upload', ' upload', ' upload', ' verify', ' switch', ' prune']);
+    const json = await release('2026-11-22', ['--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'unchanged', version: '20261101.1', fetch: [{ status: 'unchanged' }, {}, {}, {}] });
+  });
+
+  it('goes on with the last good snapshot when a list cannot be fetched, and exits 1', async () => {
+    await release('2026-11-22');
+    authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
+    const result = await release('2026-12-01');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('published 20261201.1 (was 20261101.1)\n');
+    expect(current().counts.products).toBe(15);
+  });
+
+  it('lets only one of two overlapping runs publish', async () => {
+    const [a, b] = await Promise.all([release('2026-11-22'), release('2026-11-22')]);
+    const published = [a, b].filter((run) => run.stdout.startsWith('published'));
+    expect(published).toHaveLength(1);
+    const other = a === published[0] ? b : a;
+    expect(other.stdout === 'unchanged 20261101.1\n' || other.stderr.includes('Another run holds the lock')).toBe(true);
+    expect(current().version).toBe('20261101.1');
+  });
+
+  it('exits 2 with no source configured', async () => {
+    const result = await runCli(['release', '--data-dir', dataDir]);
+    expect(result.status).toBe(2);
+  });
+});
+
+describe('tariff release, publish, releases and rollback on S3 through the standard variables', () => {
+  let s3: S3Stand;
+  beforeAll(async () => {
+    s3 = await startS3();
+  });
+  afterAll(async () => {
+    await s3?.close();
+  });
+
+  it('publishes, lists, re-publishes as a no-op and rolls back', async () => {
+    const bucket = `s3://${s3.bucket}/e2e`;
+    expect(await release('2026-11-22', ['--bucket', bucket], s3.env)).toMatchObject({ status: 0, stdout: 'published 20261101.1 (was none)\n' });
+    expect(await release('2026-12-01', ['--bucket', bucket], s3.env)).toMatchObject({ status: 0, stdout: 'published 20261201.1 (was 20261101.1)\n' });
+
+    const again = await runCli(['publish', join(dataDir, 'releases', '20261201.1'), '--bucket', bucket, '--data-dir', dataDir], { env: s3.env });
+    expect(again).toMatchObject({ status: 0, stdout: '20261201.1 (already current)\n' });
+
+    const listing = await runCli(['releases', '--bucket', bucket, '--json'], { env: s3.env });
+    expect(JSON.parse(listing.stdout)).toMatchObject({ versions: ['20261101.1', '20261201.1'], current: '20261201.1' });
+
+    expect(await runCli(['rollback', '20261101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 0, stdout: '20261101.1 is current (was 20261201.1)\n' });
+    expect(await runCli(['rollback', '20251101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 1 });
+  });
+});
