@@ -78,6 +78,19 @@ export const errors = {
   locked: (path: string) =>
     new TariffError('locked', `Another run holds the lock ${path}`, 'Wait for it to finish; a lock older than the stale timeout is taken over.'),
 
+  invalidEmail: (email: string) => new TariffError('invalid_email', `"${email}" is not an e-mail address`, 'Give the address the account signs in with.', 2),
+
+  accountExists: (email: string) => new TariffError('account_exists', `An account for ${email} already exists`, 'Use `tariff accounts list` to see it.'),
+
+  accountNotFound: (email: string) => new TariffError('account_not_found', `There is no account for ${email}`, 'Create it with `tariff accounts create`.'),
+
+  tooManyKeys: (email: string, max: number) =>
+    new TariffError('too_many_keys', `${email} already has ${max} active API keys, the most an account may have`, 'Revoke one first (`tariff keys revoke`), then create the new one.'),
+
+  keyNotFound: (email: string, prefix: string) => new TariffError('key_not_found', `${email} has no active key starting with ${prefix}`, 'See `tariff keys list` for the active keys.'),
+
+  keyPrefixAmbiguous: (prefix: string) => new TariffError('key_prefix_ambiguous', `More than one active key starts with ${prefix}`, 'Give more characters of the key prefix.'),
+
   outputFailed: (where: string, detail: string) =>
     new TariffError('output_failed', `${where}: cannot write the release: ${detail}`, 'Check that the output directory is writable and the disk has space.'),
 } as const;

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
+import { registerAccounts } from './commands/accounts.ts';
 import { registerBuild } from './commands/build.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFetch } from './commands/fetch.ts';
 import { registerPublish } from './commands/publish.ts';
@@ -40,8 +42,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
       status = report(error, ctx, options?.errorExit);
     }
   };
-  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerStart]) register(program, run);
-  program.commands.forEach((command) => command.exitOverride());
+  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerServe, registerAccounts, registerStart]) register(program, run);
+  const overrideExits = (command: Command): void => {
+    command.exitOverride();
+    command.commands.forEach(overrideExits);
+  };
+  overrideExits(program);
 
   try {
     await program.parseAsync(argv);

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { positiveInteger, readConfigFile } from '../../config/load-settings.ts';
+import { errors } from '../../errors.ts';
+import { openRegistry } from '../../registry/open-registry.ts';
+import { createApp } from '../../server/app.ts';
+import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
+import { listen, type ListeningServer } from '../../server/node-adapter.ts';
+import { RequestLog } from '../../server/request-log.ts';
+import { openBucket } from '../../storage/open-bucket.ts';
+import type { CommandContext, Runner } from '../context.ts';
+
+export interface ServeOptions {
+  host?: string;
+  port?: string;
+  bucket?: string;
+  baseUrl?: string;
+}
+
+/** Starts the service and resolves once it listens; `stopped` resolves when a signal ended it. */
+export async function startService(ctx: CommandContext, options: ServeOptions): Promise<{ listening: ListeningServer; stopped: Promise<void> }> {
+  const env = ctx.io.env;
+  const config = await readConfigFile(ctx.dataDir);
+  const host = options.host ?? env.TARIFF_HOST ?? '127.0.0.1';
+  const port = options.port ?? env.TARIFF_PORT ?? '8080';
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw errors.usage(`--port ${port} is not a port number`);
+  const baseUrl = options.baseUrl ?? env.TARIFF_BASE_URL ?? config.baseUrl;
+  const log = new RequestLog(ctx.io.stdout);
+
+  const bucket = await openBucket(options.bucket ?? env.TARIFF_BUCKET ?? config.bucket, { dataDir: ctx.dataDir, env });
+  const registry = await openRegistry({ dataDir: ctx.dataDir, env });
+  const release = new CurrentRelease(bucket, {
+    pollMs: positiveInteger(env.TARIFF_MANIFEST_POLL_MS, 'TARIFF_MANIFEST_POLL_MS') ?? DEFAULT_POLL_MS,
+    cacheBytes: positiveInteger(env.TARIFF_CACHE_BYTES, 'TARIFF_CACHE_BYTES') ?? DEFAULT_CACHE_BYTES,
+    baseUrl,
+    log: (event) => log.write(event),
+  });
+  await release.start();
+  const listening = await listen(createApp({ registry, release, now: ctx.io.now }), { host, port: Number(port), log });
+  log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
+  log.flush();
+
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      release.stop();
+      await listening.close();
+      await registry.close();
+      log.write({ event: 'service.stopped' });
+      log.flush();
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return { listening, stopped };
+}
+
+export function registerServe(program: Command, run: Runner): void {
+  program
+    .command('serve')
+    .description('Run the /v1 service: API keys, read quota, the manifest and the downloads, in front of the bucket')
+    .option('--host <address>', 'address to listen on (env TARIFF_HOST)', undefined)
+    .option('--port <port>', 'port to listen on, 0 for any free one (env TARIFF_PORT, default 8080)')
+    .option('--bucket <uri>', 'bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)')
+    .option('--base-url <url>', "this service's public /v1 URL, written in the served manifest's file URLs (env TARIFF_BASE_URL)")
+    .addHelpText('after', '\nLogs one JSON line per request on stdout. Stops on SIGINT or SIGTERM.\n\nExample:\n  tariff serve --host 0.0.0.0 --port 8080 --bucket s3://tariff-releases/prod --base-url https://tariff.example.it/v1')
+    .action(
+      run(async (ctx, options: ServeOptions) => {
+        const { stopped } = await startService(ctx, options);
+        await stopped;
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+export const ACCOUNT_TYPES = ['User', 'Supplier', 'Integration'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+export const DEFAULT_SUBMIT_LIMIT = 100;
+export const READ_LIMIT = 10;
+export const MAX_ACTIVE_KEYS = 3;
+
+export interface Account {
+  id: number;
+  email: string;
+  type: AccountType;
+  blocked: boolean;
+  submitLimit: number;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: number;
+  accountId: number;
+  /** The first characters of the key, to recognise it; never enough to use it. */
+  prefix: string;
+  label: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Who a valid key belongs to. */
+export interface Principal {
+  account: Account;
+  keyId: number;
+}
+
+export type Counter = 'read' | 'submit';
+
+/** The result of a check-and-increment on a counter. */
+export interface Consumption {
+  allowed: boolean;
+  /** Units used in the period after this call (unchanged when refused). */
+  used: number;
+}
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  subject: string;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * The registry of accounts, API keys and usage counters. One interface, several backends (SQLite
+ * now; PostgreSQL for several proxy instances): every method is async, and every check-and-change
+ * is atomic in the database itself, never a read in this process followed by a write.
+ *
+ * @example
+ *   const registry = await openRegistry({ dataDir: './var', env: process.env });
+ *   const principal = await registry.authenticate(fingerprintOf(key), new Date());
+ */
+export interface Registry {
+  createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
+  listAccounts(): Promise<Account[]>;
+  findAccount(email: string): Promise<Account | null>;
+  setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account>;
+  setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account>;
+
+  /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
+  addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord>;
+  listKeys(accountId: number, options?: { includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
+  /** Revokes the active key whose prefix starts with `prefix`; refuses an ambiguous prefix. */
+  revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord>;
+
+  /** The account of an active key with this fingerprint, unless the account is blocked. Records the use. */
+  authenticate(fingerprint: string, now: Date): Promise<Principal | null>;
+
+  /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
+  consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;
+  usage(accountId: number, counter: Counter, periodStart: string): Promise<number>;
+
+  audit(entry: AuditEntry, now: Date): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,176 @@
+import Database from 'better-sqlite3';
+import { errors } from '../errors.ts';
+import { MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type Consumption, type Counter, type Principal, type Registry } from './registry.ts';
+import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
+import { sameFingerprint } from './api-key.ts';
+
+interface AccountRow {
+  id: number;
+  email: string;
+  type: AccountType;
+  blocked: number;
+  submit_limit: number;
+  created_at: string;
+}
+
+interface KeyRow {
+  id: number;
+  account_id: number;
+  prefix: string;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const toAccount = (row: AccountRow): Account => ({ id: row.id, email: row.email, type: row.type, blocked: row.blocked === 1, submitLimit: row.submit_limit, createdAt: row.created_at });
+const toKey = (row: KeyRow): ApiKeyRecord => ({ id: row.id, accountId: row.account_id, prefix: row.prefix, label: row.label, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at });
+
+/** Last use is recorded at most once a minute per key, so the hot path rarely writes for it. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The registry in a SQLite file (better-sqlite3, WAL). Statements are prepared once. Every
+ * check-and-change runs in one statement or one IMMEDIATE transaction, which SQLite serialises
+ * across processes too (the CLI and several `tariff serve` on one machine share the file).
+ */
+export class SqliteRegistry implements Registry {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    migrate(this.db);
+    const db = this.db;
+    this.statements = {
+      insertAccount: db.prepare('INSERT INTO accounts (email, type, submit_limit, created_at) VALUES (?, ?, ?, ?) RETURNING *'),
+      accountByEmail: db.prepare('SELECT * FROM accounts WHERE email = ?'),
+      accounts: db.prepare('SELECT * FROM accounts ORDER BY email'),
+      setBlocked: db.prepare('UPDATE accounts SET blocked = ? WHERE email = ? RETURNING *'),
+      setLimit: db.prepare('UPDATE accounts SET submit_limit = ? WHERE email = ? RETURNING *'),
+      activeKeyCount: db.prepare('SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
+      insertKey: db.prepare('INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *'),
+      keys: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id'),
+      activeKeys: db.prepare('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+      principal: db.prepare(
+        `SELECT k.id AS key_id, k.fingerprint, k.last_used_at, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.fingerprint = ? AND k.revoked_at IS NULL AND a.blocked = 0`,
+      ),
+      touchKey: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+      consume: db.prepare(
+        `INSERT INTO usage_counters (account_id, counter, period_start, used) SELECT @account, @counter, @period, @units WHERE @units <= @limit
+         ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = used + @units WHERE used + @units <= @limit
+         RETURNING used`,
+      ),
+      usage: db.prepare('SELECT used FROM usage_counters WHERE account_id = ? AND counter = ? AND period_start = ?'),
+      audit: db.prepare('INSERT INTO audit_log (at, actor, action, subject, before, after) VALUES (?, ?, ?, ?, ?, ?)'),
+    };
+  }
+
+  async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
+    try {
+      return toAccount(this.statements.insertAccount.get(input.email, input.type, input.submitLimit ?? 100, now.toISOString()) as AccountRow);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw errors.accountExists(input.email);
+      throw error;
+    }
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (this.statements.accounts.all() as AccountRow[]).map(toAccount);
+  }
+
+  async findAccount(email: string): Promise<Account | null> {
+    const row = this.statements.accountByEmail.get(email) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  async setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account> {
+    return this.changeAccount(email, actor, now, blocked ? 'account.block' : 'account.unblock', () => this.statements.setBlocked.get(blocked ? 1 : 0, email) as AccountRow | undefined);
+  }
+
+  async setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account> {
+    return this.changeAccount(email, actor, now, 'account.set-limit', () => this.statements.setLimit.get(limit, email) as AccountRow | undefined);
+  }
+
+  private changeAccount(email: string, actor: string, now: Date, action: string, change: () => AccountRow | undefined): Account {
+    return this.db.transaction(() => {
+      const before = this.statements.accountByEmail.get(email) as AccountRow | undefined;
+      if (!before) throw errors.accountNotFound(email);
+      const after = change()!;
+      this.statements.audit.run(now.toISOString(), actor, action, email, JSON.stringify(toAccount(before)), JSON.stringify(toAccount(after)));
+      return toAccount(after);
+    }).immediate();
+  }
+
+  async addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord> {
+    return this.db.transaction(() => {
+      const { n } = this.statements.activeKeyCount.get(accountId) as { n: number };
+      if (n >= MAX_ACTIVE_KEYS) {
+        const account = this.db.prepare('SELECT email FROM accounts WHERE id = ?').get(accountId) as { email: string } | undefined;
+        throw errors.tooManyKeys(account?.email ?? `account ${accountId}`, MAX_ACTIVE_KEYS);
+      }
+      return toKey(this.statements.insertKey.get(accountId, key.fingerprint, key.prefix, key.label, now.toISOString()) as KeyRow);
+    }).immediate();
+  }
+
+  async listKeys(accountId: number, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyRecord[]> {
+    return ((options.includeRevoked ? this.statements.keys : this.statements.activeKeys).all(accountId) as KeyRow[]).map(toKey);
+  }
+
+  async revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord> {
+    return this.db.transaction(() => {
+      const matches = (this.statements.activeKeys.all(accountId) as KeyRow[]).filter((row) => row.prefix.startsWith(prefix) || prefix.startsWith(row.prefix));
+      const account = this.db.prepare('SELECT email FROM accounts WHERE id = ?').get(accountId) as { email: string } | undefined;
+      if (matches.length === 0) throw errors.keyNotFound(account?.email ?? `account ${accountId}`, prefix);
+      if (matches.length > 1) throw errors.keyPrefixAmbiguous(prefix);
+      const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), matches[0]!.id) as KeyRow);
+      this.statements.audit.run(now.toISOString(), actor, 'key.revoke', account?.email ?? String(accountId), JSON.stringify(toKey(matches[0]!)), JSON.stringify(revoked));
+      return revoked;
+    }).immediate();
+  }
+
+  async authenticate(fingerprint: string, now: Date): Promise<Principal | null> {
+    const row = this.statements.principal.get(fingerprint) as (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
+    // The index lookup compares hashes, not keys; the final check is constant-time all the same.
+    if (!row || !sameFingerprint(row.fingerprint, fingerprint)) return null;
+    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) this.statements.touchKey.run(now.toISOString(), row.key_id);
+    return { account: toAccount(row), keyId: row.key_id };
+  }
+
+  async consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption> {
+    const row = this.statements.consume.get({ account: accountId, counter, period: periodStart, units, limit }) as { used: number } | undefined;
+    if (row) return { allowed: true, used: row.used };
+    return { allowed: false, used: await this.usage(accountId, counter, periodStart) };
+  }
+
+  async usage(accountId: number, counter: Counter, periodStart: string): Promise<number> {
+    return (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0;
+  }
+
+  async audit(entry: AuditEntry, now: Date): Promise<void> {
+    this.statements.audit.run(now.toISOString(), entry.actor, entry.action, entry.subject, JSON.stringify(entry.before ?? null), JSON.stringify(entry.after ?? null));
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+/** Applies the migrations not yet applied, each in its own IMMEDIATE transaction (safe when several processes start at once). */
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  SQLITE_MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1;
+    db.transaction(() => {
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(version)) return;
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, new Date().toISOString());
+    }).immediate();
+  });
+}

@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Handler, HttpRequest, HttpResponse } from './http.ts';
+import { httpErrors } from './http-errors.ts';
+import type { RequestLog } from './request-log.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+class BodyTooLargeError extends Error {}
+
+export interface ListeningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
+export async function listen(handler: Handler, options: { host: string; port: number; log: RequestLog }): Promise<ListeningServer> {
+  const server = createServer({ keepAliveTimeout: 5_000 }, (incoming, outgoing) => void serve(handler, incoming, outgoing, options.log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeIdleConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serve(handler: Handler, incoming: IncomingMessage, outgoing: ServerResponse, log: RequestLog): Promise<void> {
+  const started = performance.now();
+  const rawUrl = incoming.url ?? '/';
+  const queryAt = rawUrl.indexOf('?');
+  const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+  const request: HttpRequest = {
+    method: incoming.method ?? 'GET',
+    path,
+    query: new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)),
+    headers: incoming.headers,
+    body: () => readBody(incoming),
+    remoteAddress: incoming.socket.remoteAddress ?? '',
+  };
+  let response: HttpResponse;
+  try {
+    response = await handler(request);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) response = httpErrors.payloadTooLarge(MAX_BODY_BYTES);
+    else {
+      log.write({ event: 'request.error', method: request.method, path, error: (error as Error).stack ?? String(error) });
+      response = httpErrors.internalError();
+    }
+  }
+  // An oversized body is not read at all: the connection closes after the answer. A small unread
+  // body is drained so the connection can be reused.
+  if (response.status === 413) response.headers = { ...response.headers, connection: 'close' };
+  else if (!incoming.complete) incoming.resume();
+
+  const { body } = response;
+  if ((typeof body === 'string' || Buffer.isBuffer(body)) && response.headers['content-length'] === undefined) {
+    response.headers = { ...response.headers, 'content-length': String(Buffer.byteLength(body)) };
+  }
+  outgoing.writeHead(response.status, response.headers);
+  if (body === null || request.method === 'HEAD') outgoing.end();
+  else if (body instanceof Readable) {
+    try {
+      await pipeline(body, outgoing);
+    } catch {
+      // The client went away or the bucket stream broke: the socket is closed, the client sees a short body.
+      outgoing.destroy();
+    }
+  } else outgoing.end(body);
+  log.write({ method: request.method, path, status: response.status, durationMs: Math.round((performance.now() - started) * 10) / 10, account: response.accountId ?? null });
+}
+
+async function readBody(incoming: IncomingMessage): Promise<Buffer> {
+  const declared = Number(incoming.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new BodyTooLargeError();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
