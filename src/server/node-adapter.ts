@@ -19,6 +19,14 @@ export interface ListeningServer {
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
 export async function listen(handler: Handler, options: { host: string; port: number; log: RequestLog }): Promise<ListeningServer> {
   const server = createServer({ keepAliveTimeout: 5_000 }, (incoming, outgoing) => void serve(handler, incoming, outgoing, options.log));
+  // Requests node:http cannot parse still get a JSON error body, as every error does.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(tooLarge ? { error: 'headers_too_large', message: 'Intestazioni della richiesta troppo grandi.' } : { error: 'bad_request', message: 'Richiesta HTTP non valida.' });
+    socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    options.log.write({ event: 'request.malformed', code: error.code ?? 'unknown' });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
@@ -51,6 +59,8 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
   };
   let response: HttpResponse;
   try {
+    // An announced body over the limit is refused before any work, whatever the route.
+    if (Number(incoming.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw new BodyTooLargeError();
     response = await handler(request);
   } catch (error) {
     if (error instanceof BodyTooLargeError) response = httpErrors.payloadTooLarge(MAX_BODY_BYTES);

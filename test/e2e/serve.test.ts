@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const SAMPLE = join(REPO, 'fixtures/sample');
+let dataDir: string;
+let service: ServeProcess | null = null;
+
+beforeEach(async () => {
+  dataDir = await tempDir();
+});
+afterEach(async () => {
+  await service?.stop();
+  service = null;
+});
+
+const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+async function account(email: string): Promise<string> {
+  expect((await cli(['accounts', 'create', email, '--type', 'User'])).status).toBe(0);
+  const created = await cli(['keys', 'create', email, '--label', 'test', '--json']);
+  return JSON.parse(created.stdout).key;
+}
+async function publish(date = '2026-11-22', barcodes = true) {
+  const out = join(dataDir, 'build', date);
+  await cli(['build', '--source', join(SAMPLE, 'tariff'), ...(barcodes ? ['--barcodes', join(SAMPLE, 'barcodes.csv')] : []), '--date', date, '--out', out]);
+  const result = await cli(['publish', out]);
+  expect(result.status).toBe(0);
+  return JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+}
+async function serve() {
+  service = await startServe(['serve', '--data-dir', dataDir, '--base-url', 'https://tariff.example/v1'], { TARIFF_MANIFEST_POLL_MS: '100' });
+  return service.url;
+}
+const get = (url: string, path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe('tariff serve', () => {
+  it('serves the current manifest and the three files with the headers of the spec', async () => {
+    const manifest = await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+
+    const version = await get(url, '/v1/version', bearer(key));
+    expect(version.status).toBe(200);
+    expect(version.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await version.json()).toEqual({
+      ...manifest,
+      files: {
+        json: { ...manifest.files.json, url: 'https://tariff.example/v1/dataset.json.gz' },
+        sqlite: { ...manifest.files.sqlite, url: 'https://tariff.example/v1/dataset.sqlite.gz' },
+        docdb: { ...manifest.files.docdb, url: 'https://tariff.example/v1/dataset.docdb.gz' },
+      },
+    });
+
+    for (const format of ['json', 'sqlite', 'docdb']) {
+      const response = await get(url, `/v1/dataset.${format}.gz`, { 'x-api-key': key });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/gzip');
+      expect(response.headers.get('content-disposition')).toBe(`attachment; filename="tariffa-tabacchi-${manifest.version}.${format}.gz"`);
+      expect(response.headers.get('etag')).toBe(`"${manifest.files[format].sha256}"`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.length).toBe(manifest.files[format].size);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.files[format].sha256);
+    }
+  });
+
+  it('answers 304 with an empty body to a matching If-None-Match, and still counts the read', async () => {
+    const manifest = await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+    const etag = `"${manifest.files.sqlite.sha256}"`;
+    const response = await get(url, '/v1/dataset.sqlite.gz', { ...bearer(key), 'if-none-match': etag });
+    expect(response.status).toBe(304);
+    expect(response.headers.get('etag')).toBe(etag);
+    expect(await response.text()).toBe('');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('9');
+    expect((await get(url, '/v1/dataset.sqlite.gz', { ...bearer(key), 'if-none-match': '"other"' })).status).toBe(200);
+  });
+
+  it('answers 404 no_release before anything is published, and counts the read', async () => {
+    const key = await account('shop@example.it');
+    const url = await serve();
+    for (const path of ['/v1/version', '/v1/dataset.json.gz']) {
+      const response = await get(url, path, bearer(key));
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: 'no_release', message: expect.any(String) });
+    }
+    const me = await (await get(url, '/v1/me', bearer(key))).json();
+    expect(me.limits.read).toMatchObject({ used: 3, remaining: 7 });
+  });
+
+  it('gives the same 401 to a missing, malformed, unknown or revoked key and to a blocked account', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    const blockedKey = await account('blocked@example.it');
+    const revokedKey = await account('revoked@example.it');
+    const url = await serve();
+    expect((await get(url, '/v1/me', bearer(revokedKey))).status).toBe(200);
+    expect((await cli(['keys', 'revoke', 'revoked@example.it', revokedKey.slice(0, 12)])).status).toBe(0);
+    expect((await cli(['accounts', 'block', 'blocked@example.it'])).status).toBe(0);
+
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer not-a-key' },
+      { 'x-api-key': `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` },
+      bearer(revokedKey),
+      bearer(blockedKey),
+    ];
+    const bodies = new Set<string>();
+    for (const headers of cases) {
+      const response = await get(url, '/v1/version', headers);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+      const body = await response.json();
+      expect(body).toMatchObject({ error: 'invalid_api_key', message: expect.any(String) });
+      bodies.add(JSON.stringify(body));
+    }
+    expect(bodies.size).toBe(1);
+    expect((await cli(['accounts', 'unblock', 'blocked@example.it'])).status).toBe(0);
+    expect((await get(url, '/v1/me', bearer(blockedKey))).status).toBe(200);
+  });
+
+  it('spends 10 reads a day, then answers 429 without running the call', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+    for (let i = 1; i <= 10; i++) {
+      const response = await get(url, '/v1/version', bearer(key));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBe('10');
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(String(10 - i));
+    }
+    const refused = await get(url, '/v1/dataset.json.gz', bearer(key));
+    expect(refused.status).toBe(429);
+    const body = await refused.json();
+    const nextMidnight = new Date();
+    nextMidnight.setUTCHours(24, 0, 0, 0);
+    expect(body).toMatchObject({ error: 'rate_limited', message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+    expect(refused.headers.get('retry-after')).toBe(String(body.retryAfterSeconds));
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(nextMidnight.getTime() / 1000));
+    expect(body.retryAfterSeconds).toBeLessThanOrEqual(86_400);
+  });
+
+  it('gives exactly 10 successes to 50 concurrent requests of a fresh account', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => get(url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+  });
+
+  it('shares the quota between the keys of one account, and reports both counters on /v1/me', async () => {
+    await publish();
+    const first = await account('shop@example.it');
+    const second = JSON.parse((await cli(['keys', 'create', 'shop@example.it', '--json'])).stdout).key;
+    const url = await serve();
+    await get(url, '/v1/version', bearer(first));
+    const me = await (await get(url, '/v1/me', { 'x-api-key': second })).json();
+    const hour = new Date();
+    hour.setUTCMinutes(60, 0, 0);
+    expect(me).toEqual({
+      email: 'shop@example.it',
+      type: 'User',
+      limits: {
+        read: { period: 'day', limit: 10, used: 2, remaining: 8, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T00:00:00\+00:00$/) },
+        submit: { period: 'hour', limit: 100, used: 0, remaining: 100, resetsAt: hour.toISOString().replace('.000Z', '+00:00') },
+      },
+    });
+  });
+
+  it('serves a newly published release without a restart, never mixing two releases in one download', async () => {
+    const first = await publish('2026-11-22');
+    const key = await account('shop@example.it');
+    const url = await serve();
+    const before = await get(url, '/v1/dataset.json.gz', bearer(key));
+    const second = await publish('2026-12-01');
+    expect(second.version).not.toBe(first.version);
+    const bytes = Buffer.from(await before.arrayBuffer());
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(first.files.json.sha256);
+    let served = first.version;
+    for (let i = 0; i < 50 && served !== second.version; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const other = await account(`shop${i}@example.it`);
+      served = (await (await get(url, '/v1/version', bearer(other))).json()).version;
+    }
+    expect(served).toBe(second.version);
+  });
+
+  it('answers unknown paths, wrong methods, oversized and malformed requests with JSON errors, free of quota', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+    const unknown = await get(url, '/v1/nope', bearer(key));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: 'not_found' });
+    const wrong = await fetch(`${url}/v1/version`, { method: 'DELETE', headers: bearer(key) });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(await wrong.json()).toMatchObject({ error: 'method_not_allowed' });
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(url).port), '127.0.0.1', () => socket.write(text));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk));
+        socket.on('close', () => resolve(data));
+        socket.on('error', () => resolve(data));
+      });
+    const big = await raw(`POST /v1/version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"items":[`);
+    expect(big).toMatch(/^HTTP\/1\.1 413 /);
+    expect(big).toContain('"error":"payload_too_large"');
+
+    const malformed = await raw('GET /v1/version HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(malformed).toContain('{"error":"bad_request"');
+
+    const health = await get(url, '/healthz');
+    expect(await health.json()).toEqual({ status: 'ok', release: '20261101.1' });
+    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
+  });
+
+  it('logs one line per request with the account and never the key', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    const url = await serve();
+    await get(url, '/v1/version', bearer(key));
+    await get(url, '/v1/version', { authorization: 'Bearer ttd_wrong' });
+    await service!.stop();
+    const lines = service!.log.filter((entry) => entry.path === '/v1/version');
+    expect(lines).toEqual([
+      expect.objectContaining({ method: 'GET', status: 200, account: 1, durationMs: expect.any(Number) }),
+      expect.objectContaining({ method: 'GET', status: 401, account: null }),
+    ]);
+    expect(JSON.stringify(service!.log)).not.toContain(key.slice(4));
+    service = null;
+  });
+});

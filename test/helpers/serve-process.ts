@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { CLI, REPO } from './run-cli.ts';
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  /** Every JSON line the service logged so far. */
+  log: Record<string, unknown>[];
+  stop(): Promise<number | null>;
+}
+
+/** Starts `tariff serve` (or `tariff start`) as a real process on an ephemeral loopback port. */
+export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, ...args, '--host', '127.0.0.1', '--port', '0'], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`tariff serve did not start: ${stderr}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`tariff serve exited with ${code}: ${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      log.push(entry);
+      if (entry.event === 'service.listening') {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({
+          url: String(entry.url),
+          child,
+          log,
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', (code) => done(code));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+  });
+}
