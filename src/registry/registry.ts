@@ -70,8 +70,12 @@ export interface Registry {
   /** Revokes the active key whose prefix starts with `prefix`; refuses an ambiguous prefix. */
   revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord>;
 
-  /** The account of an active key with this fingerprint, unless the account is blocked. Records the use. */
-  authenticate(fingerprint: string, now: Date): Promise<Principal | null>;
+  /**
+   * The account of an active key with this fingerprint, unless the account is blocked. Records
+   * the key's use and, when `read` is given, takes one unit from the account's read counter, all in
+   * one transaction: a GET costs one database round trip.
+   */
+  authenticate(fingerprint: string, now: Date, read?: { periodStart: string; limit: number }): Promise<(Principal & { read?: Consumption }) | null>;
 
   /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
   consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;

@@ -26,6 +26,14 @@ interface KeyRow {
 const toAccount = (row: AccountRow): Account => ({ id: row.id, email: row.email, type: row.type, blocked: row.blocked === 1, submitLimit: row.submit_limit, createdAt: row.created_at });
 const toKey = (row: KeyRow): ApiKeyRecord => ({ id: row.id, accountId: row.account_id, prefix: row.prefix, label: row.label, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at });
 
+interface PendingAuthentication {
+  fingerprint: string;
+  now: Date;
+  read?: { periodStart: string; limit: number };
+  resolve: (value: (Principal & { read?: Consumption }) | null) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Last use is recorded at most once a minute per key, so the hot path rarely writes for it. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -37,12 +45,15 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export class SqliteRegistry implements Registry {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly authenticateBatch: Database.Transaction<(batch: PendingAuthentication[]) => ((Principal & { read?: Consumption }) | null)[]>;
+  private pending: PendingAuthentication[] = [];
 
   constructor(path: string) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
@@ -70,6 +81,16 @@ export class SqliteRegistry implements Registry {
       usage: db.prepare('SELECT used FROM usage_counters WHERE account_id = ? AND counter = ? AND period_start = ?'),
       audit: db.prepare('INSERT INTO audit_log (at, actor, action, subject, before, after) VALUES (?, ?, ?, ?, ?, ?)'),
     };
+    const authenticateOne = (fingerprint: string, now: Date, read?: { periodStart: string; limit: number }) => {
+      const row = this.statements.principal.get(fingerprint) as (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
+      // The index lookup compares hashes, not keys; the final check is constant-time all the same.
+      if (!row || !sameFingerprint(row.fingerprint, fingerprint)) return null;
+      if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) this.statements.touchKey.run(now.toISOString(), row.key_id);
+      const principal = { account: toAccount(row), keyId: row.key_id };
+      if (!read) return principal;
+      return { ...principal, read: this.consumeNow(row.id, 'read', read.periodStart, 1, read.limit) };
+    };
+    this.authenticateBatch = this.db.transaction((batch: PendingAuthentication[]) => batch.map((item) => authenticateOne(item.fingerprint, item.now, item.read)));
   }
 
   async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
@@ -135,18 +156,40 @@ export class SqliteRegistry implements Registry {
     }).immediate();
   }
 
-  async authenticate(fingerprint: string, now: Date): Promise<Principal | null> {
-    const row = this.statements.principal.get(fingerprint) as (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
-    // The index lookup compares hashes, not keys; the final check is constant-time all the same.
-    if (!row || !sameFingerprint(row.fingerprint, fingerprint)) return null;
-    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) this.statements.touchKey.run(now.toISOString(), row.key_id);
-    return { account: toAccount(row), keyId: row.key_id };
+  async authenticate(fingerprint: string, now: Date, read?: { periodStart: string; limit: number }): Promise<(Principal & { read?: Consumption }) | null> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ fingerprint, now, read, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flushAuthentications());
+    });
   }
 
+  /**
+   * Group commit: the authentications that arrived in one turn of the event loop run in one
+   * transaction, each still its own check-and-increment statement in arrival order. A commit
+   * costs more than the statements it holds, so under load this multiplies throughput.
+   */
+  private flushAuthentications(): void {
+    const batch = this.pending;
+    this.pending = [];
+    let results: ((Principal & { read?: Consumption }) | null)[];
+    try {
+      results = this.authenticateBatch.immediate(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => item.resolve(results[i]!));
+  }
+
+
   async consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption> {
+    return this.consumeNow(accountId, counter, periodStart, units, limit);
+  }
+
+  private consumeNow(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Consumption {
     const row = this.statements.consume.get({ account: accountId, counter, period: periodStart, units, limit }) as { used: number } | undefined;
     if (row) return { allowed: true, used: row.used };
-    return { allowed: false, used: await this.usage(accountId, counter, periodStart) };
+    return { allowed: false, used: (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0 };
   }
 
   async usage(accountId: number, counter: Counter, periodStart: string): Promise<number> {

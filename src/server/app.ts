@@ -103,26 +103,26 @@ export function createApp(options: AppOptions): Handler {
     if (!route) return httpErrors.methodNotAllowed(candidates.map((candidate) => candidate.method));
 
     const now = clock();
-    const principal = await authenticate(registry, request, now);
+    const window = dayWindow(now);
+    const principal = await authenticate(registry, request, now, { periodStart: window.periodStart, limit: READ_LIMIT });
     if (!principal) return httpErrors.invalidApiKey();
 
-    const window = dayWindow(now);
-    const read = await registry.consume(principal.account.id, 'read', window.periodStart, 1, READ_LIMIT);
+    const read = principal.read!;
     const rateHeaders = rateLimitHeaders(READ_LIMIT, read.used, window.resetsAt);
-    if (!read.allowed) return { ...httpErrors.rateLimited(secondsUntil(window.resetsAt, now), rateHeaders), accountId: principal.account.id };
-    const response = await route.run({ request, principal, now, rateHeaders });
-    return { ...response, accountId: principal.account.id };
+    const response = read.allowed ? await route.run({ request, principal, now, rateHeaders }) : httpErrors.rateLimited(secondsUntil(window.resetsAt, now), rateHeaders);
+    response.accountId = principal.account.id;
+    return response;
   };
 }
 
 /** The key from `Authorization: Bearer` (preferred) or `X-Api-Key`; any failure is the same null. */
-async function authenticate(registry: Registry, request: HttpRequest, now: Date): Promise<Principal | null> {
+async function authenticate(registry: Registry, request: HttpRequest, now: Date, read: { periodStart: string; limit: number }) {
   const authorization = header(request, 'authorization');
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const key = bearer ?? header(request, 'x-api-key')?.trim();
   if (!key || !looksLikeApiKey(key)) return null;
   // The lookup is by SHA-256 of a 256-bit secret: timing reveals nothing usable about a key.
-  return registry.authenticate(fingerprintOf(key), now);
+  return registry.authenticate(fingerprintOf(key), now, read);
 }
 
 /** If-None-Match holds the ETag, `*`, or a list including it (weak or strong). */

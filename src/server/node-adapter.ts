@@ -49,10 +49,13 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
   const rawUrl = incoming.url ?? '/';
   const queryAt = rawUrl.indexOf('?');
   const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+  let query: URLSearchParams | undefined;
   const request: HttpRequest = {
     method: incoming.method ?? 'GET',
     path,
-    query: new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)),
+    get query() {
+      return (query ??= new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)));
+    },
     headers: incoming.headers,
     body: () => readBody(incoming),
     remoteAddress: incoming.socket.remoteAddress ?? '',

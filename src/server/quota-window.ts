@@ -4,10 +4,13 @@ export interface QuotaWindow {
   resetsAt: Date;
 }
 
-/** Reads: the UTC day. */
+let lastDay: QuotaWindow | null = null;
+
+/** Reads: the UTC day. The window is on every request's path, so the current one is reused. */
 export function dayWindow(now: Date): QuotaWindow {
-  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return { periodStart: new Date(start).toISOString(), resetsAt: new Date(start + 86_400_000) };
+  const start = Math.floor(now.getTime() / 86_400_000) * 86_400_000;
+  if (lastDay?.resetsAt.getTime() !== start + 86_400_000) lastDay = { periodStart: new Date(start).toISOString(), resetsAt: new Date(start + 86_400_000) };
+  return lastDay;
 }
 
 /** Submissions: the UTC hour. */

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { positiveInteger, readConfigFile } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
@@ -14,6 +15,7 @@ export interface ServeOptions {
   port?: string;
   bucket?: string;
   baseUrl?: string;
+  workers?: string;
 }
 
 /** Starts the service and resolves once it listens; `stopped` resolves when a signal ended it. */
@@ -64,11 +66,57 @@ export function registerServe(program: Command, run: Runner): void {
     .option('--port <port>', 'port to listen on, 0 for any free one (env TARIFF_PORT, default 8080)')
     .option('--bucket <uri>', 'bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)')
     .option('--base-url <url>', "this service's public /v1 URL, written in the served manifest's file URLs (env TARIFF_BASE_URL)")
+    .option('--workers <n>', 'processes sharing the port, e.g. the number of cores (env TARIFF_WORKERS, default 1)')
     .addHelpText('after', '\nLogs one JSON line per request on stdout. Stops on SIGINT or SIGTERM.\n\nExample:\n  tariff serve --host 0.0.0.0 --port 8080 --bucket s3://tariff-releases/prod --base-url https://tariff.example.it/v1')
     .action(
       run(async (ctx, options: ServeOptions) => {
+        const workers = positiveInteger(options.workers ?? ctx.io.env.TARIFF_WORKERS, '--workers') ?? 1;
+        if (workers > 1 && cluster.isPrimary) return superviseWorkers(ctx, workers);
         const { stopped } = await startService(ctx, options);
         await stopped;
       }),
     );
+}
+
+/**
+ * Runs `workers` copies of the service sharing one port (node:cluster): one process per core.
+ * They share the registry (SQLite serialises their writes, so quotas stay exact) and each polls
+ * the bucket. A worker that dies is replaced; SIGINT/SIGTERM stop them all.
+ */
+async function superviseWorkers(ctx: CommandContext, workers: number): Promise<void> {
+  const log = new RequestLog(ctx.io.stdout);
+  let stopping = false;
+  let announced = false;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('listening', (address) => {
+      if (announced) return;
+      announced = true;
+      log.write({ event: 'service.listening', url: `http://${address.address}:${address.port}`, workers });
+      log.flush();
+    });
+  };
+  for (let i = 0; i < workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    log.write({ event: 'worker.exit', pid: worker.process.pid, code, signal });
+    // A crash loop must not become a fork loop: wait a second before replacing the worker.
+    setTimeout(fork, 1_000).unref();
+  });
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      const check = setInterval(() => {
+        if (Object.keys(cluster.workers ?? {}).length === 0) {
+          clearInterval(check);
+          log.write({ event: 'service.stopped' });
+          log.flush();
+          resolve();
+        }
+      }, 50);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -1,0 +1,194 @@
+// npm run bench:serve: load on `tariff serve` (a real process, SQLite registry, local bucket)
+// with wrk on 127.0.0.1, against Debian's nginx serving the same file statically in the same run.
+// wrk rather than autocannon: autocannon parses bodies in JavaScript and tops out near 50
+// downloads/s of a 1.5 MB file here, far below what either server delivers. Scenarios: authenticated full download of a ~1.5 MB dataset file, authenticated 304
+// revalidation, and /v1/version. Many accounts, so the 10-reads quota never stops the load.
+// Every scenario is bounded in time. Targets on the 2-core reference machine: downloads at least
+// nginx's requests/s; 304 at least a quarter of nginx's.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { generateTariff } from '../fixtures/generate-tariff.ts';
+import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
+import { publishRelease } from '../src/publish/publish-release.ts';
+import { generateApiKey } from '../src/registry/api-key.ts';
+import { SqliteRegistry } from '../src/registry/sqlite-registry.ts';
+import { buildRelease } from '../src/release/build-release.ts';
+import { LocalBucket } from '../src/storage/local-bucket.ts';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 30_000);
+const CLI = fileURLToPath(new URL('../bin/tariff.js', import.meta.url));
+
+ensureDebianPackages();
+const work = await mkdtemp(join(tmpdir(), 'tariff-bench-serve-'));
+// nginx's workers run as an unprivileged user: they must be able to reach the file.
+await chmod(work, 0o755);
+const children: ChildProcess[] = [];
+try {
+  // A realistic release: the generated tariff, whose SQLite file compresses to about 1.5 MB.
+  const generated = generateTariff({ products: 12_000, barcodes: 125_000, effectiveFrom: '2026-11-01' });
+  const built = await buildRelease({
+    sources: generated.documents, barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'), date: '2026-11-22', baseUrl: 'http://127.0.0.1/v1',
+    previous: null, allowShrink: false, maxShrink: 0.2, now: () => new Date(), scratchDir: work,
+  });
+  const dataDir = join(work, 'var');
+  await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
+  const file = built.files.sqlite;
+  const etag = `"${built.manifest.files.sqlite.sha256}"`;
+
+  const registryPath = join(dataDir, 'registry.sqlite');
+  const keys = await createAccounts(registryPath, ACCOUNTS);
+
+  // The service twice: one process, and one worker per core (--workers 2), as deployed on this machine.
+  const single = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18181'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const pair = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18183', '--workers', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(single, pair);
+  const nginxPort = 18182;
+  const nginx = await startNginx(join(work, 'nginx'), nginxPort, file);
+  children.push(nginx);
+  await waitFor('http://127.0.0.1:18181/healthz');
+  await waitFor('http://127.0.0.1:18183/healthz');
+  await waitFor(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`);
+  const nginxEtag = (await fetch(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, { method: 'HEAD' })).headers.get('etag')!;
+
+  console.log(`bench:serve: ${DURATION} s per run, ${CONNECTIONS} connections, wrk with one thread, file ${(file.length / 1024 / 1024).toFixed(2)} MB, ${ACCOUNTS} accounts`);
+  const rows: [string, Result, Result | null][] = [];
+  const resetQuotas = () => new Database(registryPath).exec('DELETE FROM usage_counters');
+  const scenario = async (name: string, path: string, headers: Record<string, string>, nginxHeaders: Record<string, string> | null) => {
+    // nginx gets the same requests, Authorization header included (it ignores it), so the load
+    // generator does the same work in every column.
+    const theirs = nginxHeaders ? await load(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, keys, nginxHeaders) : null;
+    for (const [label, port] of [['1 process', 18181], ['2 workers', 18183]] as const) {
+      resetQuotas();
+      rows.push([`${name} (${label})`, await load(`http://127.0.0.1:${port}${path}`, keys, headers), theirs]);
+    }
+  };
+  await scenario('download', '/v1/dataset.sqlite.gz', {}, {});
+  await scenario('304', '/v1/dataset.sqlite.gz', { 'if-none-match': etag }, { 'if-none-match': nginxEtag });
+  await scenario('/v1/version', '/v1/version', {}, null);
+
+  const rss = [memoryOf(single.pid!), ...workerPids(pair.pid!).map(memoryOf)];
+  console.log(`\n${'scenario'.padEnd(26)} ${'tariff req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'nginx req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}`);
+  for (const [name, ours, theirs] of rows) {
+    const cells = [name.padEnd(26), ours.rps.toFixed(0).padStart(12), ours.p50.toFixed(1).padStart(7), ours.p99.toFixed(1).padStart(7), String(ours.errors).padStart(7)];
+    if (theirs) cells.push(theirs.rps.toFixed(0).padStart(12), theirs.p50.toFixed(1).padStart(7), theirs.p99.toFixed(1).padStart(7), `${(ours.rps / theirs.rps).toFixed(2)}×`.padStart(6), theirs.errors ? `(nginx errors: ${theirs.errors})` : '');
+    console.log(cells.join(' '));
+  }
+  console.log(`\ntariff serve memory (1 process; then each of the 2 workers): ${rss.map((m) => `RSS ${m.rss} MB, peak ${m.peak} MB`).join('; ')}`);
+  const ratio = (name: string) => {
+    const row = rows.find(([label]) => label === name)!;
+    return row[1].rps / row[2]!.rps;
+  };
+  for (const label of ['1 process', '2 workers']) {
+    console.log(`target (${label}): full download ≥ 1.0× nginx → ${ratio(`download (${label})`) >= 1 ? 'met' : 'MISSED'} (${ratio(`download (${label})`).toFixed(2)}×); 304 ≥ 0.25× nginx → ${ratio(`304 (${label})`) >= 0.25 ? 'met' : 'MISSED'} (${ratio(`304 (${label})`).toFixed(2)}×)`);
+  }
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await rm(work, { recursive: true, force: true });
+}
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** One bounded wrk run (one thread, like one client machine); with keys, each request carries the next key of the pool. */
+async function load(url: string, keys: string[] | null = null, headers: Record<string, string> = {}): Promise<Result> {
+  const script = join(work, `wrk-${Math.random().toString(36).slice(2)}.lua`);
+  const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`).join('\n');
+  const rotate = keys
+    ? `local keys = {${keys.map((key) => JSON.stringify(key)).join(',')}}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  wrk.headers["Authorization"] = "Bearer " .. keys[(n % #keys) + 1]\n  return wrk.format(nil)\nend\n`
+    : '';
+  await writeFile(script, `${headerLines}\n${rotate}`);
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', '-s', script, url], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const ms = (label: string) => {
+    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
+    if (!match) return Number.NaN;
+    return Number(match[1]) * (match[2] === 'us' ? 0.001 : match[2] === 's' ? 1000 : 1);
+  };
+  const total = /(\d+) requests in ([\d.]+)(ms|s)/.exec(output);
+  const seconds = total ? Number(total[2]) / (total[3] === 'ms' ? 1000 : 1) : DURATION;
+  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+  // Only the expected answers count: an error page served fast is not throughput.
+  const rps = total ? (Number(total[1]) - bad) / seconds : 0;
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const errors = bad + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
+  return { rps, p50: ms('50'), p99: ms('99'), errors };
+}
+
+async function createAccounts(path: string, count: number): Promise<string[]> {
+  const registry = new SqliteRegistry(path);
+  await registry.close();
+  const db = new Database(path);
+  const insertAccount = db.prepare("INSERT INTO accounts (email, type, created_at) VALUES (?, 'User', ?) RETURNING id");
+  const insertKey = db.prepare('INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) VALUES (?, ?, ?, ?, ?)');
+  const keys: string[] = [];
+  const now = new Date().toISOString();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const { id } = insertAccount.get(`bench${i}@example.it`, now) as { id: number };
+      const key = generateApiKey();
+      insertKey.run(id, key.fingerprint, key.displayPrefix, 'bench', now);
+      keys.push(key.key);
+    }
+  })();
+  db.close();
+  return keys;
+}
+
+/** Installs Debian's packages the bench needs when they are missing (the bench runs as root, like CI). */
+function ensureDebianPackages(): void {
+  const missing = [['/usr/sbin/nginx', 'nginx-light'], ['/usr/bin/wrk', 'wrk']].filter(([path]) => !existsSync(path!)).map(([, name]) => name!);
+  if (missing.length === 0) return;
+  console.log(`installing ${missing.join(', ')} from Debian…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+}
+
+async function startNginx(dir: string, port: number, file: Buffer): Promise<ChildProcess> {
+  await mkdir(join(dir, 'html'), { recursive: true });
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  await mkdir(join(dir, 'tmp'), { recursive: true });
+  await writeFile(join(dir, 'html', 'dataset.sqlite.gz'), file);
+  await writeFile(
+    join(dir, 'nginx.conf'),
+    `daemon off;\nworker_processes auto;\npid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents { worker_connections 1024; }\n` +
+      `http {\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 100000;\n  types { application/gzip gz; }\n` +
+      `  client_body_temp_path ${dir}/tmp; proxy_temp_path ${dir}/tmp; fastcgi_temp_path ${dir}/tmp; uwsgi_temp_path ${dir}/tmp; scgi_temp_path ${dir}/tmp;\n` +
+      `  server { listen 127.0.0.1:${port}; root ${dir}/html; }\n}\n`,
+  );
+  return spawn('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function workerPids(primary: number): number[] {
+  return readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
