@@ -159,6 +159,15 @@ describe('tariff serve', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
   });
 
+  it('keeps the quota exact across worker processes sharing the registry', async () => {
+    await publish();
+    const key = await account('shop@example.it');
+    service = await startServe(['serve', '--data-dir', dataDir, '--workers', '2']);
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => get(service!.url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+  });
+
   it('shares the quota between the keys of one account, and reports both counters on /v1/me', async () => {
     await publish();
     const first = await account('shop@example.it');

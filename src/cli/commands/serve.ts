@@ -74,6 +74,8 @@ export function registerServe(program: Command, run: Runner): void {
         if (workers > 1 && cluster.isPrimary) return superviseWorkers(ctx, workers);
         const { stopped } = await startService(ctx, options);
         await stopped;
+        // A worker's IPC channel to the primary would keep it alive after its server closed.
+        if (cluster.isWorker) cluster.worker!.disconnect();
       }),
     );
 }
