@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
 import { registerAccounts } from './commands/accounts.ts';
 import { registerBuild } from './commands/build.ts';
+import { registerModeration } from './commands/moderation.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFetch } from './commands/fetch.ts';
@@ -42,7 +43,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
       status = report(error, ctx, options?.errorExit);
     }
   };
-  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerServe, registerAccounts, registerStart]) register(program, run);
+  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerServe, registerAccounts, registerModeration, registerStart]) register(program, run);
   const overrideExits = (command: Command): void => {
     command.exitOverride();
     command.commands.forEach(overrideExits);

@@ -1,3 +1,7 @@
+import type { BarcodeStatus, Match, RecordStatus, StatusRules } from '../barcodes/status-rules.ts';
+import type { ItemCheck, RejectionReason } from '../barcodes/validate-item.ts';
+import type { Barcode, BarcodeKind } from '../dataset/model.ts';
+
 export const ACCOUNT_TYPES = ['User', 'Supplier', 'Integration'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
@@ -40,6 +44,46 @@ export interface Consumption {
   used: number;
 }
 
+export interface SubmissionResult {
+  index: number;
+  barcode: string;
+  outcome: 'accepted' | 'unchanged' | 'rejected';
+  reason: RejectionReason | null;
+  status: BarcodeStatus | null;
+}
+
+export type SubmitOutcome = { allowed: false; used: number } | { allowed: true; used: number; results: SubmissionResult[] };
+
+export interface SubmissionRecord {
+  barcode: string;
+  admCode: number;
+  kind: BarcodeKind;
+  units: number;
+  contributorRef: string | null;
+  submittedAt: string;
+  status: RecordStatus;
+}
+
+export interface BarcodeSummary {
+  gtin14: string;
+  barcode: string;
+  status: BarcodeStatus;
+  match: Match | null;
+  adminDecision: 'approved' | 'revoked' | null;
+  votes: number;
+  updatedAt: string;
+}
+
+export interface BarcodeVote extends Match {
+  email: string;
+  accountType: AccountType;
+  contributorRef: string | null;
+  barcodeAsSent: string;
+  submittedAt: string;
+  /** False when the vote is not counted: its contributor or account is blocked. */
+  counted: boolean;
+}
+
 export interface AuditEntry {
   actor: string;
   action: string;
@@ -61,7 +105,8 @@ export interface Registry {
   createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   findAccount(email: string): Promise<Account | null>;
-  setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account>;
+  /** Blocks or unblocks an account: its keys stop (or resume) working and its votes stop (or resume) counting. */
+  setBlocked(email: string, blocked: boolean, actor: string, now: Date, rules?: StatusRules): Promise<Account>;
   setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account>;
 
   /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
@@ -80,6 +125,26 @@ export interface Registry {
   /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
   consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;
   usage(accountId: number, counter: Counter, periodStart: string): Promise<number>;
+
+  /**
+   * Records a batch of submissions in one transaction: takes `checks.length` units from the
+   * account's hourly counter (refusing the whole batch, recording nothing, when they do not fit),
+   * then records each item that passed `checkItem`, replacing the account's previous vote, and
+   * recomputes the barcode's status with `rules`.
+   */
+  submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): Promise<SubmitOutcome>;
+  /** The account's current submissions (one per barcode), most recent first. */
+  mySubmissions(accountId: number, limit: number, offset: number): Promise<SubmissionRecord[]>;
+  listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
+  barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }>;
+  /** The administrator fixes the match of a barcode, whatever the votes say. */
+  approveBarcode(gtin14: string, match: Match, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary>;
+  /** The administrator revokes a barcode: no more submissions, out of the next release. */
+  revokeBarcode(gtin14: string, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary>;
+  /** Blocks (or unblocks) an integration's contributor: its votes stop counting, its submissions are refused. */
+  setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void>;
+  /** The approved matches, for the next release. */
+  approvedBarcodes(): Promise<Barcode[]>;
 
   audit(entry: AuditEntry, now: Date): Promise<void>;
   close(): Promise<void>;

@@ -41,3 +41,35 @@ export const SQLITE_MIGRATIONS: string[] = [
   );
   `,
 ];
+
+/** Version 2: barcode submissions, votes and moderation. */
+SQLITE_MIGRATIONS.push(`
+  CREATE TABLE barcodes (
+    gtin TEXT PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('to_confirm', 'approved', 'conflict', 'revoked')),
+    adm_code INTEGER,
+    kind TEXT,
+    units INTEGER,
+    admin_decision TEXT CHECK (admin_decision IN ('approved', 'revoked')),
+    updated_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX barcodes_status ON barcodes (status);
+  CREATE TABLE votes (
+    gtin TEXT NOT NULL,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    adm_code INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    units INTEGER NOT NULL,
+    contributor_ref TEXT,
+    barcode_as_sent TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    PRIMARY KEY (gtin, account_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX votes_account ON votes (account_id, submitted_at DESC, gtin);
+  CREATE TABLE blocked_contributors (
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    contributor_ref TEXT NOT NULL,
+    blocked_at TEXT NOT NULL,
+    PRIMARY KEY (account_id, contributor_ref)
+  ) WITHOUT ROWID;
+`);

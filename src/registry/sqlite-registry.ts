@@ -1,6 +1,13 @@
 import Database from 'better-sqlite3';
 import { errors } from '../errors.ts';
-import { MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type Consumption, type Counter, type Principal, type Registry } from './registry.ts';
+import { DEFAULT_RULES, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
+import type { ItemCheck } from '../barcodes/validate-item.ts';
+import type { Barcode } from '../dataset/model.ts';
+import {
+  MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
+  type Principal, type Registry, type SubmissionRecord, type SubmitOutcome,
+} from './registry.ts';
+import { SqliteBarcodes } from './sqlite-barcodes.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { sameFingerprint } from './api-key.ts';
 
@@ -47,6 +54,7 @@ export class SqliteRegistry implements Registry {
   private readonly statements;
   private readonly authenticateBatch: Database.Transaction<(batch: PendingAuthentication[]) => ((Principal & { read?: Consumption }) | null)[]>;
   private pending: PendingAuthentication[] = [];
+  private readonly barcodes: SqliteBarcodes;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -90,6 +98,11 @@ export class SqliteRegistry implements Registry {
       if (!read) return principal;
       return { ...principal, read: this.consumeNow(row.id, 'read', read.periodStart, 1, read.limit) };
     };
+    this.barcodes = new SqliteBarcodes(
+      db,
+      (accountId, periodStart, units, limit) => this.consumeNow(accountId, 'submit', periodStart, units, limit),
+      (actor, action, subject, before, after, now) => this.statements.audit.run(now.toISOString(), actor, action, subject, JSON.stringify(before ?? null), JSON.stringify(after ?? null)),
+    );
     this.authenticateBatch = this.db.transaction((batch: PendingAuthentication[]) => batch.map((item) => authenticateOne(item.fingerprint, item.now, item.read)));
   }
 
@@ -111,8 +124,12 @@ export class SqliteRegistry implements Registry {
     return row ? toAccount(row) : null;
   }
 
-  async setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account> {
-    return this.changeAccount(email, actor, now, blocked ? 'account.block' : 'account.unblock', () => this.statements.setBlocked.get(blocked ? 1 : 0, email) as AccountRow | undefined);
+  async setBlocked(email: string, blocked: boolean, actor: string, now: Date, rules: StatusRules = DEFAULT_RULES): Promise<Account> {
+    return this.changeAccount(email, actor, now, blocked ? 'account.block' : 'account.unblock', () => {
+      const row = this.statements.setBlocked.get(blocked ? 1 : 0, email) as AccountRow | undefined;
+      if (row) this.barcodes.recomputeAccount(row.id, now, rules);
+      return row;
+    });
   }
 
   async setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account> {
@@ -194,6 +211,38 @@ export class SqliteRegistry implements Registry {
 
   async usage(accountId: number, counter: Counter, periodStart: string): Promise<number> {
     return (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0;
+  }
+
+  async submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): Promise<SubmitOutcome> {
+    return this.barcodes.submit(input, now);
+  }
+
+  async mySubmissions(accountId: number, limit: number, offset: number): Promise<SubmissionRecord[]> {
+    return this.barcodes.mine(accountId, limit, offset);
+  }
+
+  async listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]> {
+    return this.barcodes.list(status);
+  }
+
+  async barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }> {
+    return this.barcodes.votes(gtin14);
+  }
+
+  async approveBarcode(gtin14: string, match: Match, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary> {
+    return this.barcodes.decide(gtin14, { decision: 'approved', match }, actor, now, rules);
+  }
+
+  async revokeBarcode(gtin14: string, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary> {
+    return this.barcodes.decide(gtin14, { decision: 'revoked' }, actor, now, rules);
+  }
+
+  async setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void> {
+    this.barcodes.setContributorBlocked(accountId, contributorRef, blocked, actor, now, rules);
+  }
+
+  async approvedBarcodes(): Promise<Barcode[]> {
+    return this.barcodes.approved();
   }
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { releaseFileKey } from '../publish/bucket-layout.ts';
 import { readCurrentManifest } from '../publish/publish-release.ts';
-import { sha256Hex } from '../release/gzip.ts';
+import { parseDatasetJson } from '../release/dataset-json.ts';
+import { gunzip, sha256Hex } from '../release/gzip.ts';
 import { FORMATS, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 
@@ -12,6 +13,8 @@ export interface ServedRelease {
   manifest: Manifest;
   /** The manifest as /v1/version sends it, serialised once. */
   manifestBody: Buffer;
+  /** The tariff codes of the release: submissions must name one of them. */
+  admCodes: ReadonlySet<number>;
 }
 
 export interface ReleaseFile {
@@ -76,8 +79,11 @@ export class CurrentRelease {
       const manifest = await readCurrentManifest(this.bucket);
       if (!manifest || manifest.version === this.served?.manifest.version && manifest.generatedAt === this.served.manifest.generatedAt) return;
       const cache = await this.fill(manifest);
+      const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
+      if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
+      const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
       this.cache = cache;
-      this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(this.withBaseUrl(manifest))) };
+      this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(this.withBaseUrl(manifest))), admCodes };
       this.options.log({ event: 'release.switch', version: manifest.version, cachedFiles: cache.size });
     } catch (error) {
       this.options.log({ event: 'release.refresh_failed', error: (error as Error).message });

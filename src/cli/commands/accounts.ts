@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
 import { generateApiKey } from '../../registry/api-key.ts';
 import { normaliseEmail } from '../../registry/email.ts';
@@ -11,7 +12,7 @@ import { renderTable } from '../render-diff.ts';
 /** Operator actions are recorded in the audit log under this actor. */
 const OPERATOR = 'operator (cli)';
 
-async function withRegistry<T>(ctx: CommandContext, work: (registry: Registry) => Promise<T>): Promise<T> {
+export async function withRegistry<T>(ctx: CommandContext, work: (registry: Registry) => Promise<T>): Promise<T> {
   const registry = await openRegistry({ dataDir: ctx.dataDir, env: ctx.io.env });
   try {
     return await work(registry);
@@ -76,7 +77,7 @@ export function registerAccounts(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
-          const account = await withRegistry(ctx, (registry) => registry.setBlocked(email(address), blocked, OPERATOR, ctx.io.now()));
+          const account = await withRegistry(ctx, (registry) => registry.setBlocked(email(address), blocked, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -11,6 +11,7 @@ import type { Manifest } from '../../release/manifest.ts';
 import { readManifest } from '../../release/read-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { readSources } from '../../source/read-sources.ts';
+import { openRegistry } from '../../registry/open-registry.ts';
 import { dateInRome } from '../../util/dates.ts';
 import { buildDate, DEFAULT_BASE_URL, parsePercent, type CommandContext, type Runner } from '../context.ts';
 
@@ -62,13 +63,16 @@ export async function runBuild(
 
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source))];
-  const barcodes = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
+  const fromFile = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
+  // The registry's approved matches win over a list's: they are the moderated truth.
+  const merged = new Map<string, Barcode>();
+  for (const barcode of [...fromFile, ...(await registryBarcodes(ctx)), ...(known.extraBarcodes ?? [])]) merged.set(barcode.barcode, barcode);
 
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
   try {
     return await buildRelease({
       sources,
-      barcodes: [...barcodes, ...(known.extraBarcodes ?? [])],
+      barcodes: [...merged.values()],
       date,
       baseUrl,
       previous,
@@ -80,6 +84,18 @@ export async function runBuild(
     });
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** The approved barcodes of the registry in the data dir (or TARIFF_REGISTRY), when there is one. */
+async function registryBarcodes(ctx: CommandContext): Promise<Barcode[]> {
+  const path = ctx.io.env.TARIFF_REGISTRY ?? join(ctx.dataDir, 'registry.sqlite');
+  if (!ctx.io.env.TARIFF_REGISTRY && !(await stat(path).then(() => true, () => false))) return [];
+  const registry = await openRegistry({ dataDir: ctx.dataDir, env: ctx.io.env });
+  try {
+    return await registry.approvedBarcodes();
+  } finally {
+    await registry.close();
   }
 }
 

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { positiveInteger, readConfigFile } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
+import { loadRules } from '../../barcodes/load-rules.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import { createApp } from '../../server/app.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
@@ -37,7 +38,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     log: (event) => log.write(event),
   });
   await release.start();
-  const listening = await listen(createApp({ registry, release, now: ctx.io.now }), { host, port: Number(port), log });
+  const listening = await listen(createApp({ registry, release, now: ctx.io.now, rules: loadRules(env) }), { host, port: Number(port), log });
   log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
   log.flush();
 

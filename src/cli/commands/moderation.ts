@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import { loadRules } from '../../barcodes/load-rules.ts';
+import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
+import { barcodeRule } from '../../dataset/barcode-rules.ts';
+import { errors } from '../../errors.ts';
+import { checkGtin } from '../../gs1/gtin.ts';
+import { positiveInteger } from '../../config/load-settings.ts';
+import type { Runner } from '../context.ts';
+import { renderTable } from '../render-diff.ts';
+import { requireAccount, withRegistry } from './accounts.ts';
+
+const OPERATOR = 'operator (cli)';
+const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
+
+/** A barcode given by the operator, as its 14-digit identity. Any valid GTIN form is accepted, whatever its prefix. */
+function gtin14Of(text: string): string {
+  const check = checkGtin(text);
+  if (check.ok) return check.gtin14;
+  if (check.reason === 'unsupported_barcode') return text.padStart(14, '0');
+  throw errors.usage(`${text} is not a barcode: ${check.reason} (${check.detail})`);
+}
+
+const matchText = (match: { admCode: number; kind: string; units: number } | null) => (match ? `${match.admCode} ${match.kind}×${match.units}` : '-');
+
+export function registerModeration(program: Command, run: Runner): void {
+  const barcodes = program.command('barcodes').description('Moderate crowdsourced barcode matches (operator)');
+  barcodes
+    .command('list')
+    .description('List barcodes with their status, match and number of votes')
+    .option('--status <status>', `only this status: ${STATUSES.join(', ')}`)
+    .addHelpText('after', '\nExample:\n  tariff barcodes list --status conflict')
+    .action(
+      run(async (ctx, options: { status?: string }) => {
+        if (options.status !== undefined && !(STATUSES as string[]).includes(options.status)) throw errors.usage(`--status ${options.status} is not one of ${STATUSES.join(', ')}`);
+        const list = await withRegistry(ctx, (registry) => registry.listBarcodes(options.status as BarcodeStatus | undefined));
+        ctx.result(list, list.length ? renderTable(['barcode', 'status', 'match', 'votes', 'decided by', 'updated'], list.map((b) => [b.barcode, b.status, matchText(b.match), String(b.votes), b.adminDecision ? 'administrator' : 'votes', b.updatedAt])) : 'no barcode');
+      }),
+    );
+  barcodes
+    .command('show')
+    .description("A barcode's status and every vote on it")
+    .argument('<barcode>')
+    .addHelpText('after', '\nExample:\n  tariff barcodes show 8001001001005')
+    .action(
+      run(async (ctx, barcode: string) => {
+        const found = await withRegistry(ctx, (registry) => registry.barcodeVotes(gtin14Of(barcode)));
+        if (!found.summary) throw errors.usage(`no submission or decision for barcode ${barcode}`);
+        const { summary, votes } = found;
+        ctx.result(found, `${summary.barcode}: ${summary.status} ${matchText(summary.match)}${summary.adminDecision ? ' (administrator)' : ''}\n` +
+          (votes.length ? renderTable(['account', 'type', 'contributor', 'match', 'submitted', 'counted'], votes.map((v) => [v.email, v.accountType, v.contributorRef ?? '-', matchText(v), v.submittedAt, v.counted ? 'yes' : 'no (blocked)'])) : 'no vote'));
+      }),
+    );
+  barcodes
+    .command('approve')
+    .description('Fix the match of a barcode, whatever the votes say, until changed by the administrator')
+    .argument('<barcode>')
+    .requiredOption('--adm-code <n>', 'tariff code')
+    .option('--kind <kind>', 'pack or carton', 'pack')
+    .option('--units <n>', 'units per code (1 for pack; 2 to 1000 for carton)')
+    .addHelpText('after', '\nThe next `tariff release` publishes it.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10')
+    .action(
+      run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string }) => {
+        const admCode = positiveInteger(options.admCode, '--adm-code')!;
+        const rule = barcodeRule(options.kind, options.units === undefined ? undefined : positiveInteger(options.units, '--units'));
+        if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
+        const summary = await withRegistry(ctx, (registry) => registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+        ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
+      }),
+    );
+  barcodes
+    .command('revoke')
+    .description('Revoke a barcode: it leaves the next release and accepts no more submissions')
+    .argument('<barcode>')
+    .addHelpText('after', '\nExample:\n  tariff barcodes revoke 8001001001005')
+    .action(
+      run(async (ctx, barcode: string) => {
+        const summary = await withRegistry(ctx, (registry) => registry.revokeBarcode(gtin14Of(barcode), OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+        ctx.result(summary, `${summary.barcode}: revoked`);
+      }),
+    );
+
+  const contributors = program.command('contributors').description("Block or unblock an integration's point of sale (operator)");
+  for (const [name, blocked] of [['block', true], ['unblock', false]] as const) {
+    contributors
+      .command(name)
+      .description(blocked ? "Block a contributor: its submissions are refused and its votes stop counting" : 'Unblock a contributor: its votes count again')
+      .argument('<email>', 'the integration account')
+      .argument('<contributorRef>', 'the point of sale, as the integration sends it')
+      .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
+      .action(
+        run(async (ctx, email: string, ref: string) => {
+          await withRegistry(ctx, async (registry) => registry.setContributorBlocked((await requireAccount(registry, email)).id, ref, blocked, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+          ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
+        }),
+      );
+  }
+}
