@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { barcodeStatus, DEFAULT_RULES, type Match, type Vote } from '../../src/barcodes/status-rules.ts';
+import { checkItem } from '../../src/barcodes/validate-item.ts';
+import type { Account } from '../../src/registry/registry.ts';
+import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const now = new Date('2026-11-22T10:00:00Z');
+const PERIOD = '2026-11-22T10:00:00.000Z';
+const MATCHES: Match[] = [
+  { admCode: 1001, kind: 'pack', units: 1 },
+  { admCode: 1001, kind: 'carton', units: 10 },
+  { admCode: 1002, kind: 'pack', units: 1 },
+];
+const BARCODES = ['8001001001005', '8001001001012', '8001001002002'];
+
+async function setUp(accounts = 4) {
+  const registry = new SqliteRegistry(join(await tempDir(), 'registry.sqlite'));
+  const list: Account[] = [];
+  for (let i = 0; i < accounts; i++) list.push(await registry.createAccount({ email: `a${i}@example.it`, type: i === 0 ? 'Integration' : 'User', submitLimit: 10_000 }, now));
+  const submit = (account: Account, items: unknown[]) =>
+    registry.submitBarcodes({ account, periodStart: PERIOD, checks: items.map((item) => checkItem(item, account.type, (code) => code === 1001 || code === 1002)), rules: DEFAULT_RULES }, now);
+  return { registry, accounts: list, submit };
+}
+
+describe('submissions in the SQLite registry', () => {
+  it('keep every barcode status equal to the rules applied to the last vote of each account, whatever the order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ account: fc.integer({ min: 0, max: 3 }), barcode: fc.integer({ min: 0, max: 2 }), match: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 25 }),
+        async (sequence) => {
+          const { registry, accounts, submit } = await setUp();
+          for (const step of sequence) await submit(accounts[step.account]!, [{ barcode: BARCODES[step.barcode], ...MATCHES[step.match] }]);
+          for (let b = 0; b < BARCODES.length; b++) {
+            const last = new Map<number, Vote>();
+            for (const step of sequence.filter((s) => s.barcode === b)) last.set(step.account, { ...MATCHES[step.match]!, accountType: accounts[step.account]!.type });
+            const { summary } = await registry.barcodeVotes(BARCODES[b]!.padStart(14, '0'));
+            if (last.size === 0) expect(summary).toBeNull();
+            else expect(summary).toMatchObject({ status: barcodeStatus([...last.values()], null, DEFAULT_RULES).status, votes: last.size });
+          }
+          await registry.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('treat a GTIN written with 12, 13 or 14 digits as one barcode, and echo it as sent', async () => {
+    const { registry, accounts, submit } = await setUp();
+    const upc = '036000291452';
+    await submit(accounts[1]!, [{ barcode: upc, admCode: 1001 }]);
+    const second = await submit(accounts[2]!, [{ barcode: `00${upc}`, admCode: 1001 }]);
+    expect(second).toMatchObject({ allowed: true, results: [{ barcode: `00${upc}`, outcome: 'accepted', status: 'approved' }] });
+    expect(await registry.approvedBarcodes()).toEqual([{ barcode: `0${upc}`, admCode: 1001, kind: 'pack', units: 1 }]);
+  });
+
+  it('refuse a batch larger than what remains, recording nothing', async () => {
+    const { registry, accounts } = await setUp();
+    const account = { ...accounts[1]!, submitLimit: 3 };
+    const checks = BARCODES.concat(BARCODES[0]!).map((barcode) => checkItem({ barcode, admCode: 1001 }, 'User', () => true));
+    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks, rules: DEFAULT_RULES }, now)).toEqual({ allowed: false, used: 0 });
+    expect(await registry.mySubmissions(account.id, 10, 0)).toEqual([]);
+    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks: checks.slice(0, 3), rules: DEFAULT_RULES }, now)).toMatchObject({ allowed: true, used: 3 });
+  });
+
+  it('stop counting the votes of a blocked contributor or account, and refuse its submissions', async () => {
+    const { registry, accounts, submit } = await setUp();
+    const [integration, user] = [accounts[0]!, accounts[1]!];
+    await submit(integration, [{ barcode: BARCODES[0], admCode: 1001, contributorRef: 'shop-1' }]);
+    await submit(user, [{ barcode: BARCODES[0], admCode: 1001 }]);
+    const gtin = BARCODES[0]!.padStart(14, '0');
+    expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
+    await registry.setContributorBlocked(integration.id, 'shop-1', true, 'test', now, DEFAULT_RULES);
+    expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
+    expect(await submit(integration, [{ barcode: BARCODES[1], admCode: 1001, contributorRef: 'shop-1' }])).toMatchObject({ results: [{ outcome: 'rejected', reason: 'contributor_blocked' }] });
+    await registry.setContributorBlocked(integration.id, 'shop-1', false, 'test', now, DEFAULT_RULES);
+    expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
+    await registry.setBlocked('a1@example.it', true, 'test', now);
+    expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
+  });
+
+  it("keep an administrator's approval until the administrator changes it, and refuse submissions to a revoked barcode", async () => {
+    const { registry, accounts, submit } = await setUp();
+    const gtin = BARCODES[0]!.padStart(14, '0');
+    await submit(accounts[1]!, [{ barcode: BARCODES[0], admCode: 1002 }]);
+    await registry.approveBarcode(gtin, MATCHES[0]!, 'admin', now, DEFAULT_RULES);
+    await submit(accounts[2]!, [{ barcode: BARCODES[0], admCode: 1002 }]);
+    expect((await registry.barcodeVotes(gtin)).summary).toMatchObject({ status: 'approved', match: MATCHES[0], adminDecision: 'approved' });
+    expect((await registry.mySubmissions(accounts[1]!.id, 10, 0))[0]!.status).toBe('outvoted');
+    await registry.revokeBarcode(gtin, 'admin', now, DEFAULT_RULES);
+    expect(await submit(accounts[3]!, [{ barcode: BARCODES[0], admCode: 1001 }])).toMatchObject({ results: [{ outcome: 'rejected', reason: 'barcode_revoked' }] });
+    expect(await registry.approvedBarcodes()).toEqual([]);
+  });
+});
