@@ -85,7 +85,7 @@ export class SqliteBarcodes {
   }
 
   submit(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): SubmitOutcome {
-    return this.db.transaction((): SubmitOutcome => {
+    return durably(this.db, () => this.db.transaction((): SubmitOutcome => {
       const { account, checks, rules } = input;
       const quota = this.consume(account.id, input.periodStart, checks.length, account.submitLimit);
       if (!quota.allowed) return { allowed: false, used: quota.used };
@@ -105,7 +105,7 @@ export class SqliteBarcodes {
         return { index, barcode: c.barcode, outcome: 'accepted', reason: null, status: this.recompute(c.gtin14, now, rules).status };
       });
       return { allowed: true, used: quota.used, results };
-    }).immediate();
+    }).immediate());
   }
 
   mine(accountId: number, limit: number, offset: number): SubmissionRecord[] {
@@ -162,6 +162,20 @@ export class SqliteBarcodes {
     return (this.s.approved.all() as { gtin: string; adm_code: number; kind: BarcodeKind; units: number }[]).map((row) => ({
       barcode: canonicalGtin(row.gtin), admCode: row.adm_code, kind: row.kind, units: row.units,
     }));
+  }
+}
+
+/**
+ * Runs a transaction whose commit reaches the disk before it returns (synchronous = FULL): an
+ * accepted submission survives a power cut. The per-request read counters keep the connection's
+ * NORMAL level, where a power cut may forget the last increments but never corrupts the file.
+ */
+export function durably<T>(db: Database.Database, work: () => T): T {
+  db.pragma('synchronous = FULL');
+  try {
+    return work();
+  } finally {
+    db.pragma('synchronous = NORMAL');
   }
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { feed } from '../helpers/feed.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startServe } from '../helpers/serve-process.ts';
 import { tempDir, writeTree } from '../helpers/temp-dir.ts';
 
 const SAMPLE_TARIFF = join(REPO, 'fixtures/sample/tariff');
@@ -136,11 +137,24 @@ describe('tariff verify and tariff diff', () => {
 });
 
 describe('tariff start (npm start)', () => {
-  it('builds the bundled sample into the data dir and prints the manifest', async () => {
+  it('publishes the bundled sample to the local bucket, creates the demo account once, and serves', async () => {
     const dataDir = await tempDir();
-    const result = await runCli(['start', '--date', '2026-11-22'], { env: { TARIFF_DATA_DIR: dataDir } });
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain('"version": "20261101.1"');
-    expect(readdirSync(join(dataDir, 'release'))).toContain('manifest.json');
+    const service = await startServe(['start', '--date', '2026-11-22'], { TARIFF_DATA_DIR: dataDir });
+    try {
+      expect(readdirSync(join(dataDir, 'bucket'))).toContain('current.json');
+      const stderr = await service.stderr();
+      const key = /API key \(shown only now\): (ttd_\S+)/.exec(stderr)?.[1];
+      expect(key).toBeDefined();
+      const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await version.json()).toMatchObject({ version: '20261101.1', counts: { products: 14, barcodes: 10 } });
+    } finally {
+      await service.stop();
+    }
+    const again = await startServe(['start', '--date', '2026-11-22'], { TARIFF_DATA_DIR: dataDir });
+    try {
+      expect(await again.stderr()).toContain('demo account demo@example.org exists');
+    } finally {
+      await again.stop();
+    }
   });
 });

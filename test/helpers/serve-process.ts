@@ -7,6 +7,8 @@ export interface ServeProcess {
   child: ChildProcess;
   /** Every JSON line the service logged so far. */
   log: Record<string, unknown>[];
+  /** What it wrote on stderr so far. */
+  stderr(): Promise<string>;
   stop(): Promise<number | null>;
 }
 
@@ -29,6 +31,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
           url: String(entry.url),
           child,
           log,
+          stderr: async () => stderr,
           stop: () =>
             new Promise((done) => {
               child.once('exit', (code) => done(code));

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf, generateApiKey, looksLikeApiKey } from '../../src/registry/api-key.ts';
 import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { SQLITE_MIGRATIONS } from '../../src/registry/sqlite-migrations.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
@@ -98,6 +99,6 @@ describe('accounts', () => {
     await r.close();
     const again = new SqliteRegistry(path);
     await again.close();
-    expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: 1 });
+    expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: SQLITE_MIGRATIONS.length });
   });
 });
