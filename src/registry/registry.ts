@@ -84,6 +84,12 @@ export interface BarcodeVote extends Match {
   counted: boolean;
 }
 
+export interface WebSession {
+  account: Account;
+  csrfToken: string;
+  expiresAt: string;
+}
+
 export interface AuditEntry {
   actor: string;
   action: string;
@@ -145,6 +151,23 @@ export interface Registry {
   setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void>;
   /** The approved matches, for the next release. */
   approvedBarcodes(): Promise<Barcode[]>;
+
+  findAccountById(id: number): Promise<Account | null>;
+
+  /** Stores a sign-in link's token (its SHA-256) for an account, valid until `expiresAt`. */
+  createSignInToken(accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void>;
+  /** Whether a token is still usable, without using it (the page that asks to confirm). */
+  signInTokenUsable(tokenHash: string, now: Date): Promise<boolean>;
+  /** Uses a token once, atomically: the account it signs in, or null if unknown, used or expired. */
+  consumeSignInToken(tokenHash: string, now: Date): Promise<Account | null>;
+  createSession(accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void>;
+  /** The session's account, unless the session expired or the account is blocked. */
+  findSession(idHash: string, now: Date): Promise<WebSession | null>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Ends every session of the account ("Esci da tutti i dispositivi"); returns how many. */
+  deleteAccountSessions(accountId: number): Promise<number>;
+  /** A generic counter for request limits (sign-in requests per address and per client). */
+  countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
 
   audit(entry: AuditEntry, now: Date): Promise<void>;
   close(): Promise<void>;

@@ -73,3 +73,28 @@ SQLITE_MIGRATIONS.push(`
     PRIMARY KEY (account_id, contributor_ref)
   ) WITHOUT ROWID;
 `);
+
+/** Version 3: the website's sign-in links, sessions and request limits. */
+SQLITE_MIGRATIONS.push(`
+  CREATE TABLE sign_in_tokens (
+    token_hash TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  ) WITHOUT ROWID;
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    csrf_token TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX sessions_account ON sessions (account_id);
+  CREATE TABLE request_limits (
+    key TEXT NOT NULL,
+    period_start TEXT NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (key, period_start)
+  ) WITHOUT ROWID;
+`);

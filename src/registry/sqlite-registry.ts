@@ -5,9 +5,9 @@ import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import {
   MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
-  type Principal, type Registry, type SubmissionRecord, type SubmitOutcome,
+  type Principal, type Registry, type SubmissionRecord, type SubmitOutcome, type WebSession,
 } from './registry.ts';
-import { SqliteBarcodes } from './sqlite-barcodes.ts';
+import { durably, SqliteBarcodes } from './sqlite-barcodes.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { sameFingerprint } from './api-key.ts';
 
@@ -88,6 +88,24 @@ export class SqliteRegistry implements Registry {
       ),
       usage: db.prepare('SELECT used FROM usage_counters WHERE account_id = ? AND counter = ? AND period_start = ?'),
       audit: db.prepare('INSERT INTO audit_log (at, actor, action, subject, before, after) VALUES (?, ?, ?, ?, ?, ?)'),
+      accountById: db.prepare('SELECT * FROM accounts WHERE id = ?'),
+      insertToken: db.prepare('INSERT INTO sign_in_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+      tokenUsable: db.prepare('SELECT 1 FROM sign_in_tokens WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
+      consumeToken: db.prepare(
+        `UPDATE sign_in_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+         RETURNING (SELECT json_object('id', a.id) FROM accounts a WHERE a.id = account_id AND a.blocked = 0) AS account`,
+      ),
+      purgeTokens: db.prepare('DELETE FROM sign_in_tokens WHERE expires_at < ?'),
+      insertSession: db.prepare('INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+      session: db.prepare('SELECT s.csrf_token, s.expires_at, a.* FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = ? AND s.expires_at > ? AND a.blocked = 0'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id_hash = ?'),
+      deleteAccountSessions: db.prepare('DELETE FROM sessions WHERE account_id = ?'),
+      purgeSessions: db.prepare('DELETE FROM sessions WHERE expires_at < ?'),
+      countRequest: db.prepare(
+        `INSERT INTO request_limits (key, period_start, used) VALUES (@key, @period, 1)
+         ON CONFLICT (key, period_start) DO UPDATE SET used = used + 1 WHERE used + 1 <= @limit RETURNING used`,
+      ),
+      requestCount: db.prepare('SELECT used FROM request_limits WHERE key = ? AND period_start = ?'),
     };
     const authenticateOne = (fingerprint: string, now: Date, read?: { periodStart: string; limit: number }) => {
       const row = this.statements.principal.get(fingerprint) as (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
@@ -147,14 +165,14 @@ export class SqliteRegistry implements Registry {
   }
 
   async addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord> {
-    return this.db.transaction(() => {
+    return durably(this.db, () => this.db.transaction(() => {
       const { n } = this.statements.activeKeyCount.get(accountId) as { n: number };
       if (n >= MAX_ACTIVE_KEYS) {
         const account = this.db.prepare('SELECT email FROM accounts WHERE id = ?').get(accountId) as { email: string } | undefined;
         throw errors.tooManyKeys(account?.email ?? `account ${accountId}`, MAX_ACTIVE_KEYS);
       }
       return toKey(this.statements.insertKey.get(accountId, key.fingerprint, key.prefix, key.label, now.toISOString()) as KeyRow);
-    }).immediate();
+    }).immediate());
   }
 
   async listKeys(accountId: number, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyRecord[]> {
@@ -243,6 +261,54 @@ export class SqliteRegistry implements Registry {
 
   async approvedBarcodes(): Promise<Barcode[]> {
     return this.barcodes.approved();
+  }
+
+  async findAccountById(id: number): Promise<Account | null> {
+    const row = this.statements.accountById.get(id) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  async createSignInToken(accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void> {
+    durably(this.db, () => {
+      this.statements.purgeTokens.run(now.toISOString());
+      this.statements.insertToken.run(tokenHash, accountId, now.toISOString(), expiresAt.toISOString());
+    });
+  }
+
+  async signInTokenUsable(tokenHash: string, now: Date): Promise<boolean> {
+    return Boolean(this.statements.tokenUsable.get(tokenHash, now.toISOString()));
+  }
+
+  async consumeSignInToken(tokenHash: string, now: Date): Promise<Account | null> {
+    const row = this.statements.consumeToken.get(now.toISOString(), tokenHash, now.toISOString()) as { account: string | null } | undefined;
+    if (!row?.account) return null;
+    return this.findAccountById((JSON.parse(row.account) as { id: number }).id);
+  }
+
+  async createSession(accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void> {
+    durably(this.db, () => {
+      this.statements.purgeSessions.run(now.toISOString());
+      this.statements.insertSession.run(idHash, accountId, csrfToken, now.toISOString(), expiresAt.toISOString());
+    });
+  }
+
+  async findSession(idHash: string, now: Date): Promise<WebSession | null> {
+    const row = this.statements.session.get(idHash, now.toISOString()) as (AccountRow & { csrf_token: string; expires_at: string }) | undefined;
+    return row ? { account: toAccount(row), csrfToken: row.csrf_token, expiresAt: row.expires_at } : null;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.statements.deleteSession.run(idHash);
+  }
+
+  async deleteAccountSessions(accountId: number): Promise<number> {
+    return this.statements.deleteAccountSessions.run(accountId).changes;
+  }
+
+  async countRequest(key: string, periodStart: string, limit: number): Promise<Consumption> {
+    const row = this.statements.countRequest.get({ key, period: periodStart, limit }) as { used: number } | undefined;
+    if (row) return { allowed: true, used: row.used };
+    return { allowed: false, used: (this.statements.requestCount.get(key, periodStart) as { used: number } | undefined)?.used ?? 0 };
   }
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {

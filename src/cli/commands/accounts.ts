@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
-import { generateApiKey } from '../../registry/api-key.ts';
+import { createKey } from '../../registry/create-key.ts';
 import { normaliseEmail } from '../../registry/email.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import { ACCOUNT_TYPES, type Account, type AccountType, type Registry } from '../../registry/registry.ts';
@@ -34,13 +34,6 @@ export async function requireAccount(registry: Registry, address: string): Promi
 }
 
 const accountRow = (a: Account) => [a.email, a.type, a.blocked ? 'blocked' : 'active', String(a.submitLimit), a.createdAt];
-
-/** Creates an API key for an account: the full key is returned once and never stored. */
-export async function createKey(registry: Registry, account: Account, label: string, now: Date) {
-  const key = generateApiKey();
-  const record = await registry.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label }, now);
-  return { key: key.key, record };
-}
 
 export function registerAccounts(program: Command, run: Runner): void {
   const accounts = program.command('accounts').description('Manage accounts in the registry (operator)');

@@ -5,6 +5,9 @@ import { errors } from '../../errors.ts';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import { createApp } from '../../server/app.ts';
+import type { Handler } from '../../server/http.ts';
+import { createMailer } from '../../mail/mailer.ts';
+import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
 import { listen, type ListeningServer } from '../../server/node-adapter.ts';
 import { RequestLog } from '../../server/request-log.ts';
@@ -38,7 +41,27 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     log: (event) => log.write(event),
   });
   await release.start();
-  const listening = await listen(createApp({ registry, release, now: ctx.io.now, rules: loadRules(env) }), { host, port: Number(port), log });
+  const api = createApp({ registry, release, now: ctx.io.now, rules: loadRules(env) });
+  // Links in e-mails point at TARIFF_SITE_URL (the public https address behind a load balancer),
+  // else at the address this process listens on.
+  let siteUrl = env.TARIFF_SITE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const website = createWebsite({
+    registry,
+    mailer: createMailer({ env, dataDir: ctx.dataDir, log: (event) => log.write(event) }),
+    now: ctx.io.now,
+    siteUrl: () => siteUrl,
+    signInTtlMs: (positiveInteger(env.TARIFF_SIGNIN_TTL_SECONDS, 'TARIFF_SIGNIN_TTL_SECONDS') ?? DEFAULT_SIGN_IN_TTL_MS / 1000) * 1000,
+    sessionTtlMs: (positiveInteger(env.TARIFF_SESSION_TTL_SECONDS, 'TARIFF_SESSION_TTL_SECONDS') ?? DEFAULT_SESSION_TTL_MS / 1000) * 1000,
+    limits: {
+      perAddress: positiveInteger(env.TARIFF_SIGNIN_LIMIT_ADDRESS, 'TARIFF_SIGNIN_LIMIT_ADDRESS') ?? DEFAULT_SIGN_IN_LIMITS.perAddress,
+      perClient: positiveInteger(env.TARIFF_SIGNIN_LIMIT_CLIENT, 'TARIFF_SIGNIN_LIMIT_CLIENT') ?? DEFAULT_SIGN_IN_LIMITS.perClient,
+    },
+    log: (event) => log.write(event),
+  });
+  // /v1 and /healthz are the API; every other path is the website.
+  const handler: Handler = (request) => (request.path.startsWith('/v1/') || request.path === '/v1' || request.path === '/healthz' ? api(request) : website(request));
+  const listening = await listen(handler, { host, port: Number(port), log });
+  if (!env.TARIFF_SITE_URL) siteUrl = listening.url;
   log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
   log.flush();
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import type { Runner } from '../context.ts';
-import { createKey } from './accounts.ts';
+import { createKey } from '../../registry/create-key.ts';
 import { describeBuild, runBuild } from './build.ts';
 import { bucketSettings } from './publish.ts';
 import { startService } from './serve.ts';

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { writeFileAtomic } from '../util/durable-write.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends the website's e-mail. */
+export interface Mailer {
+  /** A description for logs, without credentials. */
+  readonly description: string;
+  send(message: MailMessage): Promise<void>;
+}
+
+export const DEFAULT_FROM = 'Tariffa tabacchi <no-reply@localhost>';
+
+/**
+ * SMTP through nodemailer when SMTP_URL is set (smtp://user:pass@host:587, smtps://…), else the
+ * embedded default: each message is written as an .eml file under <data-dir>/outbox, and where it
+ * went is logged (never its content: it carries a sign-in link). Sender: SMTP_FROM.
+ */
+export function createMailer(options: { env: NodeJS.ProcessEnv; dataDir: string; log: (event: Record<string, unknown>) => void }): Mailer {
+  const from = options.env.SMTP_FROM ?? DEFAULT_FROM;
+  const url = options.env.SMTP_URL;
+  if (url) {
+    const transport = nodemailer.createTransport(url);
+    const { host, port } = new URL(url);
+    return {
+      description: `SMTP ${host}:${port}`,
+      async send(message) {
+        await transport.sendMail({ from, ...message });
+        options.log({ event: 'mail.sent', via: `${host}:${port}` });
+      },
+    };
+  }
+  const outbox = join(options.dataDir, 'outbox');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    description: `outbox ${outbox}`,
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      await mkdir(outbox, { recursive: true });
+      const path = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+      await writeFileAtomic(path, info.message as Buffer);
+      options.log({ event: 'mail.outbox', path });
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import { generateApiKey } from './api-key.ts';
+import type { Account, ApiKeyRecord, Registry } from './registry.ts';
+
+/** Creates an API key for an account: the full key is returned once and never stored. */
+export async function createKey(registry: Registry, account: Account, label: string, now: Date): Promise<{ key: string; record: ApiKeyRecord }> {
+  const key = generateApiKey();
+  const record = await registry.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label }, now);
+  return { key: key.key, record };
+}

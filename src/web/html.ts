@@ -1,0 +1,34 @@
+/** HTML that is already safe to insert (built by `html`). */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/**
+ * Template tag that escapes every interpolated value unless it is SafeHtml (or an array of it):
+ * the pages never build markup from unescaped strings.
+ *
+ * @example html`<p>${userInput}</p>`
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    out += render(value) + strings[i + 1]!;
+  });
+  return new SafeHtml(out);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}

@@ -1,0 +1,222 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createKey } from '../registry/create-key.ts';
+import { normaliseEmail } from '../registry/email.ts';
+import { MAX_ACTIVE_KEYS, READ_LIMIT, type Registry, type WebSession } from '../registry/registry.ts';
+import { header, type Handler, type HttpRequest, type HttpResponse } from '../server/http.ts';
+import { dayWindow, hourWindow } from '../server/quota-window.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { parseCookies, serializeCookie } from './cookies.ts';
+import { html } from './html.ts';
+import { accountPage, confirmRevokePage, confirmSignInPage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
+
+export interface WebsiteOptions {
+  registry: Registry;
+  mailer: Mailer;
+  now: () => Date;
+  /** The public URL of the site, for the links in e-mails; https makes cookies Secure. */
+  siteUrl: () => string;
+  signInTtlMs: number;
+  sessionTtlMs: number;
+  /** Sign-in requests per hour: per e-mail address and per client address. */
+  limits: { perAddress: number; perClient: number };
+  log: (event: Record<string, unknown>) => void;
+}
+
+export const DEFAULT_SIGN_IN_TTL_MS = 15 * 60_000;
+export const DEFAULT_SESSION_TTL_MS = 14 * 86_400_000;
+export const DEFAULT_SIGN_IN_LIMITS = { perAddress: 5, perClient: 30 };
+
+/**
+ * Security headers on every page: a Content-Security-Policy without inline script, no framing,
+ * no Referer (the sign-in page's URL carries the token), no MIME sniffing, no caching.
+ */
+export const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+const STATIC: Record<string, { type: string; body: Buffer }> = {
+  '/static/style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./static/style.css', import.meta.url)) },
+  '/static/app.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./static/app.js', import.meta.url)) },
+};
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const randomToken = () => randomBytes(32).toString('base64url');
+
+function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * The website (interface spec 2.6 and 5.4), in Italian, server-rendered, working without
+ * JavaScript: sign-in by e-mail link, the account page with usage and keys, key creation and
+ * revocation, sign-out here or everywhere. Sessions and sign-in links are stored as SHA-256 only.
+ * Forms carry a CSRF token: the session's for signed-in forms, a double-submit cookie before.
+ */
+export function createWebsite(options: WebsiteOptions): Handler {
+  const { registry, now: clock } = options;
+  const secure = options.siteUrl().startsWith('https://');
+  const sessionCookie = secure ? '__Host-sessione' : 'sessione';
+  const csrfCookie = secure ? '__Host-csrf' : 'csrf';
+  const minutes = Math.round(options.signInTtlMs / 60_000);
+
+  const page = (status: number, body: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status, headers: { ...PAGE_HEADERS, ...flatten(extra) }, body });
+  const redirect = (location: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status: 303, headers: { ...PAGE_HEADERS, location, ...flatten(extra) }, body: null });
+
+  /** The anonymous CSRF token: the cookie's, or a new one to set. */
+  const anonymousCsrf = (request: HttpRequest) => {
+    const existing = parseCookies(header(request, 'cookie')).get(csrfCookie);
+    const token = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
+    return { token, setCookie: existing === token ? undefined : serializeCookie(csrfCookie, token, { secure }) };
+  };
+
+  const session = async (request: HttpRequest): Promise<(WebSession & { idHash: string }) | null> => {
+    const id = parseCookies(header(request, 'cookie')).get(sessionCookie);
+    if (!id) return null;
+    const idHash = sha256(id);
+    const found = await registry.findSession(idHash, clock());
+    return found ? { ...found, idHash } : null;
+  };
+
+  const form = async (request: HttpRequest) => new URLSearchParams((await request.body()).toString('utf8'));
+  const forbidden = () => page(403, messagePage('Richiesta non valida', 'Il modulo è scaduto o non proviene da questo sito. Ricarica la pagina e riprova.'));
+
+  const renderAccount = async (current: WebSession, extra: { newKey?: { key: string; label: string }; notice?: string; error?: string } = {}, status = 200) => {
+    const now = clock();
+    const day = dayWindow(now);
+    const hour = hourWindow(now);
+    const { account } = current;
+    const [keys, reads, submits] = await Promise.all([registry.listKeys(account.id), registry.usage(account.id, 'read', day.periodStart), registry.usage(account.id, 'submit', hour.periodStart)]);
+    return page(status, accountPage({
+      account, keys, csrf: current.csrfToken, maxKeys: MAX_ACTIVE_KEYS, ...extra,
+      reads: { limit: READ_LIMIT, used: reads, resetsAt: day.resetsAt },
+      submits: { limit: account.submitLimit, used: submits, resetsAt: hour.resetsAt },
+    }));
+  };
+
+  return async (request) => {
+    const { method, path } = request;
+    const asset = STATIC[path];
+    if (asset) return { status: 200, headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }, body: asset.body };
+
+    if (path === '/' && method === 'GET') return redirect((await session(request)) ? '/account' : '/accedi');
+
+    if (path === '/accedi') {
+      if (method === 'GET') {
+        if (await session(request)) return redirect('/account');
+        const csrf = anonymousCsrf(request);
+        return page(200, signInPage(csrf.token), csrf.setCookie ? { 'set-cookie': csrf.setCookie } : {});
+      }
+      if (method === 'POST') {
+        const fields = await form(request);
+        const cookieToken = parseCookies(header(request, 'cookie')).get(csrfCookie);
+        if (!sameSecret(fields.get('_csrf') ?? undefined, cookieToken)) return forbidden();
+        const email = normaliseEmail(fields.get('email') ?? '');
+        if (!email) return page(400, signInPage(cookieToken!, { email: fields.get('email') ?? '', message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>` }));
+        const now = clock();
+        const hour = hourWindow(now).periodStart;
+        const perClient = await registry.countRequest(`sign-in:client:${request.remoteAddress}`, hour, options.limits.perClient);
+        const perAddress = perClient.allowed ? await registry.countRequest(`sign-in:address:${email}`, hour, options.limits.perAddress) : perClient;
+        if (!perClient.allowed || !perAddress.allowed) {
+          return page(429, messagePage('Troppe richieste', 'Hai chiesto troppi link di accesso in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
+        }
+        // The same page whether or not the address has an account: the form reveals nothing.
+        const account = await registry.findAccount(email);
+        if (account && !account.blocked) {
+          const token = randomToken();
+          await registry.createSignInToken(account.id, sha256(token), new Date(now.getTime() + options.signInTtlMs), now);
+          try {
+            await options.mailer.send({ to: email, ...signInEmail(`${options.siteUrl().replace(/\/+$/, '')}/accesso?t=${token}`, minutes) });
+          } catch (error) {
+            options.log({ event: 'mail.failed', account: account.id, error: (error as Error).message });
+          }
+        }
+        return page(200, linkSentPage(minutes));
+      }
+      return methodNotAllowed(['GET', 'POST']);
+    }
+
+    if (path === '/accesso') {
+      if (method === 'GET') {
+        // Showing the page does not use the link: mail scanners that open links must not spend it.
+        const token = request.query.get('t') ?? '';
+        if (!(await registry.signInTokenUsable(sha256(token), clock()))) return page(410, invalidLinkPage());
+        return page(200, confirmSignInPage(token));
+      }
+      if (method === 'POST') {
+        const token = (await form(request)).get('token') ?? '';
+        const now = clock();
+        const account = await registry.consumeSignInToken(sha256(token), now);
+        if (!account) return page(410, invalidLinkPage());
+        const id = randomToken();
+        await registry.createSession(account.id, sha256(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
+        options.log({ event: 'web.sign_in', account: account.id });
+        return redirect('/account', { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000) }) });
+      }
+      return methodNotAllowed(['GET', 'POST']);
+    }
+
+    if (path === '/account' || path.startsWith('/account/') || path === '/esci' || path === '/esci-ovunque') {
+      const current = await session(request);
+      if (!current) return method === 'GET' ? redirect('/accedi') : forbidden();
+      const accountId = current.account.id;
+
+      if (path === '/account' && method === 'GET') return { ...(await renderAccount(current)), accountId };
+
+      if (method !== 'POST' && !(method === 'GET' && /^\/account\/chiavi\/\d+\/revoca$/.test(path))) return methodNotAllowed(['POST']);
+      const fields = method === 'POST' ? await form(request) : new URLSearchParams();
+      if (method === 'POST' && !sameSecret(fields.get('_csrf') ?? undefined, current.csrfToken)) return forbidden();
+
+      if (path === '/account/chiavi') {
+        const label = (fields.get('label') ?? '').trim().slice(0, 100);
+        try {
+          const created = await createKey(registry, current.account, label, clock());
+          options.log({ event: 'web.key_created', account: accountId, prefix: created.record.prefix });
+          return { ...(await renderAccount(current, { newKey: { key: created.key, label } })), accountId };
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'too_many_keys') throw error;
+          return { ...(await renderAccount(current, { error: `Hai già ${MAX_ACTIVE_KEYS} chiavi attive, il massimo per un account. Revoca prima una chiave, poi creane una nuova.` }, 409)), accountId };
+        }
+      }
+      const revoke = /^\/account\/chiavi\/(\d+)\/revoca$/.exec(path);
+      if (revoke) {
+        const key = (await registry.listKeys(accountId)).find((candidate) => candidate.id === Number(revoke[1]));
+        if (!key) return page(404, messagePage('Chiave non trovata', 'Questa chiave non esiste o è già stata revocata.', { href: '/account', label: 'Torna all\'account' }, 'error', true));
+        if (method === 'GET') return page(200, confirmRevokePage(key, current.csrfToken));
+        await registry.revokeKey(accountId, key.prefix, `web (${current.account.email})`, clock());
+        options.log({ event: 'web.key_revoked', account: accountId, prefix: key.prefix });
+        return { ...(await renderAccount(current, { notice: `La chiave ${key.prefix}… è stata revocata.` })), accountId };
+      }
+      if (path === '/esci') {
+        await registry.deleteSession(current.idHash);
+        return redirect('/accedi', { 'set-cookie': serializeCookie(sessionCookie, '', { secure, maxAgeSeconds: 0 }) });
+      }
+      if (path === '/esci-ovunque') {
+        const ended = await registry.deleteAccountSessions(accountId);
+        options.log({ event: 'web.sign_out_everywhere', account: accountId, sessions: ended });
+        return redirect('/accedi', { 'set-cookie': serializeCookie(sessionCookie, '', { secure, maxAgeSeconds: 0 }) });
+      }
+    }
+    return page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));
+  };
+
+  function methodNotAllowed(allow: string[]): HttpResponse {
+    return { ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')), headers: { ...PAGE_HEADERS, allow: allow.join(', ') } };
+  }
+}
+
+function invalidLinkPage(): string {
+  return messagePage('Link non valido', 'Questo link di accesso è scaduto, è già stato usato oppure non è valido. Chiedine uno nuovo.');
+}
+
+function flatten(headers: Record<string, string | string[]>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
+}
