@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latestSignInLink } from '../helpers/outbox.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(REPO, 'test-artifacts', 'screenshots');
+// CI installs Debian's Chromium (.ci/run): there a missing browser fails the suite.
+const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
+
+let browser: Browser;
+let service: ServeProcess;
+let dataDir: string;
+
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  dataDir = await tempDir('tariff-browser-');
+  const out = join(dataDir, 'build');
+  await runCli(['build', '--source', join(REPO, 'fixtures/sample/tariff'), '--date', '2026-11-22', '--out', out, '--data-dir', dataDir]);
+  await runCli(['publish', out, '--data-dir', dataDir]);
+  await runCli(['accounts', 'create', 'tabaccheria.rossi@example.it', '--type', 'User', '--data-dir', dataDir]);
+  service = await startServe(['serve', '--data-dir', dataDir]);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+async function signIn(page: Page, shot?: string): Promise<void> {
+  await page.goto(`${service.url}/accedi`);
+  await page.getByLabel('Indirizzo e-mail').fill('tabaccheria.rossi@example.it');
+  if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-accedi.png`), fullPage: true });
+  await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
+  expect(await textOf(page.locator('p.notice'))).toContain('riceverai a breve');
+  if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-link-inviato.png`), fullPage: true });
+  await page.goto(await latestSignInLink(dataDir));
+  if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-conferma.png`), fullPage: true });
+  await page.getByRole('button', { name: 'Accedi' }).click();
+  await page.waitForURL(`${service.url}/account`);
+}
+
+/** The text of an element once it is visible (playwright-core has no assertion library of its own). */
+async function textOf(locator: Locator): Promise<string> {
+  await locator.first().waitFor({ state: 'visible' });
+  return ((await locator.first().textContent()) ?? '').trim();
+}
+
+const me = (key: string) => fetch(`${service.url}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+
+describe.skipIf(!available)('the website in a real browser', () => {
+  it('signs in by e-mail link, manages keys, shows the counters, and signs out everywhere', async () => {
+    const first = await browser.newContext();
+    const page = await first.newPage();
+    await signIn(page, '01');
+    expect(await textOf(page.locator('#account-email'))).toBe('tabaccheria.rossi@example.it');
+    await page.screenshot({ path: join(SCREENSHOTS, '02-account.png'), fullPage: true });
+
+    await page.getByLabel(/Nuova chiave/).fill('cassa 1');
+    await page.getByRole('button', { name: 'Crea una chiave' }).click();
+    const key = (await page.locator('#new-key-value').textContent())!.trim();
+    expect(key).toMatch(/^ttd_[A-Za-z0-9_-]{43}$/);
+    expect(await textOf(page.locator('#new-key'))).toContain('non sarà più mostrata');
+    await page.getByRole('button', { name: 'Copia' }).waitFor({ state: 'visible' });
+    await page.screenshot({ path: join(SCREENSHOTS, '03-nuova-chiave.png'), fullPage: true });
+
+    expect((await me(key)).status).toBe(200);
+    expect((await me(key)).status).toBe(200);
+    await page.goto(`${service.url}/account`);
+    expect(await textOf(page.locator('[data-counter="read"]'))).toBe('2 su 10');
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect(await textOf(page.locator('#keys'))).toContain(key.slice(0, 12));
+
+    for (const label of ['cassa 2', 'cassa 3']) {
+      await page.getByLabel(/Nuova chiave/).fill(label);
+      await page.getByRole('button', { name: 'Crea una chiave' }).click();
+      await page.locator('#new-key').waitFor({ state: 'visible' });
+    }
+    await page.getByLabel(/Nuova chiave/).fill('cassa 4');
+    await page.getByRole('button', { name: 'Crea una chiave' }).click();
+    expect(await textOf(page.getByRole('alert'))).toContain('Revoca prima una chiave');
+    expect(await page.locator('#new-key').count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, '04-quarta-chiave-rifiutata.png'), fullPage: true });
+
+    const second = await browser.newContext();
+    const other = await second.newPage();
+    await signIn(other);
+    expect(await textOf(other.locator('#account-email'))).toBe('tabaccheria.rossi@example.it');
+
+    await page.goto(`${service.url}/account`);
+    await page.locator(`tr[data-key="${key.slice(0, 12)}"]`).getByRole('link', { name: 'Revoca' }).click();
+    await page.screenshot({ path: join(SCREENSHOTS, '05-conferma-revoca.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Revoca la chiave' }).click();
+    expect(await textOf(page.getByRole('status'))).toContain('è stata revocata');
+    expect((await me(key)).status).toBe(401);
+
+    await page.getByRole('button', { name: 'Esci da tutti i dispositivi' }).click();
+    await page.waitForURL(`${service.url}/accedi`);
+    await other.goto(`${service.url}/account`);
+    await other.waitForURL(`${service.url}/accedi`);
+    await other.getByRole('heading', { name: 'Accedi' }).waitFor({ state: 'visible' });
+    await first.close();
+    await second.close();
+  });
+});

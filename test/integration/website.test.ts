@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MailMessage } from '../../src/mail/mailer.ts';
+import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
+import { createWebsite } from '../../src/web/website.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
+async function setUp(siteUrl = 'http://127.0.0.1:8080') {
+  const registry = new SqliteRegistry(join(await tempDir(), 'registry.sqlite'));
+  await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
+  let now = new Date('2026-11-22T10:00:00Z');
+  const mailbox: MailMessage[] = [];
+  const site = createWebsite({
+    registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: 100 }, log: () => {},
+    mailer: { description: 'test', send: async (message) => void mailbox.push(message) },
+  });
+  let cookies = new Map<string, string>();
+  const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1'): Promise<HttpResponse & { text: string }> => {
+    const [pathname, query = ''] = path.split('?');
+    const request: HttpRequest = {
+      method, path: pathname!, query: new URLSearchParams(query), remoteAddress,
+      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      body: async () => Buffer.from(new URLSearchParams(form ?? {}).toString()),
+    };
+    const response = await site(request);
+    const setCookie = response.headers['set-cookie'];
+    if (setCookie) {
+      const [pair] = setCookie.split(';');
+      const [name, value] = pair!.split('=');
+      if (value) cookies.set(name!, decodeURIComponent(value));
+      else cookies.delete(name!);
+    }
+    return { ...response, text: String(response.body ?? '') };
+  };
+  const csrf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
+  const requestLink = async (email: string, remoteAddress?: string) => call('POST', '/accedi', { _csrf: csrf((await call('GET', '/accedi')).text), email }, remoteAddress);
+  const linkIn = (message: MailMessage) => /https?:\/\/\S+\/accesso\?t=[A-Za-z0-9_-]+/.exec(message.text)![0];
+  return {
+    registry, call, csrf, requestLink, linkIn, mailbox,
+    setNow: (iso: string) => (now = new Date(iso)),
+    clearCookies: () => (cookies = new Map()),
+    cookieJar: () => cookies,
+  };
+}
+
+describe('the website', () => {
+  it('answers the same for known and unknown addresses, and mails a link only to an account', async () => {
+    const { requestLink, mailbox } = await setUp();
+    const known = await requestLink('shop@example.it');
+    const unknown = await requestLink('nobody@example.it');
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.text).toBe(known.text);
+    expect(mailbox.map((m) => m.to)).toEqual(['shop@example.it']);
+    expect(mailbox[0]!.text).toMatch(/http:\/\/127\.0\.0\.1:8080\/accesso\?t=/);
+  });
+
+  it('signs in once with a link, which then cannot be reused', async () => {
+    const { requestLink, mailbox, linkIn, call, clearCookies } = await setUp();
+    await requestLink('shop@example.it');
+    const path = linkIn(mailbox[0]!).replace('http://127.0.0.1:8080', '');
+    const confirm = await call('GET', path);
+    expect(confirm.status).toBe(200);
+    const token = /name="token" value="([^"]+)"/.exec(confirm.text)![1]!;
+    const signedIn = await call('POST', '/accesso', { token });
+    expect(signedIn).toMatchObject({ status: 303, headers: { location: '/account' } });
+    expect(signedIn.headers['set-cookie']).toMatch(/^sessione=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=86400$/);
+    expect((await call('GET', '/account')).text).toContain('shop@example.it');
+    clearCookies();
+    expect((await call('POST', '/accesso', { token })).status).toBe(410);
+    expect((await call('GET', path)).status).toBe(410);
+  });
+
+  it('refuses an expired link', async () => {
+    const { requestLink, mailbox, linkIn, call, setNow } = await setUp();
+    await requestLink('shop@example.it');
+    const token = new URL(linkIn(mailbox[0]!)).searchParams.get('t')!;
+    setNow('2026-11-22T10:15:01Z');
+    expect((await call('GET', `/accesso?t=${token}`)).status).toBe(410);
+    expect((await call('POST', '/accesso', { token })).status).toBe(410);
+  });
+
+  it('refuses a forged form without the CSRF token', async () => {
+    const { requestLink, mailbox, linkIn, call } = await setUp();
+    expect((await call('POST', '/accedi', { email: 'shop@example.it' })).status).toBe(403);
+    expect(mailbox).toHaveLength(0);
+    await requestLink('shop@example.it');
+    const token = new URL(linkIn(mailbox[0]!)).searchParams.get('t')!;
+    await call('POST', '/accesso', { token });
+    for (const path of ['/account/chiavi', '/esci-ovunque', '/esci']) {
+      expect((await call('POST', path, { label: 'x' })).status).toBe(403);
+      expect((await call('POST', path, { label: 'x', _csrf: 'forged' })).status).toBe(403);
+    }
+    expect((await call('GET', '/account')).status).toBe(200);
+  });
+
+  it('limits sign-in requests per address', async () => {
+    const { requestLink, mailbox } = await setUp();
+    for (let i = 0; i < 3; i++) expect((await requestLink('shop@example.it')).status).toBe(200);
+    expect((await requestLink('shop@example.it')).status).toBe(429);
+    expect(mailbox).toHaveLength(3);
+  });
+
+  it('sends security headers on every page and Secure cookies over https', async () => {
+    const { call } = await setUp('https://tariffa.example.it');
+    const response = await call('GET', '/accedi');
+    expect(response.headers).toMatchObject({
+      'content-security-policy': expect.stringContaining("script-src 'self'"),
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    });
+    expect(response.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(response.headers['set-cookie']).toMatch(/^__Host-csrf=.*; Secure$/);
+    expect(response.text).not.toMatch(/<script>(?!<\/script>)/);
+  });
+});
