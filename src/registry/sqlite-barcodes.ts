@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import { barcodeStatus, recordStatus, sameMatch, type AdminDecision, type BarcodeStatus, type Match, type StatusRules, type Vote } from '../barcodes/status-rules.ts';
+import { planBatch, type BatchState, type StoredBarcode, type StoredVote } from '../barcodes/plan-batch.ts';
+import { barcodeStatus, recordStatus, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { formatWithOffset } from '../util/dates.ts';
-import type { Account, AccountType, BarcodeSummary, BarcodeVote, SubmissionRecord, SubmissionResult, SubmitOutcome } from './registry.ts';
+import type { Account, AccountType, BarcodeSummary, BarcodeVote, SubmissionRecord, SubmitOutcome } from './registry.ts';
 
 interface BarcodeRow {
   gtin: string;
@@ -15,6 +16,20 @@ interface BarcodeRow {
   admin_decision: 'approved' | 'revoked' | null;
   updated_at: string;
 }
+
+interface VoteRow {
+  account_id: number;
+  adm_code: number;
+  kind: BarcodeKind;
+  units: number;
+  type: AccountType;
+  counted: number;
+}
+
+const toStoredVote = (row: VoteRow): StoredVote => ({ accountId: row.account_id, admCode: row.adm_code, kind: row.kind, units: row.units, accountType: row.type, counted: row.counted === 1 });
+
+export const adminOf = (row: { admin_decision: 'approved' | 'revoked' | null; adm_code: number | null; kind: BarcodeKind | null; units: number | null }): AdminDecision =>
+  row.admin_decision === 'revoked' ? { decision: 'revoked' } : row.admin_decision === 'approved' ? { decision: 'approved', match: matchOf(row)! } : null;
 
 const matchOf = (row: { adm_code: number | null; kind: BarcodeKind | null; units: number | null }): Match | null =>
   row.adm_code === null ? null : { admCode: row.adm_code, kind: row.kind!, units: row.units! };
@@ -34,16 +49,15 @@ export class SqliteBarcodes {
   ) {
     this.s = {
       barcode: db.prepare('SELECT * FROM barcodes WHERE gtin = ?'),
-      vote: db.prepare('SELECT adm_code, kind, units FROM votes WHERE gtin = ? AND account_id = ?'),
       upsertVote: db.prepare(
         `INSERT INTO votes (gtin, account_id, adm_code, kind, units, contributor_ref, barcode_as_sent, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (gtin, account_id) DO UPDATE SET adm_code = excluded.adm_code, kind = excluded.kind, units = excluded.units,
            contributor_ref = excluded.contributor_ref, barcode_as_sent = excluded.barcode_as_sent, submitted_at = excluded.submitted_at`,
       ),
-      countedVotes: db.prepare(
-        `SELECT v.adm_code, v.kind, v.units, a.type FROM votes v JOIN accounts a ON a.id = v.account_id
-         WHERE v.gtin = ? AND a.blocked = 0
-           AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)`,
+      allVotes: db.prepare(
+        `SELECT v.account_id, v.adm_code, v.kind, v.units, a.type,
+           (a.blocked = 0 AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted
+         FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin = ?`,
       ),
       saveBarcode: db.prepare(
         `INSERT INTO barcodes (gtin, status, adm_code, kind, units, admin_decision, updated_at) VALUES (@gtin, @status, @adm_code, @kind, @units, @admin_decision, @updated_at)
@@ -71,16 +85,10 @@ export class SqliteBarcodes {
   /** Recomputes and stores a barcode's status from its counted votes and the administrator's decision. */
   recompute(gtin: string, now: Date, rules: StatusRules, decision?: AdminDecision): { status: BarcodeStatus; match: Match | null } {
     const row = this.s.barcode.get(gtin) as BarcodeRow | undefined;
-    const admin: AdminDecision =
-      decision !== undefined ? decision : row?.admin_decision === 'revoked' ? { decision: 'revoked' } : row?.admin_decision === 'approved' ? { decision: 'approved', match: matchOf(row)! } : null;
-    const votes = (this.s.countedVotes.all(gtin) as { adm_code: number; kind: BarcodeKind; units: number; type: AccountType }[]).map(
-      (v): Vote => ({ admCode: v.adm_code, kind: v.kind, units: v.units, accountType: v.type }),
-    );
+    const admin: AdminDecision = decision !== undefined ? decision : row ? adminOf(row) : null;
+    const votes = (this.s.allVotes.all(gtin) as VoteRow[]).map(toStoredVote).filter((vote) => vote.counted);
     const result = barcodeStatus(votes, admin, rules);
-    this.s.saveBarcode.run({
-      gtin, status: result.status, adm_code: result.match?.admCode ?? null, kind: result.match?.kind ?? null, units: result.match?.units ?? null,
-      admin_decision: admin?.decision ?? null, updated_at: now.toISOString(),
-    });
+    this.save(gtin, { ...result, admin }, now.toISOString());
     return result;
   }
 
@@ -89,23 +97,34 @@ export class SqliteBarcodes {
       const { account, checks, rules } = input;
       const quota = this.consume(account.id, input.periodStart, checks.length, account.submitLimit);
       if (!quota.allowed) return { allowed: false, used: quota.used };
-      const submittedAt = now.toISOString();
-      const results = checks.map((check, index): SubmissionResult => {
-        if (!check.ok) return { index, barcode: check.barcode, outcome: 'rejected', reason: check.reason, status: null };
-        const c = check.candidate;
-        const rejected = (reason: SubmissionResult['reason']): SubmissionResult => ({ index, barcode: c.barcode, outcome: 'rejected', reason, status: null });
-        if (c.contributorRef !== null && this.s.contributorBlocked.get(account.id, c.contributorRef)) return rejected('contributor_blocked');
-        const barcode = this.s.barcode.get(c.gtin14) as BarcodeRow | undefined;
-        if (barcode?.status === 'revoked') return rejected('barcode_revoked');
-        const previous = this.s.vote.get(c.gtin14, account.id) as { adm_code: number; kind: BarcodeKind; units: number } | undefined;
-        if (barcode && previous && sameMatch({ admCode: previous.adm_code, kind: previous.kind, units: previous.units }, c)) {
-          return { index, barcode: c.barcode, outcome: 'unchanged', reason: null, status: barcode.status };
-        }
-        this.s.upsertVote.run(c.gtin14, account.id, c.admCode, c.kind, c.units, c.contributorRef, c.barcode, submittedAt);
-        return { index, barcode: c.barcode, outcome: 'accepted', reason: null, status: this.recompute(c.gtin14, now, rules).status };
-      });
-      return { allowed: true, used: quota.used, results };
+      const plan = planBatch(account, checks, this.readState(account.id, checks), rules);
+      const at = now.toISOString();
+      for (const vote of plan.votes) this.s.upsertVote.run(vote.gtin14, account.id, vote.admCode, vote.kind, vote.units, vote.contributorRef, vote.barcodeAsSent, at);
+      for (const barcode of plan.barcodes) this.save(barcode.gtin14, barcode, at);
+      return { allowed: true, used: quota.used, results: plan.results };
     }).immediate());
+  }
+
+  /** The state a batch needs: the barcodes it names, all their votes, the account's blocked contributors. */
+  private readState(accountId: number, checks: ItemCheck[]): BatchState {
+    const state: BatchState = { barcodes: new Map(), votes: new Map(), blockedRefs: new Set() };
+    for (const check of checks) {
+      if (!check.ok || state.votes.has(check.candidate.gtin14)) continue;
+      const gtin = check.candidate.gtin14;
+      const row = this.s.barcode.get(gtin) as BarcodeRow | undefined;
+      if (row) state.barcodes.set(gtin, { status: row.status, match: matchOf(row), admin: adminOf(row) });
+      state.votes.set(gtin, (this.s.allVotes.all(gtin) as VoteRow[]).map(toStoredVote));
+      const ref = check.candidate.contributorRef;
+      if (ref !== null && this.s.contributorBlocked.get(accountId, ref)) state.blockedRefs.add(ref);
+    }
+    return state;
+  }
+
+  private save(gtin: string, barcode: StoredBarcode, at: string): void {
+    this.s.saveBarcode.run({
+      gtin, status: barcode.status, adm_code: barcode.match?.admCode ?? null, kind: barcode.match?.kind ?? null, units: barcode.match?.units ?? null,
+      admin_decision: barcode.admin?.decision ?? null, updated_at: at,
+    });
   }
 
   mine(accountId: number, limit: number, offset: number): SubmissionRecord[] {

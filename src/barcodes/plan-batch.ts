@@ -1,0 +1,71 @@
+import type { AccountType, SubmissionResult } from '../registry/registry.ts';
+import { barcodeStatus, sameMatch, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from './status-rules.ts';
+import type { ItemCheck } from './validate-item.ts';
+
+/** A barcode as stored: its computed status and match, and the administrator's decision if any. */
+export interface StoredBarcode {
+  status: BarcodeStatus;
+  match: Match | null;
+  admin: AdminDecision;
+}
+
+/** A vote as stored, with whether it counts (its account and contributor are not blocked). */
+export interface StoredVote extends Match {
+  accountId: number;
+  accountType: AccountType;
+  counted: boolean;
+}
+
+/** What a batch needs to know about the barcodes it names, read in its transaction. */
+export interface BatchState {
+  barcodes: Map<string, StoredBarcode>;
+  votes: Map<string, StoredVote[]>;
+  /** The submitting account's blocked contributor references. */
+  blockedRefs: Set<string>;
+}
+
+export interface VoteWrite extends Match {
+  gtin14: string;
+  contributorRef: string | null;
+  barcodeAsSent: string;
+}
+
+export interface BatchPlan {
+  results: SubmissionResult[];
+  /** The votes to store (the last one per barcode) and the barcodes whose status to store. */
+  votes: VoteWrite[];
+  barcodes: (StoredBarcode & { gtin14: string })[];
+}
+
+/**
+ * Decides a whole batch in memory from the state read at the start of its transaction: each item
+ * in request order (a later item sees the earlier ones), then the writes that make it so. The
+ * registry backends only read the state and apply the plan, so the rules live here once.
+ */
+export function planBatch(account: { id: number; type: AccountType }, checks: ItemCheck[], state: BatchState, rules: StatusRules): BatchPlan {
+  const votes = new Map<string, VoteWrite>();
+  const barcodes = new Map<string, StoredBarcode & { gtin14: string }>();
+  const results = checks.map((check, index): SubmissionResult => {
+    if (!check.ok) return { index, barcode: check.barcode, outcome: 'rejected', reason: check.reason, status: null };
+    const c = check.candidate;
+    const rejected = (reason: SubmissionResult['reason']): SubmissionResult => ({ index, barcode: c.barcode, outcome: 'rejected', reason, status: null });
+    if (c.contributorRef !== null && state.blockedRefs.has(c.contributorRef)) return rejected('contributor_blocked');
+    const barcode = state.barcodes.get(c.gtin14);
+    if (barcode?.status === 'revoked') return rejected('barcode_revoked');
+    const existing = state.votes.get(c.gtin14) ?? [];
+    const mine = existing.find((vote) => vote.accountId === account.id);
+    if (barcode && mine && sameMatch(mine, c)) return { index, barcode: c.barcode, outcome: 'unchanged', reason: null, status: barcode.status };
+
+    const match = { admCode: c.admCode, kind: c.kind, units: c.units };
+    const updated = [...existing.filter((vote) => vote.accountId !== account.id), { ...match, accountId: account.id, accountType: account.type, counted: true }];
+    state.votes.set(c.gtin14, updated);
+    const admin = barcode?.admin ?? null;
+    const computed = barcodeStatus(updated.filter((vote) => vote.counted), admin, rules);
+    const stored = { status: computed.status, match: computed.match, admin };
+    state.barcodes.set(c.gtin14, stored);
+    votes.set(c.gtin14, { gtin14: c.gtin14, ...match, contributorRef: c.contributorRef, barcodeAsSent: c.barcode });
+    barcodes.set(c.gtin14, { gtin14: c.gtin14, ...stored });
+    return { index, barcode: c.barcode, outcome: 'accepted', reason: null, status: computed.status };
+  });
+  return { results, votes: [...votes.values()], barcodes: [...barcodes.values()] };
+}
