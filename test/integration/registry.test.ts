@@ -5,12 +5,85 @@ import { fingerprintOf, generateApiKey, looksLikeApiKey } from '../../src/regist
 import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
 import { SQLITE_MIGRATIONS } from '../../src/registry/sqlite-migrations.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { BACKENDS } from '../helpers/registries.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 async function registry() {
   const path = join(await tempDir(), 'registry.sqlite');
   return { path, registry: new SqliteRegistry(path) };
 }
+
+describe.each(BACKENDS)('the %s registry', (_, location) => {
+  it('allows at most 3 active keys per account; revocation is immediate and frees a place', async () => {
+    const r = await (await location()).open();
+    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
+    const keys = [generateApiKey(), generateApiKey(), generateApiKey(), generateApiKey()];
+    for (const key of keys.slice(0, 3)) await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
+    await expect(r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now)).rejects.toMatchObject({ code: 'too_many_keys' });
+    expect(await r.authenticate(keys[0]!.fingerprint, now)).toMatchObject({ account: { email: 'shop@example.it', type: 'User', blocked: false } });
+    await r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now);
+    expect(await r.authenticate(keys[0]!.fingerprint, now)).toBeNull();
+    await expect(r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now)).rejects.toMatchObject({ code: 'key_not_found' });
+    await r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now);
+    expect(await r.listKeys(account.id)).toHaveLength(3);
+    expect(await r.listKeys(account.id, { includeRevoked: true })).toHaveLength(4);
+  });
+
+  it('records last use, refuses blocked accounts, and takes a read with the key lookup', async () => {
+    const r = await (await location()).open();
+    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
+    const key = generateApiKey();
+    await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
+    const read = { periodStart: '2026-11-22T00:00:00.000Z', limit: 2 };
+    expect((await r.authenticate(key.fingerprint, now, read))!.read).toEqual({ allowed: true, used: 1 });
+    expect((await r.authenticate(key.fingerprint, now, read))!.read).toEqual({ allowed: true, used: 2 });
+    expect((await r.authenticate(key.fingerprint, now, read))!.read).toEqual({ allowed: false, used: 2 });
+    expect((await r.listKeys(account.id))[0]!.lastUsedAt).toBe(now.toISOString());
+    await r.setBlocked('shop@example.it', true, 'test', now);
+    expect(await r.authenticate(key.fingerprint, now)).toBeNull();
+    await expect(r.setBlocked('nobody@example.it', true, 'test', now)).rejects.toMatchObject({ code: 'account_not_found' });
+    await expect(r.createAccount({ email: 'shop@example.it', type: 'User' }, now)).rejects.toMatchObject({ code: 'account_exists' });
+  });
+
+  it('adds units to counters only while they fit, all or nothing, exactly across instances', async () => {
+    const place = await location();
+    const [first, second] = [await place.open(), await place.open()];
+    const period = '2026-11-22T00:00:00.000Z';
+    expect(await first.consume(1, 'submit', period, 60, 100)).toEqual({ allowed: true, used: 60 });
+    expect(await second.consume(1, 'submit', period, 41, 100)).toEqual({ allowed: false, used: 60 });
+    expect(await second.consume(1, 'submit', period, 40, 100)).toEqual({ allowed: true, used: 100 });
+    expect(await first.consume(2, 'submit', period, 101, 100)).toEqual({ allowed: false, used: 0 });
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? first : second).consume(7, 'read', period, 1, 10)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
+    expect(await first.usage(7, 'read', period)).toBe(10);
+  });
+
+  it('keeps sign-in tokens single-use and sessions until they expire or are ended', async () => {
+    const r = await (await location()).open();
+    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
+    await r.createSignInToken(account.id, 'a'.repeat(64), new Date(now.getTime() + 60_000), now);
+    expect(await r.signInTokenUsable('a'.repeat(64), now)).toBe(true);
+    expect(await r.consumeSignInToken('a'.repeat(64), new Date(now.getTime() + 61_000))).toBeNull();
+    expect(await r.consumeSignInToken('a'.repeat(64), now)).toMatchObject({ email: 'shop@example.it' });
+    expect(await r.consumeSignInToken('a'.repeat(64), now)).toBeNull();
+    await r.createSession(account.id, 'b'.repeat(64), 'csrf', new Date(now.getTime() + 60_000), now);
+    await r.createSession(account.id, 'c'.repeat(64), 'csrf', new Date(now.getTime() + 60_000), now);
+    expect(await r.findSession('b'.repeat(64), now)).toMatchObject({ account: { email: 'shop@example.it' }, csrfToken: 'csrf' });
+    expect(await r.findSession('b'.repeat(64), new Date(now.getTime() + 61_000))).toBeNull();
+    expect(await r.deleteAccountSessions(account.id)).toBe(2);
+    expect(await r.findSession('c'.repeat(64), now)).toBeNull();
+    expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: true, used: 1 });
+    expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: true, used: 2 });
+    expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: false, used: 2 });
+  });
+
+  it('runs its migrations once, however many instances open it', async () => {
+    const place = await location();
+    await Promise.all([place.open(), place.open(), place.open()]);
+    const again = await place.open();
+    expect(await again.listAccounts()).toEqual([]);
+  });
+});
 
 describe('API keys', () => {
   it('have a fixed prefix and 256 random bits, and only a fingerprint and the first characters are stored', async () => {

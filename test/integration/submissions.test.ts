@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { barcodeStatus, DEFAULT_RULES, type Match, type Vote } from '../../src/barcodes/status-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import type { Account } from '../../src/registry/registry.ts';
-import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
+import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 const PERIOD = '2026-11-22T10:00:00.000Z';
@@ -16,8 +14,8 @@ const MATCHES: Match[] = [
 ];
 const BARCODES = ['8001001001005', '8001001001012', '8001001002002'];
 
-async function setUp(accounts = 4) {
-  const registry = new SqliteRegistry(join(await tempDir(), 'registry.sqlite'));
+async function setUp(open: () => Promise<RegistryLocation>, accounts = 4) {
+  const registry = await (await open()).open();
   const list: Account[] = [];
   for (let i = 0; i < accounts; i++) list.push(await registry.createAccount({ email: `a${i}@example.it`, type: i === 0 ? 'Integration' : 'User', submitLimit: 10_000 }, now));
   const submit = (account: Account, items: unknown[]) =>
@@ -25,13 +23,13 @@ async function setUp(accounts = 4) {
   return { registry, accounts: list, submit };
 }
 
-describe('submissions in the SQLite registry', () => {
+describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
   it('keep every barcode status equal to the rules applied to the last vote of each account, whatever the order', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ account: fc.integer({ min: 0, max: 3 }), barcode: fc.integer({ min: 0, max: 2 }), match: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 25 }),
         async (sequence) => {
-          const { registry, accounts, submit } = await setUp();
+          const { registry, accounts, submit } = await setUp(location);
           for (const step of sequence) await submit(accounts[step.account]!, [{ barcode: BARCODES[step.barcode], ...MATCHES[step.match] }]);
           for (let b = 0; b < BARCODES.length; b++) {
             const last = new Map<number, Vote>();
@@ -40,7 +38,6 @@ describe('submissions in the SQLite registry', () => {
             if (last.size === 0) expect(summary).toBeNull();
             else expect(summary).toMatchObject({ status: barcodeStatus([...last.values()], null, DEFAULT_RULES).status, votes: last.size });
           }
-          await registry.close();
         },
       ),
       { numRuns: 60 },
@@ -48,7 +45,7 @@ describe('submissions in the SQLite registry', () => {
   });
 
   it('treat a GTIN written with 12, 13 or 14 digits as one barcode, and echo it as sent', async () => {
-    const { registry, accounts, submit } = await setUp();
+    const { registry, accounts, submit } = await setUp(location);
     const upc = '036000291452';
     await submit(accounts[1]!, [{ barcode: upc, admCode: 1001 }]);
     const second = await submit(accounts[2]!, [{ barcode: `00${upc}`, admCode: 1001 }]);
@@ -57,7 +54,7 @@ describe('submissions in the SQLite registry', () => {
   });
 
   it('refuse a batch larger than what remains, recording nothing', async () => {
-    const { registry, accounts } = await setUp();
+    const { registry, accounts } = await setUp(location);
     const account = { ...accounts[1]!, submitLimit: 3 };
     const checks = BARCODES.concat(BARCODES[0]!).map((barcode) => checkItem({ barcode, admCode: 1001 }, 'User', () => true));
     expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks, rules: DEFAULT_RULES }, now)).toEqual({ allowed: false, used: 0 });
@@ -66,7 +63,7 @@ describe('submissions in the SQLite registry', () => {
   });
 
   it('stop counting the votes of a blocked contributor or account, and refuse its submissions', async () => {
-    const { registry, accounts, submit } = await setUp();
+    const { registry, accounts, submit } = await setUp(location);
     const [integration, user] = [accounts[0]!, accounts[1]!];
     await submit(integration, [{ barcode: BARCODES[0], admCode: 1001, contributorRef: 'shop-1' }]);
     await submit(user, [{ barcode: BARCODES[0], admCode: 1001 }]);
@@ -82,7 +79,7 @@ describe('submissions in the SQLite registry', () => {
   });
 
   it("keep an administrator's approval until the administrator changes it, and refuse submissions to a revoked barcode", async () => {
-    const { registry, accounts, submit } = await setUp();
+    const { registry, accounts, submit } = await setUp(location);
     const gtin = BARCODES[0]!.padStart(14, '0');
     await submit(accounts[1]!, [{ barcode: BARCODES[0], admCode: 1002 }]);
     await registry.approveBarcode(gtin, MATCHES[0]!, 'admin', now, DEFAULT_RULES);

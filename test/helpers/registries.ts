@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach } from 'vitest';
+import { PgRegistry } from '../../src/registry/pg-registry.ts';
+import type { Registry } from '../../src/registry/registry.ts';
+import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { tempDir } from './temp-dir.ts';
+
+/** PostgreSQL for the tests: .ci/run starts one and sets this; without it, PostgreSQL cases are skipped locally and fail in CI. */
+export const PG_URL = process.env.TARIFF_TEST_POSTGRES_URL;
+if (!PG_URL && process.env.CI) throw new Error('TARIFF_TEST_POSTGRES_URL is not set: CI must start PostgreSQL (see .ci/run)');
+
+const opened: Registry[] = [];
+const schemas: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((registry) => registry.close().catch(() => {})));
+  if (PG_URL && schemas.length > 0) {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    for (const schema of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  }
+});
+
+/** A fresh, empty registry location on a backend; `open` may be called several times (several instances). */
+export interface RegistryLocation {
+  /** TARIFF_REGISTRY for a `tariff` process. */
+  url: string;
+  open(): Promise<Registry>;
+}
+
+export async function sqliteLocation(): Promise<RegistryLocation> {
+  const path = join(await tempDir(), 'registry.sqlite');
+  return { url: path, open: async () => track(new SqliteRegistry(path)) };
+}
+
+export async function postgresLocation(): Promise<RegistryLocation> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  schemas.push(schema);
+  const url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
+  return { url, open: async () => track(await PgRegistry.open(url, { poolSize: 4 })) };
+}
+
+function track(registry: Registry): Registry {
+  opened.push(registry);
+  return registry;
+}
+
+/** Both backends, for describe.each: PostgreSQL only when it is available. */
+export const BACKENDS: [string, () => Promise<RegistryLocation>][] = [['SQLite', sqliteLocation], ...(PG_URL ? [['PostgreSQL', postgresLocation] as [string, () => Promise<RegistryLocation>]] : [])];
