@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { publishRelease } from '../../src/publish/publish-release.ts';
 import { generateApiKey } from '../../src/registry/api-key.ts';
-import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { buildRelease } from '../../src/release/build-release.ts';
 import { createApp } from '../../src/server/app.ts';
 import { CurrentRelease } from '../../src/server/current-release.ts';
@@ -15,6 +15,8 @@ import { tempDir } from '../helpers/temp-dir.ts';
 const SAMPLE = new URL('../../fixtures/sample/', import.meta.url);
 
 /** The app with a clock the test moves, a real SQLite registry and a local bucket holding one release. */
+let backend: () => Promise<RegistryLocation>;
+
 async function setUp() {
   const dir = await tempDir();
   const bucket = new LocalBucket(join(dir, 'bucket'));
@@ -24,7 +26,7 @@ async function setUp() {
     previous: null, allowShrink: false, maxShrink: 0.2, now: () => new Date(), scratchDir: await tempDir(),
   });
   await publishRelease(bucket, built, { keep: 30 });
-  const registry = new SqliteRegistry(join(dir, 'registry.sqlite'));
+  const registry = await (await backend()).open();
   const release = new CurrentRelease(bucket, { pollMs: 60_000, cacheBytes: 1, log: () => {} });
   await release.refresh();
   let now = new Date('2026-11-22T23:59:58Z');
@@ -39,7 +41,11 @@ async function setUp() {
   return { call, built, setNow: (value: string) => (now = new Date(value)) };
 }
 
-describe('the app with a fixed clock', () => {
+describe.each(BACKENDS)('the app with a fixed clock on %s', (_, location) => {
+  beforeEach(() => {
+    backend = location;
+  });
+
   it('refuses the 11th read of a UTC day with the seconds left to midnight, and resets at 00:00 UTC', async () => {
     const { call, setNow } = await setUp();
     for (let i = 0; i < 10; i++) expect((await call('/v1/version')).status).toBe(200);

@@ -1,14 +1,14 @@
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage } from '../../src/mail/mailer.ts';
-import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { createWebsite } from '../../src/web/website.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
 
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
+let backend: () => Promise<RegistryLocation>;
+
 async function setUp(siteUrl = 'http://127.0.0.1:8080') {
-  const registry = new SqliteRegistry(join(await tempDir(), 'registry.sqlite'));
+  const registry = await (await backend()).open();
   await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
   let now = new Date('2026-11-22T10:00:00Z');
   const mailbox: MailMessage[] = [];
@@ -45,7 +45,11 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080') {
   };
 }
 
-describe('the website', () => {
+describe.each(BACKENDS)('the website on %s', (_, location) => {
+  beforeEach(() => {
+    backend = location;
+  });
+
   it('answers the same for known and unknown addresses, and mails a link only to an account', async () => {
     const { requestLink, mailbox } = await setUp();
     const known = await requestLink('shop@example.it');

@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { latestSignInLink } from '../helpers/outbox.ts';
+import { PG_URL, postgresLocation } from '../helpers/registries.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const SAMPLE = join(REPO, 'fixtures/sample/tariff');
+let services: ServeProcess[] = [];
+afterEach(async () => {
+  await Promise.all(services.map((service) => service.stop()));
+  services = [];
+});
+
+/** Two `tariff serve` on different ports, one PostgreSQL registry, one bucket: what a load balancer spreads over. */
+async function twoInstances() {
+  const registry = await postgresLocation();
+  const dataDirs = [await tempDir(), await tempDir()];
+  const bucket = join(await tempDir(), 'bucket');
+  const env = { TARIFF_REGISTRY: registry.url, TARIFF_BUCKET: bucket, TARIFF_MANIFEST_POLL_MS: '100' };
+  const cli = (args: string[]) => runCli([...args, '--data-dir', dataDirs[0]!], { env });
+  const publish = async (date: string) => {
+    const out = join(dataDirs[0]!, 'build', date);
+    await cli(['build', '--source', SAMPLE, '--date', date, '--out', out]);
+    expect((await cli(['publish', out])).status).toBe(0);
+  };
+  await publish('2026-11-22');
+  services = [await startServe(['serve', '--data-dir', dataDirs[0]!], env), await startServe(['serve', '--data-dir', dataDirs[1]!], env)];
+  const account = async (email: string, limit = 100) => {
+    expect((await cli(['accounts', 'create', email, '--type', 'User', '--submit-limit', String(limit)])).status).toBe(0);
+    return JSON.parse((await cli(['keys', 'create', email, '--json'])).stdout).key as string;
+  };
+  return { urls: services.map((service) => service.url), account, publish, dataDirs };
+}
+
+const get = (url: string, key: string) => fetch(`${url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
+
+describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
+  it('keep the read quota exact: 50 concurrent reads across two instances give 10 successes', async () => {
+    const { urls, account } = await twoInstances();
+    const key = await account('shop@example.it');
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => get(urls[i % 2]!, key).then(async (r) => (await r.arrayBuffer(), r.status))));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+  });
+
+  it('never let two concurrent batches across instances exceed the hourly limit', async () => {
+    const { urls, account } = await twoInstances();
+    const key = await account('shop@example.it', 100);
+    const batch = JSON.stringify({ items: Array.from({ length: 60 }, () => ({ barcode: '8001001001005', admCode: 1001 })) });
+    const send = (url: string) => fetch(`${url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: batch });
+    const statuses = await Promise.all([send(urls[0]!), send(urls[1]!)].map((p) => p.then((r) => r.status)));
+    expect(statuses.sort()).toEqual([200, 429]);
+  });
+
+  it('refuse at once, on the other instance, a key revoked on the website of one', async () => {
+    const { urls, account, dataDirs } = await twoInstances();
+    const key = await account('shop@example.it');
+    expect((await get(urls[1]!, key)).status).toBe(200);
+
+    const site = urls[0]!;
+    const form = await fetch(`${site}/accedi`);
+    const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    await fetch(`${site}/accedi`, { method: 'POST', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }) });
+    const token = new URL(await latestSignInLink(dataDirs[0]!)).searchParams.get('t')!;
+    const signedIn = await fetch(`${site}/accesso`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+    const session = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${site}/account`, { headers: { cookie: session } })).text();
+    const revokePath = /href="(\/account\/chiavi\/\d+\/revoca)"/.exec(page)![1]!;
+    const sessionCsrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+    const revoked = await fetch(`${site}${revokePath}`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: sessionCsrf }) });
+    expect(await revoked.text()).toContain('è stata revocata');
+
+    expect((await get(urls[1]!, key)).status).toBe(401);
+  });
+
+  it('serve a release published while both run, on both', async () => {
+    const { urls, account, publish } = await twoInstances();
+    await publish('2026-12-01');
+    for (const url of urls) {
+      let version = '';
+      for (let i = 0; i < 50 && version !== '20261201.1'; i++) {
+        const key = await account(`shop-${i}-${url.slice(-5)}@example.it`);
+        version = (await (await get(url, key)).json()).version;
+        if (version !== '20261201.1') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(version).toBe('20261201.1');
+    }
+  });
+});
