@@ -1,10 +1,13 @@
-// npm run bench:serve: load on `tariff serve` (a real process, SQLite registry, local bucket)
-// with wrk on 127.0.0.1, against Debian's nginx serving the same file statically in the same run.
-// wrk rather than autocannon: autocannon parses bodies in JavaScript and tops out near 50
-// downloads/s of a 1.5 MB file here, far below what either server delivers. Scenarios: authenticated full download of a ~1.5 MB dataset file, authenticated 304
-// revalidation, and /v1/version. Many accounts, so the 10-reads quota never stops the load.
-// Every scenario is bounded in time. Targets on the 2-core reference machine: downloads at least
-// nginx's requests/s; 304 at least a quarter of nginx's.
+// npm run bench:serve: load on `tariff serve` (a real process and local bucket) with wrk on
+// 127.0.0.1, against Debian's nginx serving the same file statically in the same run. Three
+// configurations side by side: one process on the SQLite registry, two workers on it, and one
+// process on a PostgreSQL registry (Debian's cluster, started by scripts/start-postgres.sh unless
+// TARIFF_BENCH_POSTGRES_URL names one). Scenarios: authenticated full download of a ~1.5 MB
+// dataset file, authenticated 304 revalidation, and /v1/version; many accounts, so the 10-reads
+// quota never stops the load; every run bounded in time. wrk rather than autocannon: autocannon
+// parses bodies in JavaScript and tops out near 50 downloads/s of a 1.5 MB file here.
+// Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least a
+// quarter of nginx's.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import pg from 'pg';
+import { PgRegistry } from '../src/registry/pg-registry.ts';
 import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
 import { publishRelease } from '../src/publish/publish-release.ts';
@@ -44,28 +49,38 @@ try {
 
   const registryPath = join(dataDir, 'registry.sqlite');
   const keys = await createAccounts(registryPath, ACCOUNTS);
+  // The same accounts and keys in a PostgreSQL registry (its own schema), for the side-by-side run.
+  const postgresUrl = process.env.TARIFF_BENCH_POSTGRES_URL ?? execFileSync('bash', [fileURLToPath(new URL('../scripts/start-postgres.sh', import.meta.url))], { encoding: 'utf8' }).trim();
+  const schema = `bench_${process.pid}`;
+  const pgRegistryUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+  await copyAccountsToPostgres(registryPath, pgRegistryUrl);
 
   // The service twice: one process, and one worker per core (--workers 2), as deployed on this machine.
   const single = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18181'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const pair = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18183', '--workers', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  children.push(single, pair);
+  const onPostgres = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18184'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, TARIFF_REGISTRY: pgRegistryUrl } });
+  children.push(single, pair, onPostgres);
   const nginxPort = 18182;
   const nginx = await startNginx(join(work, 'nginx'), nginxPort, file);
   children.push(nginx);
   await waitFor('http://127.0.0.1:18181/healthz');
   await waitFor('http://127.0.0.1:18183/healthz');
+  await waitFor('http://127.0.0.1:18184/healthz');
   await waitFor(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`);
   const nginxEtag = (await fetch(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, { method: 'HEAD' })).headers.get('etag')!;
 
   console.log(`bench:serve: ${DURATION} s per run, ${CONNECTIONS} connections, wrk with one thread, file ${(file.length / 1024 / 1024).toFixed(2)} MB, ${ACCOUNTS} accounts`);
   const rows: [string, Result, Result | null][] = [];
-  const resetQuotas = () => new Database(registryPath).exec('DELETE FROM usage_counters');
+  const resetQuotas = async () => {
+    new Database(registryPath).exec('DELETE FROM usage_counters');
+    await withPostgres(pgRegistryUrl, (client) => client.query('DELETE FROM usage_counters'));
+  };
   const scenario = async (name: string, path: string, headers: Record<string, string>, nginxHeaders: Record<string, string> | null) => {
     // nginx gets the same requests, Authorization header included (it ignores it), so the load
     // generator does the same work in every column.
     const theirs = nginxHeaders ? await load(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, keys, nginxHeaders) : null;
-    for (const [label, port] of [['1 process', 18181], ['2 workers', 18183]] as const) {
-      resetQuotas();
+    for (const [label, port] of [['1 process', 18181], ['2 workers', 18183], ['PostgreSQL', 18184]] as const) {
+      await resetQuotas();
       rows.push([`${name} (${label})`, await load(`http://127.0.0.1:${port}${path}`, keys, headers), theirs]);
     }
   };
@@ -73,19 +88,20 @@ try {
   await scenario('304', '/v1/dataset.sqlite.gz', { 'if-none-match': etag }, { 'if-none-match': nginxEtag });
   await scenario('/v1/version', '/v1/version', {}, null);
 
-  const rss = [memoryOf(single.pid!), ...workerPids(pair.pid!).map(memoryOf)];
+  const rss = [memoryOf(single.pid!), ...workerPids(pair.pid!).map(memoryOf), memoryOf(onPostgres.pid!)];
   console.log(`\n${'scenario'.padEnd(26)} ${'tariff req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'nginx req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}`);
   for (const [name, ours, theirs] of rows) {
     const cells = [name.padEnd(26), ours.rps.toFixed(0).padStart(12), ours.p50.toFixed(1).padStart(7), ours.p99.toFixed(1).padStart(7), String(ours.errors).padStart(7)];
     if (theirs) cells.push(theirs.rps.toFixed(0).padStart(12), theirs.p50.toFixed(1).padStart(7), theirs.p99.toFixed(1).padStart(7), `${(ours.rps / theirs.rps).toFixed(2)}×`.padStart(6), theirs.errors ? `(nginx errors: ${theirs.errors})` : '');
     console.log(cells.join(' '));
   }
-  console.log(`\ntariff serve memory (1 process; then each of the 2 workers): ${rss.map((m) => `RSS ${m.rss} MB, peak ${m.peak} MB`).join('; ')}`);
+  console.log(`\ntariff serve memory (1 process; each of the 2 workers; on PostgreSQL): ${rss.map((m) => `RSS ${m.rss} MB, peak ${m.peak} MB`).join('; ')}`);
+  await withPostgres(pgRegistryUrl, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
   const ratio = (name: string) => {
     const row = rows.find(([label]) => label === name)!;
     return row[1].rps / row[2]!.rps;
   };
-  for (const label of ['1 process', '2 workers']) {
+  for (const label of ['1 process', '2 workers', 'PostgreSQL']) {
     console.log(`target (${label}): full download ≥ 1.0× nginx → ${ratio(`download (${label})`) >= 1 ? 'met' : 'MISSED'} (${ratio(`download (${label})`).toFixed(2)}×); 304 ≥ 0.25× nginx → ${ratio(`304 (${label})`) >= 0.25 ? 'met' : 'MISSED'} (${ratio(`304 (${label})`).toFixed(2)}×)`);
   }
 } finally {
@@ -153,6 +169,35 @@ function ensureDebianPackages(): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+}
+
+/** Copies the bench accounts and keys into a PostgreSQL registry (created and migrated by PgRegistry). */
+async function copyAccountsToPostgres(sqlitePath: string, url: string): Promise<void> {
+  await (await PgRegistry.open(url)).close();
+  const db = new Database(sqlitePath, { readonly: true });
+  const accounts = db.prepare('SELECT email, created_at FROM accounts ORDER BY id').all() as { email: string; created_at: string }[];
+  const keyRows = db.prepare('SELECT account_id, fingerprint, prefix, created_at FROM api_keys ORDER BY id').all() as { account_id: number; fingerprint: string; prefix: string; created_at: string }[];
+  db.close();
+  await withPostgres(url, async (client) => {
+    await client.query("INSERT INTO accounts (email, type, created_at) SELECT e, 'User', c FROM unnest($1::text[], $2::text[]) AS t(e, c)", [accounts.map((a) => a.email), accounts.map((a) => a.created_at)]);
+    // Account ids are given in the same order on both sides: 1, 2, 3 …
+    await client.query('INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) SELECT a, f, p, $4, c FROM unnest($1::int[], $2::text[], $3::text[], $5::text[]) AS t(a, f, p, c)', [
+      keyRows.map((k) => k.account_id), keyRows.map((k) => k.fingerprint), keyRows.map((k) => k.prefix), 'bench', keyRows.map((k) => k.created_at),
+    ]);
+  });
+}
+
+async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: parsed.toString(), ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 async function startNginx(dir: string, port: number, file: Buffer): Promise<ChildProcess> {

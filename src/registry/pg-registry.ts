@@ -73,7 +73,11 @@ export class PgRegistry implements Registry {
         await admin.end();
       }
     }
-    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+    // Sessions commit without waiting for the WAL flush: the per-request read counters may forget
+    // their last increments in a database crash, as with SQLite's NORMAL level, and a GET costs no
+    // disk flush. Transactions that must survive (batches, keys, accounts, decisions) turn it back on.
+    const settings = ['-c synchronous_commit=off', ...(schema ? [`-c search_path=${schema}`] : [])].join(' ');
+    const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, options: settings });
     // An idle client's error (the server restarted) must not crash the process: the pool replaces it.
     pool.on('error', () => {});
     const registry = new PgRegistry(pool);
@@ -108,6 +112,7 @@ export class PgRegistry implements Registry {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      await client.query('SET LOCAL synchronous_commit = on');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
@@ -125,7 +130,7 @@ export class PgRegistry implements Registry {
 
   async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
     try {
-      return toAccount((await this.one(this.pool, 'INSERT INTO accounts (email, type, submit_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING *', [input.email, input.type, input.submitLimit ?? 100, now.toISOString()]))!);
+      return await this.transaction(async (client) => toAccount((await this.one(client, 'INSERT INTO accounts (email, type, submit_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING *', [input.email, input.type, input.submitLimit ?? 100, now.toISOString()]))!));
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw errors.accountExists(input.email);
       throw error;
@@ -203,9 +208,8 @@ export class PgRegistry implements Registry {
   async authenticate(fingerprint: string, now: Date, read?: { periodStart: string; limit: number }): Promise<(Principal & { read?: Consumption }) | null> {
     // One statement: the key lookup, the last-use stamp and the read's check-and-increment.
     // ON CONFLICT … DO UPDATE … WHERE re-checks the row under its lock, so concurrent instances stay exact.
-    const row = await this.one(
-      this.pool,
-      `WITH k AS (
+    // A named statement: parsed and planned once per connection, as this runs on every GET.
+    const row = (await this.pool.query({ name: 'tariff_authenticate', text: `WITH k AS (
          SELECT k.id AS key_id, k.fingerprint, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
          WHERE k.fingerprint = $1 AND k.revoked_at IS NULL AND NOT a.blocked),
        touch AS (
@@ -218,8 +222,8 @@ export class PgRegistry implements Registry {
        SELECT k.*, (SELECT used FROM c) AS consumed, (SELECT count(*) FROM touch) AS touched,
          (SELECT u.used FROM usage_counters u WHERE u.account_id = k.id AND u.counter = 'read' AND u.period_start = $4) AS current
        FROM k`,
-      [fingerprint, now.toISOString(), new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(), read?.periodStart ?? '', Boolean(read), read?.limit ?? 0],
-    );
+      values: [fingerprint, now.toISOString(), new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(), read?.periodStart ?? '', Boolean(read), read?.limit ?? 0],
+    })).rows[0] as Row | undefined;
     if (!row || !sameFingerprint(String(row.fingerprint), fingerprint)) return null;
     const principal = { account: toAccount(row), keyId: Number(row.key_id) };
     if (!read) return principal;
