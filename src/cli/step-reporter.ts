@@ -23,7 +23,8 @@ export class StepReporter {
   step(name: string, text: string): void {
     if (this.silent) return;
     const line = `tariff: ${name}: ${text}`;
-    if (this.bars) this.bars.log(`${line}\n`);
+    // While bars are drawn, lines go through them (above the bars); otherwise straight out.
+    if (this.bars && this.active.size > 0) this.bars.log(`${line}\n`);
     else this.ctx.io.stderr.write(`${line}\n`);
   }
 
@@ -45,6 +46,16 @@ export class StepReporter {
       this.bars.remove(bar);
       this.active.delete(label);
     }
+  }
+
+  /** The publisher's steps: one line each, and on a terminal a bar over the files uploaded. */
+  publishStep(files: number): (step: string, detail: string) => void {
+    let uploaded = 0;
+    return (step, detail) => {
+      if (step === 'upload') this.progress('upload', uploaded++, files);
+      else this.finish('upload');
+      this.step(step, detail);
+    };
   }
 
   stop(): void {

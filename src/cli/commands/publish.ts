@@ -48,7 +48,7 @@ export function registerPublish(program: Command, run: Runner): void {
         const { bucket, keep } = await bucketSettings(ctx, options);
         const release = await readReleaseFiles(dir);
         const reporter = new StepReporter(ctx);
-        const result = await publishRelease(bucket, release, { keep, onStep: (step, detail) => reporter.step(step, detail) });
+        const result = await publishRelease(bucket, release, { keep, onStep: reporter.publishStep(FORMATS.length) });
         reporter.stop();
         ctx.result({ ...result, bucket: bucket.description }, result.status === 'already-current' ? `${result.version} (already current)` : result.version);
       }),

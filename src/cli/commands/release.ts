@@ -10,6 +10,7 @@ import { verifyRelease } from '../../release/verify-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { acquireLock, DEFAULT_LOCK_STALE_MS } from '../../util/run-lock.ts';
 import type { Runner } from '../context.ts';
+import { FORMATS } from '../../release/manifest.ts';
 import { StepReporter } from '../step-reporter.ts';
 import { describeBuild, runBuild } from './build.ts';
 import { runFetch, SOURCE_URL_OPTION } from './fetch.ts';
@@ -76,7 +77,7 @@ export function registerRelease(program: Command, run: Runner): void {
           const check = await verifyRelease(local);
           if (!check.ok) throw errors.verifyFailed(local, check.problems);
 
-          const published = await publishRelease(bucket, built, { keep, onStep: (step, detail) => reporter.step(step, detail) });
+          const published = await publishRelease(bucket, built, { keep, onStep: reporter.publishStep(FORMATS.length) });
           await pruneLocal(releasesDir, keep, published.version);
           reporter.stop();
           ctx.result({ ...summary, status: 'published', pruned: published.pruned }, `published ${published.version} (was ${published.previousVersion ?? 'none'})`);
