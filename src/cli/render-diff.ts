@@ -1,12 +1,6 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
 import { formatEuroCents } from '../util/format-euro.ts';
-
-/** A plain-text table: columns padded to their widest cell. */
-export function renderTable(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
-  return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
-}
+import { renderTable } from './render-table.ts';
 
 /** The diff of two releases as readable sections, for a maintainer at a terminal. */
 export function renderDiff(diff: DatasetDiff): string {

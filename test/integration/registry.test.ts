@@ -85,7 +85,7 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
   });
 });
 
-describe('API keys', () => {
+describe('API keys in the SQLite file', () => {
   it('have a fixed prefix and 256 random bits, and only a fingerprint and the first characters are stored', async () => {
     const a = generateApiKey();
     const b = generateApiKey();
@@ -103,57 +103,10 @@ describe('API keys', () => {
     expect(dump).not.toContain(a.key.slice(12));
   });
 
-  it('allow at most 3 active per account, and revocation is immediate and frees a place', async () => {
-    const { registry: r } = await registry();
-    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
-    const keys = [generateApiKey(), generateApiKey(), generateApiKey(), generateApiKey()];
-    for (const key of keys.slice(0, 3)) await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
-    await expect(r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now)).rejects.toMatchObject({ code: 'too_many_keys' });
-    expect(await r.authenticate(keys[0]!.fingerprint, now)).toMatchObject({ account: { email: 'shop@example.it' } });
-    await r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now);
-    expect(await r.authenticate(keys[0]!.fingerprint, now)).toBeNull();
-    await expect(r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now)).rejects.toMatchObject({ code: 'key_not_found' });
-    await r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now);
-    expect(await r.listKeys(account.id)).toHaveLength(3);
-    expect(await r.listKeys(account.id, { includeRevoked: true })).toHaveLength(4);
-  });
-
-  it('record the last use, and stop working when the account is blocked', async () => {
-    const { registry: r } = await registry();
-    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
-    const key = generateApiKey();
-    await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
-    await r.authenticate(key.fingerprint, now);
-    expect((await r.listKeys(account.id))[0]!.lastUsedAt).toBe(now.toISOString());
-    await r.setBlocked('shop@example.it', true, 'test', now);
-    expect(await r.authenticate(key.fingerprint, now)).toBeNull();
-  });
 });
 
-describe('counters', () => {
-  it('add units only while the total stays within the limit, all or nothing', async () => {
-    const { registry: r } = await registry();
-    const period = '2026-11-22T00:00:00.000Z';
-    expect(await r.consume(1, 'submit', period, 60, 100)).toEqual({ allowed: true, used: 60 });
-    expect(await r.consume(1, 'submit', period, 41, 100)).toEqual({ allowed: false, used: 60 });
-    expect(await r.consume(1, 'submit', period, 40, 100)).toEqual({ allowed: true, used: 100 });
-    expect(await r.consume(2, 'submit', period, 101, 100)).toEqual({ allowed: false, used: 0 });
-    expect(await r.consume(1, 'read', period, 1, 10)).toEqual({ allowed: true, used: 1 });
-    expect(await r.consume(1, 'submit', '2026-11-22T01:00:00.000Z', 1, 100)).toEqual({ allowed: true, used: 1 });
-  });
-
-  it('stay exact when two processes share the file', async () => {
-    const { path, registry: first } = await registry();
-    const second = new SqliteRegistry(path);
-    const period = '2026-11-22T00:00:00.000Z';
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? first : second).consume(7, 'read', period, 1, 10)));
-    expect(results.filter((r) => r.allowed)).toHaveLength(10);
-    expect(await first.usage(7, 'read', period)).toBe(10);
-  });
-});
-
-describe('accounts', () => {
-  it('are unique by e-mail and keep an audit log of operator changes', async () => {
+describe('the SQLite registry file', () => {
+  it('keeps an audit log of operator changes, with the state before and after', async () => {
     const { path, registry: r } = await registry();
     await r.createAccount({ email: 'shop@example.it', type: 'Integration', submitLimit: 500 }, now);
     await expect(r.createAccount({ email: 'shop@example.it', type: 'User' }, now)).rejects.toMatchObject({ code: 'account_exists' });
@@ -167,7 +120,7 @@ describe('accounts', () => {
     expect(JSON.parse(audit[0]!.after!).submitLimit).toBe(5000);
   });
 
-  it('migrations run once, however often the registry is opened', async () => {
+  it('records each migration once, however often it is opened', async () => {
     const { path, registry: r } = await registry();
     await r.close();
     const again = new SqliteRegistry(path);

@@ -7,7 +7,7 @@ import { openRegistry } from '../../registry/open-registry.ts';
 import { ACCOUNT_TYPES, type Account, type AccountType, type Registry } from '../../registry/registry.ts';
 import { positiveInteger } from '../../config/load-settings.ts';
 import type { CommandContext, Runner } from '../context.ts';
-import { renderTable } from '../render-diff.ts';
+import { renderTable } from '../render-table.ts';
 
 /** Operator actions are recorded in the audit log under this actor. */
 const OPERATOR = 'operator (cli)';

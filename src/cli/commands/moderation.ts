@@ -6,7 +6,7 @@ import { errors } from '../../errors.ts';
 import { checkGtin } from '../../gs1/gtin.ts';
 import { positiveInteger } from '../../config/load-settings.ts';
 import type { Runner } from '../context.ts';
-import { renderTable } from '../render-diff.ts';
+import { renderTable } from '../render-table.ts';
 import { requireAccount, withRegistry } from './accounts.ts';
 
 const OPERATOR = 'operator (cli)';
