@@ -20,6 +20,8 @@ export interface WebsiteOptions {
   sessionTtlMs: number;
   /** Sign-in requests per hour: per e-mail address and per client address. */
   limits: { perAddress: number; perClient: number };
+  /** Behind a load balancer: the client is the first address of X-Forwarded-For, not the socket's. */
+  trustProxy?: boolean;
   log: (event: Record<string, unknown>) => void;
 }
 
@@ -123,7 +125,8 @@ export function createWebsite(options: WebsiteOptions): Handler {
         if (!email) return page(400, signInPage(cookieToken!, { email: fields.get('email') ?? '', message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>` }));
         const now = clock();
         const hour = hourWindow(now).periodStart;
-        const perClient = await registry.countRequest(`sign-in:client:${request.remoteAddress}`, hour, options.limits.perClient);
+        const client = (options.trustProxy ? header(request, 'x-forwarded-for')?.split(',')[0]?.trim() : undefined) || request.remoteAddress;
+        const perClient = await registry.countRequest(`sign-in:client:${client}`, hour, options.limits.perClient);
         const perAddress = perClient.allowed ? await registry.countRequest(`sign-in:address:${email}`, hour, options.limits.perAddress) : perClient;
         if (!perClient.allowed || !perAddress.allowed) {
           return page(429, messagePage('Troppe richieste', 'Hai chiesto troppi link di accesso in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });

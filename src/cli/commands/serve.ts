@@ -56,6 +56,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
       perAddress: positiveInteger(env.TARIFF_SIGNIN_LIMIT_ADDRESS, 'TARIFF_SIGNIN_LIMIT_ADDRESS') ?? DEFAULT_SIGN_IN_LIMITS.perAddress,
       perClient: positiveInteger(env.TARIFF_SIGNIN_LIMIT_CLIENT, 'TARIFF_SIGNIN_LIMIT_CLIENT') ?? DEFAULT_SIGN_IN_LIMITS.perClient,
     },
+    trustProxy: env.TARIFF_TRUST_PROXY === 'true',
     log: (event) => log.write(event),
   });
   // /v1 and /healthz are the API; every other path is the website.
