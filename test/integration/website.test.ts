@@ -7,21 +7,21 @@ import { createWebsite } from '../../src/web/website.ts';
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
 let backend: () => Promise<RegistryLocation>;
 
-async function setUp(siteUrl = 'http://127.0.0.1:8080') {
+async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: number; trustProxy?: boolean } = {}) {
   const registry = await (await backend()).open();
   await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
   let now = new Date('2026-11-22T10:00:00Z');
   const mailbox: MailMessage[] = [];
   const site = createWebsite({
-    registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: 100 }, log: () => {},
+    registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: extra.perClient ?? 100 }, trustProxy: extra.trustProxy, log: () => {},
     mailer: { description: 'test', send: async (message) => void mailbox.push(message) },
   });
   let cookies = new Map<string, string>();
-  const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1'): Promise<HttpResponse & { text: string }> => {
+  const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1', forwardedFor?: string): Promise<HttpResponse & { text: string }> => {
     const [pathname, query = ''] = path.split('?');
     const request: HttpRequest = {
       method, path: pathname!, query: new URLSearchParams(query), remoteAddress,
-      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'x-forwarded-for': forwardedFor },
       body: async () => Buffer.from(new URLSearchParams(form ?? {}).toString()),
     };
     const response = await site(request);
@@ -35,7 +35,7 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080') {
     return { ...response, text: String(response.body ?? '') };
   };
   const csrf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
-  const requestLink = async (email: string, remoteAddress?: string) => call('POST', '/accedi', { _csrf: csrf((await call('GET', '/accedi')).text), email }, remoteAddress);
+  const requestLink = async (email: string, remoteAddress?: string, forwardedFor?: string) => call('POST', '/accedi', { _csrf: csrf((await call('GET', '/accedi')).text), email }, remoteAddress, forwardedFor);
   const linkIn = (message: MailMessage) => /https?:\/\/\S+\/accesso\?t=[A-Za-z0-9_-]+/.exec(message.text)![0];
   return {
     registry, call, csrf, requestLink, linkIn, mailbox,
@@ -105,6 +105,17 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     for (let i = 0; i < 3; i++) expect((await requestLink('shop@example.it')).status).toBe(200);
     expect((await requestLink('shop@example.it')).status).toBe(429);
     expect(mailbox).toHaveLength(3);
+  });
+
+  it('limits sign-in requests per client, by X-Forwarded-For only behind a trusted proxy', async () => {
+    const direct = await setUp('http://127.0.0.1:8080', { perClient: 2 });
+    expect((await direct.requestLink('a@example.it', '10.0.0.1', '1.1.1.1')).status).toBe(200);
+    expect((await direct.requestLink('b@example.it', '10.0.0.1', '2.2.2.2')).status).toBe(200);
+    expect((await direct.requestLink('c@example.it', '10.0.0.1', '3.3.3.3')).status).toBe(429);
+    const proxied = await setUp('http://127.0.0.1:8080', { perClient: 2, trustProxy: true });
+    for (const client of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) expect((await proxied.requestLink(`${client}@example.it`, '10.0.0.1', `${client}, 10.0.0.1`)).status).toBe(200);
+    await proxied.requestLink('x@example.it', '10.0.0.1', '1.1.1.1');
+    expect((await proxied.requestLink('y@example.it', '10.0.0.1', '1.1.1.1')).status).toBe(429);
   });
 
   it('sends security headers on every page and Secure cookies over https', async () => {
