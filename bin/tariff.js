@@ -11,6 +11,12 @@ process.on('warning', (warning) => {
   if (warning.name !== 'NodeVersionSupportWarning') for (const listener of printWarnings) listener(warning);
 });
 
+// `tariff … | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 register();
 const { main } = await import('../src/cli/main.ts');
 await main(process.argv);

@@ -1,16 +1,36 @@
 import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
-import { registerAccounts } from './commands/accounts.ts';
-import { registerBuild } from './commands/build.ts';
-import { registerModeration } from './commands/moderation.ts';
-import { registerServe } from './commands/serve.ts';
-import { registerDiff } from './commands/diff.ts';
-import { registerFetch } from './commands/fetch.ts';
-import { registerPublish } from './commands/publish.ts';
-import { registerRelease } from './commands/release.ts';
-import { registerStart } from './commands/start.ts';
-import { registerVerify } from './commands/verify.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
+
+type Register = (program: Command, run: Runner) => void;
+
+/**
+ * Which module registers each command. Only the module of the command being run is loaded (the
+ * others pull in the HTTP server, the S3 and mail clients …): a cron job's start-up stays short.
+ */
+const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
+  build: async () => (await import('./commands/build.ts')).registerBuild,
+  verify: async () => (await import('./commands/verify.ts')).registerVerify,
+  diff: async () => (await import('./commands/diff.ts')).registerDiff,
+  fetch: async () => (await import('./commands/fetch.ts')).registerFetch,
+  publish: async () => (await import('./commands/publish.ts')).registerPublish,
+  release: async () => (await import('./commands/release.ts')).registerRelease,
+  serve: async () => (await import('./commands/serve.ts')).registerServe,
+  accounts: async () => (await import('./commands/accounts.ts')).registerAccounts,
+  barcodes: async () => (await import('./commands/moderation.ts')).registerModeration,
+  start: async () => (await import('./commands/start.ts')).registerStart,
+};
+const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish', keys: 'accounts', contributors: 'barcodes' };
+
+/** The command named on the command line (skipping global options and their values), if any. */
+function requestedCommand(argv: string[]): string | undefined {
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir') i++;
+    else if (!args[i]!.startsWith('-')) return args[i];
+  }
+  return undefined;
+}
 
 const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => pinnedNow(process.env) ?? new Date() });
 
@@ -43,7 +63,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
       status = report(error, ctx, options?.errorExit);
     }
   };
-  for (const register of [registerBuild, registerVerify, registerDiff, registerFetch, registerPublish, registerRelease, registerServe, registerAccounts, registerModeration, registerStart]) register(program, run);
+  const name = requestedCommand(argv);
+  const module = name ? COMMAND_MODULES[ALIASES[name] ?? name] : undefined;
+  // `tariff --help`, or an unknown command: every command is registered, for the list or the error.
+  const loaders = module ? [module] : Object.values(COMMAND_MODULES);
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program, run);
   const overrideExits = (command: Command): void => {
     command.exitOverride();
     command.commands.forEach(overrideExits);
