@@ -61,7 +61,6 @@ export class SqliteRegistry implements Registry {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
