@@ -54,6 +54,13 @@ export class SqliteBarcodes {
          ON CONFLICT (gtin, account_id) DO UPDATE SET adm_code = excluded.adm_code, kind = excluded.kind, units = excluded.units,
            contributor_ref = excluded.contributor_ref, barcode_as_sent = excluded.barcode_as_sent, submitted_at = excluded.submitted_at`,
       ),
+      barcodesIn: db.prepare('SELECT * FROM barcodes WHERE gtin IN (SELECT value FROM json_each(?))'),
+      votesIn: db.prepare(
+        `SELECT v.gtin, v.account_id, v.adm_code, v.kind, v.units, a.type,
+           (a.blocked = 0 AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted
+         FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin IN (SELECT value FROM json_each(?))`,
+      ),
+      blockedRefsIn: db.prepare('SELECT contributor_ref FROM blocked_contributors WHERE account_id = ? AND contributor_ref IN (SELECT value FROM json_each(?))'),
       allVotes: db.prepare(
         `SELECT v.account_id, v.adm_code, v.kind, v.units, a.type,
            (a.blocked = 0 AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted
@@ -105,18 +112,15 @@ export class SqliteBarcodes {
     }).immediate());
   }
 
-  /** The state a batch needs: the barcodes it names, all their votes, the account's blocked contributors. */
+  /** The state a batch needs, in three queries: the barcodes it names, all their votes, the account's blocked contributors. */
   private readState(accountId: number, checks: ItemCheck[]): BatchState {
-    const state: BatchState = { barcodes: new Map(), votes: new Map(), blockedRefs: new Set() };
-    for (const check of checks) {
-      if (!check.ok || state.votes.has(check.candidate.gtin14)) continue;
-      const gtin = check.candidate.gtin14;
-      const row = this.s.barcode.get(gtin) as BarcodeRow | undefined;
-      if (row) state.barcodes.set(gtin, { status: row.status, match: matchOf(row), admin: adminOf(row) });
-      state.votes.set(gtin, (this.s.allVotes.all(gtin) as VoteRow[]).map(toStoredVote));
-      const ref = check.candidate.contributorRef;
-      if (ref !== null && this.s.contributorBlocked.get(accountId, ref)) state.blockedRefs.add(ref);
-    }
+    const candidates = checks.flatMap((check) => (check.ok ? [check.candidate] : []));
+    const gtins = JSON.stringify([...new Set(candidates.map((c) => c.gtin14))]);
+    const refs = JSON.stringify([...new Set(candidates.flatMap((c) => (c.contributorRef === null ? [] : [c.contributorRef])))]);
+    const state: BatchState = { barcodes: new Map(), votes: new Map(candidates.map((c) => [c.gtin14, []])), blockedRefs: new Set() };
+    for (const row of this.s.barcodesIn.all(gtins) as BarcodeRow[]) state.barcodes.set(row.gtin, { status: row.status, match: matchOf(row), admin: adminOf(row) });
+    for (const row of this.s.votesIn.all(gtins) as (VoteRow & { gtin: string })[]) state.votes.get(row.gtin)!.push(toStoredVote(row));
+    for (const row of this.s.blockedRefsIn.all(accountId, refs) as { contributor_ref: string }[]) state.blockedRefs.add(row.contributor_ref);
     return state;
   }
 
