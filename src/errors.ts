@@ -91,6 +91,9 @@ export const errors = {
 
   keyPrefixAmbiguous: (prefix: string) => new TariffError('key_prefix_ambiguous', `More than one active key starts with ${prefix}`, 'Give more characters of the key prefix.'),
 
+  listenFailed: (address: string, detail: string) =>
+    new TariffError('listen_failed', `Cannot listen on ${address}: ${detail}`, 'Another process may use that port: stop it, or choose another with --port.'),
+
   outputFailed: (where: string, detail: string) =>
     new TariffError('output_failed', `${where}: cannot write the release: ${detail}`, 'Check that the output directory is writable and the disk has space.'),
 } as const;

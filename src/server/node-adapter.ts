@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { errors } from '../errors.ts';
 import type { Handler, HttpRequest, HttpResponse } from './http.ts';
 import { httpErrors } from './http-errors.ts';
 import type { RequestLog } from './request-log.ts';
@@ -28,7 +29,10 @@ export async function listen(handler: Handler, options: { host: string; port: nu
     options.log.write({ event: 'request.malformed', code: error.code ?? 'unknown' });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      reject(errors.listenFailed(`${options.host}:${options.port}`, reason));
+    });
     server.listen(options.port, options.host, resolve);
   });
   const address = server.address() as AddressInfo;

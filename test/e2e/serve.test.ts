@@ -237,6 +237,13 @@ describe('tariff serve', () => {
     expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
   });
 
+  it('says clearly when its port is taken, and exits 1', async () => {
+    const url = await serve();
+    const result = await cli(['serve', '--host', '127.0.0.1', '--port', new URL(url).port]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`Cannot listen on 127.0.0.1:${new URL(url).port}: the address is already in use`);
+  });
+
   it('logs one line per request with the account and never the key', async () => {
     await publish();
     const key = await account('shop@example.it');
