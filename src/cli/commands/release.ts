@@ -61,13 +61,12 @@ export function registerRelease(program: Command, run: Runner): void {
             { previous, takenVersions: kept.versions },
           );
           const summary = { fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description };
+          for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
           if (built.unchanged) {
-            for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
             reporter.stop();
             ctx.result({ ...summary, status: 'unchanged' }, `unchanged ${built.manifest.version}`);
             return fetchFailed ? 1 : 0;
           }
-          for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
 
           // A local copy of every published release, with what it was built from, so it can be traced and rebuilt.
           const releasesDir = join(ctx.dataDir, 'releases');
