@@ -81,6 +81,8 @@ export interface AccountView {
   reads: Counter;
   submits: Counter;
   csrf: string;
+  /** One-time token of the key form: sending the same form twice (a reload) creates one key. */
+  formNonce: string;
   newKey?: { key: string; label: string };
   notice?: string;
   error?: string;
@@ -126,6 +128,7 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
   </table>`}
   <form method="post" action="/account/chiavi">
     ${csrfField(csrf)}
+    <input type="hidden" name="_form" value="${view.formNonce}">
     <label for="label">Nuova chiave: etichetta (solo per te, ad esempio «cassa 1»)</label>
     <div class="row"><input id="label" name="label" type="text" maxlength="100"><button type="submit">Crea una chiave</button></div>
     <p class="muted">Al massimo ${view.maxKeys} chiavi attive per account. Le chiavi di un account condividono gli stessi limiti.</p>

@@ -98,7 +98,7 @@ export function createWebsite(options: WebsiteOptions): Handler {
     const { account } = current;
     const [keys, reads, submits] = await Promise.all([registry.listKeys(account.id), registry.usage(account.id, 'read', day.periodStart), registry.usage(account.id, 'submit', hour.periodStart)]);
     return page(status, accountPage({
-      account, keys, csrf: current.csrfToken, maxKeys: MAX_ACTIVE_KEYS, ...extra,
+      account, keys, csrf: current.csrfToken, formNonce: randomToken(), maxKeys: MAX_ACTIVE_KEYS, ...extra,
       reads: { limit: READ_LIMIT, used: reads, resetsAt: day.resetsAt },
       submits: { limit: account.submitLimit, used: submits, resetsAt: hour.resetsAt },
     }));
@@ -180,6 +180,13 @@ export function createWebsite(options: WebsiteOptions): Handler {
 
       if (path === '/account/chiavi') {
         const label = (fields.get('label') ?? '').trim().slice(0, 100);
+        // A reload resends the form: its one-time token lets the first sending create a key and
+        // the others only say so (the key itself is never stored, so it cannot be shown again).
+        const nonce = fields.get('_form') ?? '';
+        if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return forbidden();
+        if (!(await registry.countRequest(`key-form:${current.idHash}:${nonce}`, 'once', 1)).allowed) {
+          return { ...(await renderAccount(current, { notice: 'Questa richiesta era già stata eseguita: la chiave è stata creata e, per sicurezza, non può essere mostrata di nuovo. Se non l\'hai copiata, revocala e creane un\'altra.' })), accountId };
+        }
         try {
           const created = await createKey(registry, current.account, label, clock());
           options.log({ event: 'web.key_created', account: accountId, prefix: created.record.prefix });

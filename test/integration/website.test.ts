@@ -100,6 +100,20 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     expect((await call('GET', '/account')).status).toBe(200);
   });
 
+  it('creates one key when the key form is sent twice (a reload)', async () => {
+    const { requestLink, mailbox, linkIn, call, registry } = await setUp();
+    await requestLink('shop@example.it');
+    await call('POST', '/accesso', { token: new URL(linkIn(mailbox[0]!)).searchParams.get('t')! });
+    const page = (await call('GET', '/account')).text;
+    const form = { _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!, _form: /name="_form" value="([^"]+)"/.exec(page)![1]!, label: 'cassa' };
+    expect((await call('POST', '/account/chiavi', form)).text).toMatch(/id="new-key-value">ttd_/);
+    const again = await call('POST', '/account/chiavi', form);
+    expect(again.text).not.toContain('new-key-value');
+    expect(again.text).toContain('era già stata eseguita');
+    const account = (await registry.findAccount('shop@example.it'))!;
+    expect(await registry.listKeys(account.id)).toHaveLength(1);
+  });
+
   it('limits sign-in requests per address', async () => {
     const { requestLink, mailbox } = await setUp();
     for (let i = 0; i < 3; i++) expect((await requestLink('shop@example.it')).status).toBe(200);
