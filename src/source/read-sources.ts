@@ -35,33 +35,23 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
   return documents;
 }
 
+/** One download with the same client as `tariff fetch` (timeouts, size cap, bounded retries), unconditional. */
 async function download(url: string): Promise<Uint8Array> {
   // Loaded on first use: most builds read local files, and undici is the slowest module to load.
-  const { request } = await import('undici');
-  let response;
+  const { fetchAgent, fetchSource } = await import('../fetch/fetch-source.ts');
+  const { DEFAULT_RETRY_POLICY } = await import('../fetch/retry-policy.ts');
+  const dispatcher = fetchAgent(10_000);
   try {
-    response = await request(url, { headersTimeout: 30_000, bodyTimeout: 60_000 });
+    const outcome = await fetchSource(url, {}, {
+      dispatcher, maxBytes: MAX_SOURCE_BYTES, headersTimeoutMs: 30_000, bodyTimeoutMs: 60_000, policy: DEFAULT_RETRY_POLICY,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date(),
+    });
+    if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
+    return outcome.bytes;
   } catch (error) {
-    throw errors.sourceUnreadable(url, (error as Error).message);
+    const message = (error as Error).message;
+    throw errors.sourceUnreadable(url, message.startsWith(`${url}: `) ? message.slice(url.length + 2) : message);
+  } finally {
+    await dispatcher.close();
   }
-  if (response.statusCode !== 200) {
-    await response.body.dump();
-    throw errors.sourceUnreadable(url, `the server answered HTTP ${response.statusCode}`);
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of response.body) {
-      total += chunk.length;
-      if (total > MAX_SOURCE_BYTES) {
-        response.body.destroy();
-        throw errors.sourceTooLarge(url, MAX_SOURCE_BYTES);
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'source_too_large') throw error;
-    throw errors.sourceUnreadable(url, `the download broke off: ${(error as Error).message}`);
-  }
-  return Buffer.concat(chunks);
 }
