@@ -9,7 +9,7 @@ import { formatWithOffset } from '../util/dates.ts';
 import { sameFingerprint } from './api-key.ts';
 import { PG_MIGRATIONS } from './pg-migrations.ts';
 import {
-  MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
+  DEFAULT_SUBMIT_LIMIT, MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
   type Principal, type Registry, type SubmissionRecord, type SubmitOutcome, type WebSession,
 } from './registry.ts';
 
@@ -130,7 +130,7 @@ export class PgRegistry implements Registry {
 
   async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
     try {
-      return await this.transaction(async (client) => toAccount((await this.one(client, 'INSERT INTO accounts (email, type, submit_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING *', [input.email, input.type, input.submitLimit ?? 100, now.toISOString()]))!));
+      return await this.transaction(async (client) => toAccount((await this.one(client, 'INSERT INTO accounts (email, type, submit_limit, created_at) VALUES ($1, $2, $3, $4) RETURNING *', [input.email, input.type, input.submitLimit ?? DEFAULT_SUBMIT_LIMIT, now.toISOString()]))!));
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw errors.accountExists(input.email);
       throw error;

@@ -5,6 +5,7 @@ import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { formatWithOffset } from '../util/dates.ts';
+import { durably } from './sqlite-durably.ts';
 import type { Account, AccountType, BarcodeSummary, BarcodeVote, SubmissionRecord, SubmitOutcome } from './registry.ts';
 
 interface BarcodeRow {
@@ -185,20 +186,6 @@ export class SqliteBarcodes {
     return (this.s.approved.all() as { gtin: string; adm_code: number; kind: BarcodeKind; units: number }[]).map((row) => ({
       barcode: canonicalGtin(row.gtin), admCode: row.adm_code, kind: row.kind, units: row.units,
     }));
-  }
-}
-
-/**
- * Runs a transaction whose commit reaches the disk before it returns (synchronous = FULL): an
- * accepted submission survives a power cut. The per-request read counters keep the connection's
- * NORMAL level, where a power cut may forget the last increments but never corrupts the file.
- */
-export function durably<T>(db: Database.Database, work: () => T): T {
-  db.pragma('synchronous = FULL');
-  try {
-    return work();
-  } finally {
-    db.pragma('synchronous = NORMAL');
   }
 }
 

@@ -4,10 +4,11 @@ import { DEFAULT_RULES, type BarcodeStatus, type Match, type StatusRules } from 
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import {
-  MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
+  DEFAULT_SUBMIT_LIMIT, MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
   type Principal, type Registry, type SubmissionRecord, type SubmitOutcome, type WebSession,
 } from './registry.ts';
-import { durably, SqliteBarcodes } from './sqlite-barcodes.ts';
+import { SqliteBarcodes } from './sqlite-barcodes.ts';
+import { durably } from './sqlite-durably.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { sameFingerprint } from './api-key.ts';
 
@@ -125,7 +126,7 @@ export class SqliteRegistry implements Registry {
 
   async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
     try {
-      return toAccount(this.statements.insertAccount.get(input.email, input.type, input.submitLimit ?? 100, now.toISOString()) as AccountRow);
+      return toAccount(this.statements.insertAccount.get(input.email, input.type, input.submitLimit ?? DEFAULT_SUBMIT_LIMIT, now.toISOString()) as AccountRow);
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw errors.accountExists(input.email);
       throw error;
@@ -167,7 +168,7 @@ export class SqliteRegistry implements Registry {
     return durably(this.db, () => this.db.transaction(() => {
       const { n } = this.statements.activeKeyCount.get(accountId) as { n: number };
       if (n >= MAX_ACTIVE_KEYS) {
-        const account = this.db.prepare('SELECT email FROM accounts WHERE id = ?').get(accountId) as { email: string } | undefined;
+        const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
         throw errors.tooManyKeys(account?.email ?? `account ${accountId}`, MAX_ACTIVE_KEYS);
       }
       return toKey(this.statements.insertKey.get(accountId, key.fingerprint, key.prefix, key.label, now.toISOString()) as KeyRow);
@@ -181,7 +182,7 @@ export class SqliteRegistry implements Registry {
   async revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord> {
     return this.db.transaction(() => {
       const matches = (this.statements.activeKeys.all(accountId) as KeyRow[]).filter((row) => row.prefix.startsWith(prefix) || prefix.startsWith(row.prefix));
-      const account = this.db.prepare('SELECT email FROM accounts WHERE id = ?').get(accountId) as { email: string } | undefined;
+      const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
       if (matches.length === 0) throw errors.keyNotFound(account?.email ?? `account ${accountId}`, prefix);
       if (matches.length > 1) throw errors.keyPrefixAmbiguous(prefix);
       const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), matches[0]!.id) as KeyRow);

@@ -141,14 +141,11 @@ export function createApp(options: AppOptions): Handler {
   const byPath = new Map<string, Route<unknown>[]>();
   for (const candidate of routes) byPath.set(candidate.path, [...(byPath.get(candidate.path) ?? []), candidate]);
 
-  /** The X-RateLimit-* of the submission counter, for POST answers that spent nothing. */
-  const submitHeaders = async (principal: Principal, now: Date) => {
-    const hour = hourWindow(now);
-    return rateLimitHeaders(principal.account.submitLimit, await registry.usage(principal.account.id, 'submit', hour.periodStart), hour.resetsAt);
-  };
-  const readHeaders = async (principal: Principal, now: Date) => {
-    const day = dayWindow(now);
-    return rateLimitHeaders(READ_LIMIT, await registry.usage(principal.account.id, 'read', day.periodStart), day.resetsAt);
+  /** The X-RateLimit-* of a counter as it stands, for answers that spent nothing (a 400). */
+  const currentHeaders = async (principal: Principal, now: Date, isRead: boolean) => {
+    const window = isRead ? dayWindow(now) : hourWindow(now);
+    const limit = isRead ? READ_LIMIT : principal.account.submitLimit;
+    return rateLimitHeaders(limit, await registry.usage(principal.account.id, isRead ? 'read' : 'submit', window.periodStart), window.resetsAt);
   };
 
   return async (request) => {
@@ -173,7 +170,7 @@ export function createApp(options: AppOptions): Handler {
     let input: unknown;
     if (chosen.parse) {
       const parsed = await chosen.parse(request);
-      if (!parsed.ok) return withAccount(parsed.response(isRead ? await readHeaders(principal, now) : await submitHeaders(principal, now)), accountId);
+      if (!parsed.ok) return withAccount(parsed.response(await currentHeaders(principal, now, isRead)), accountId);
       input = parsed.input;
     }
     let rateHeaders: Record<string, string> = {};

@@ -47,7 +47,9 @@ export class LocalBucket implements Bucket {
         else if (entry.isFile() && !entry.name.endsWith('.tmp')) keys.push(relative(this.root, path).split(sep).join('/'));
       }
     };
-    await walk(this.root);
+    // Only the folder that holds the prefix is read, not the whole bucket.
+    const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    await walk(folder ? this.path(folder) : this.root);
     return keys.filter((key) => key.startsWith(prefix)).sort();
   }
 
