@@ -35,6 +35,12 @@ export const errors = {
   sourceInvalid: (where: string, detail: string) =>
     new TariffError('source_invalid', `${where}: ${detail}`, 'See docs/source-format.md for the expected elements and values.'),
 
+  pdfUnreadable: (where: string, detail: string) =>
+    new TariffError('source_pdf_unreadable', `${where}: cannot read the PDF: ${detail}`, 'Download the document again from the authority; an encrypted or damaged file cannot be read.'),
+
+  notPriceList: (where: string, detail: string) =>
+    new TariffError('source_not_price_list', `${where}: not a price list or price-change notice of the authority: ${detail}`, 'See docs/source-format.md for the documents the builder reads.'),
+
   tariffConflict: (where: string, detail: string) =>
     new TariffError('tariff_conflict', `${where}: ${detail}`, 'The same tariff code appears twice with different data; the sources disagree.'),
 
@@ -52,6 +58,13 @@ export const errors = {
       'shrink_refused',
       `The new tariff drops ${dropped} of the ${previous} products of the previous release (${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`,
       'A truncated download must not become a release. If the drop is real, run again with --allow-shrink.',
+    ),
+
+  categoryShrinkRefused: (category: string, dropped: number, previous: number, maxShare: number) =>
+    new TariffError(
+      'shrink_refused',
+      `The new tariff drops ${dropped} of the ${previous} ${category} products of the previous release (${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`,
+      "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
     ),
 
   releaseUnreadable: (where: string, detail: string) =>

@@ -1,25 +1,31 @@
 import { errors } from '../errors.ts';
-import type { SourceList, SourceProduct } from '../source/parse-tariff-xml.ts';
+import type { Category } from '../source/categories.ts';
+import type { ParsedSource, SourceList, SourceProduct } from '../source/source-types.ts';
+import { applyNotices, type NoticeReport } from './apply-notices.ts';
 import { parsePack } from '../source/parse-pack.ts';
 import type { Product } from './model.ts';
 
 export interface TariffInForce {
   tariffDate: string;
   products: Product[];
-  /** Lists dated after the build date: they wait for their day. */
+  /** Lists dated after the build date: they wait for their day (notices waiting are in `notices`). */
   pending: { category: string; effectiveFrom: string; source: string }[];
+  /** What became of each price-change notice. */
+  notices: NoticeReport[];
 }
 
 /**
  * Chooses the tariff in force on `date`: for each category, the list with the latest effective
  * date on or before that day (the authority publishes one list per category, each with its own
- * date). The tariff date is the latest of the chosen lists' dates. Lists of the same category and
- * day from several documents are merged; a tariff code listed twice must carry the same data.
+ * date), then the price-change notices in force on top of them. The tariff date is the latest of
+ * the chosen lists' and applied notices' dates. Lists of the same category and day from several
+ * documents are merged; a tariff code listed twice must carry the same data.
  */
-export function selectTariff(lists: SourceList[], date: string): TariffInForce {
+export function selectTariff(sources: ParsedSource | SourceList[], date: string): TariffInForce {
+  const { lists, notices } = Array.isArray(sources) ? { lists: sources, notices: [] } : sources;
   if (lists.length === 0) throw errors.tariffEmpty('the sources hold no category list');
 
-  const inForce = new Map<string, SourceList[]>();
+  const inForce = new Map<Category, SourceList[]>();
   const pending: TariffInForce['pending'] = [];
   for (const list of lists) {
     if (list.effectiveFrom > date) {
@@ -52,9 +58,12 @@ export function selectTariff(lists: SourceList[], date: string): TariffInForce {
   if (byCode.size === 0) {
     throw errors.tariffEmpty(`no product is listed in the tariff in force on ${date}`);
   }
-  const products = [...byCode.values()].map((entry) => entry.product).sort((a, b) => a.admCode - b.admCode);
+  const listDates = new Map<Category, string>([...inForce].map(([category, group]) => [category, group[0]!.effectiveFrom]));
+  const applied = applyNotices([...byCode.values()].map((entry) => entry.product), listDates, notices, date);
+  if (applied.latest !== null && applied.latest > tariffDate) tariffDate = applied.latest;
+  const products = applied.products.sort((a, b) => a.admCode - b.admCode);
   pending.sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.category.localeCompare(b.category));
-  return { tariffDate, products, pending };
+  return { tariffDate, products, pending, notices: applied.reports };
 }
 
 function toProduct(item: SourceProduct, list: SourceList): Product {

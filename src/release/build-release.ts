@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { assembleDataset } from '../dataset/assemble-dataset.ts';
 import type { Barcode, Dataset, DatasetContent } from '../dataset/model.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
-import { parseTariffXml, type SourceList } from '../source/parse-tariff-xml.ts';
+import type { NoticeReport } from '../dataset/apply-notices.ts';
+import { parseSource } from '../source/parse-source.ts';
+import type { ParsedSource } from '../source/source-types.ts';
 import { formatWithOffset } from '../util/dates.ts';
-import { checkShrink } from './check-shrink.ts';
+import { categoryCounts, checkCategoryShrink, checkShrink } from './check-shrink.ts';
 import { docdbVersion, writeDatasetDocdb } from './dataset-docdb.ts';
 import { renderDatasetJson } from './dataset-json.ts';
 import { writeDatasetSqlite } from './dataset-sqlite.ts';
@@ -27,6 +29,8 @@ export interface BuildOptions {
   date: string;
   baseUrl: string;
   previous: Manifest | null;
+  /** Products per category in the previous release, for the per-category shrink guard (null: not known). */
+  previousCategories?: Record<string, number> | null;
   /** Versions already published (kept in the bucket): a new version number goes past them. */
   takenVersions?: string[];
   allowShrink: boolean;
@@ -44,6 +48,7 @@ export interface BuiltRelease {
   unchanged: boolean;
   skippedBarcodes: Barcode[];
   pending: TariffInForce['pending'];
+  notices: NoticeReport[];
   /** Milliseconds per stage, for the operator and the benchmark. */
   timings: Record<string, number>;
 }
@@ -64,12 +69,16 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     }
   };
 
-  const lists = await time('parse', () => options.sources.flatMap((doc): SourceList[] => parseTariffXml(doc.bytes, doc.name)));
-  const { content, skippedBarcodes, pending } = await time('normalise', () => {
-    const tariff = selectTariff(lists, options.date);
-    return { ...assembleDataset(tariff, options.barcodes), pending: tariff.pending };
+  const parsed = await time('parse', async (): Promise<ParsedSource> => {
+    const each = await Promise.all(options.sources.map((doc) => parseSource(doc.bytes, doc.name)));
+    return { lists: each.flatMap((p) => p.lists), notices: each.flatMap((p) => p.notices) };
+  });
+  const { content, skippedBarcodes, pending, notices } = await time('normalise', () => {
+    const tariff = selectTariff(parsed, options.date);
+    return { ...assembleDataset(tariff, options.barcodes), pending: tariff.pending, notices: tariff.notices };
   });
   checkShrink(options.previous?.counts.products ?? null, content.products.length, options.maxShrink, options.allowShrink);
+  checkCategoryShrink(options.previousCategories ?? null, categoryCounts(content.products), options.maxShrink, options.allowShrink);
 
   const previous = options.previous;
   let unchanged = false;
@@ -106,7 +115,7 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     digests,
     docdbVersion,
   });
-  return { manifest, files, unchanged, skippedBarcodes, pending, timings };
+  return { manifest, files, unchanged, skippedBarcodes, pending, notices, timings };
 }
 
 export function countsOf(content: DatasetContent): Manifest['counts'] {

@@ -10,11 +10,18 @@ describe('parsePack', () => {
     ['barattolo da 12,5 grammi', { quantity: 12.5, unit: 'grams' }],
     ['Busta Da 40 GR.', { quantity: 40, unit: 'grams' }],
     ['flacone da 10 ml', { quantity: 10, unit: 'millilitres' }],
+    // Written so in the authority's cigar list of 22/07/2026.
+    ['da5 pezzi', { quantity: 5, unit: 'pieces' }],
+    ['da 20pezzi', { quantity: 20, unit: 'pieces' }],
+    ['de 25 pezzi', { quantity: 25, unit: 'pieces' }],
+    ['a 20 pezzi', { quantity: 20, unit: 'pieces' }],
+    ['da 25 pezzo', { quantity: 25, unit: 'pieces' }],
+    ['da 6 sigari', { quantity: 6, unit: 'pieces' }],
   ])('reads %j', (text, size) => {
     expect(parsePack(text)).toEqual(size);
   });
 
-  it.each(['confezione speciale', 'astuccio da venti pezzi', 'da 20 gradi'])('says nothing about %j', (text) => {
+  it.each(['confezione speciale', 'astuccio da venti pezzi', 'da 20 gradi', 'lada 20 pezzi'])('says nothing about %j', (text) => {
     expect(parsePack(text)).toBeNull();
   });
 });

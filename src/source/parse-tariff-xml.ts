@@ -2,29 +2,12 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
 import { parseCalendarDate } from '../util/dates.ts';
-import { CATEGORIES, type Category, type FeedCategory } from './categories.ts';
+import { CATEGORIES, type FeedCategory } from './categories.ts';
 import { decodeXmlBytes } from './decode-xml-bytes.ts';
 import { parseEuroCents } from './parse-euro.ts';
+import type { SourceList, SourceProduct } from './source-types.ts';
 
-/** One product as the authority lists it, with where it was found for error messages. */
-export interface SourceProduct {
-  admCode: number;
-  name: string;
-  pack: string;
-  pricePerKgCents: number;
-  pricePerPackCents: number;
-  where: string;
-}
-
-/** One category list of one document: the products of a category in force from a date. */
-export interface SourceList {
-  source: string;
-  feedCategory: FeedCategory;
-  category: Category;
-  effectiveFrom: string;
-  products: SourceProduct[];
-  where: string;
-}
+export type { SourceList, SourceProduct } from './source-types.ts';
 
 const MAX_PROBLEMS = 20;
 const META = XMLParser.getMetaDataSymbol() as unknown as symbol;

@@ -1,13 +1,17 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
+import { sourceFormat } from './parse-source.ts';
 
 export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Loads the feed documents named on the command line: files, directories (every *.xml inside,
- * in name order) and http(s) URLs. Order is kept, so the build is the same on every run.
+ * Loads the source documents named on the command line: files, directories and http(s) URLs.
+ * A directory gives its *.pdf and *.xml files, and files without an extension (the authority's
+ * downloads have none) whose first bytes are a PDF's or an XML document's, in name order. What a
+ * document is comes from its content (parseSource), never its name. Order is kept, so the build
+ * is the same on every run.
  */
 export async function readSources(specs: string[]): Promise<SourceDocument[]> {
   const documents: SourceDocument[] = [];
@@ -22,10 +26,8 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     throw errors.sourceUnreadable(path, error.code === 'ENOENT' ? 'no such file or directory' : error.message);
   });
-  const files = info.isDirectory()
-    ? (await readdir(path)).filter((name) => name.toLowerCase().endsWith('.xml')).sort().map((name) => join(path, name))
-    : [path];
-  if (info.isDirectory() && files.length === 0) throw errors.sourceUnreadable(path, 'the directory holds no .xml file');
+  const files = info.isDirectory() ? await sourceFilesIn(path) : [path];
+  if (info.isDirectory() && files.length === 0) throw errors.sourceUnreadable(path, 'the directory holds no .pdf or .xml file');
   const documents: SourceDocument[] = [];
   for (const file of files) {
     const size = (await stat(file)).size;
@@ -33,6 +35,27 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
     documents.push({ name: file, bytes: await readFile(file) });
   }
   return documents;
+}
+
+async function sourceFilesIn(dir: string): Promise<string[]> {
+  const entries = (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isFile() && !entry.name.startsWith('.'));
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const file = join(dir, entry.name);
+    if (/\.(pdf|xml)$/i.test(entry.name)) files.push(file);
+    else if (!extname(entry.name) && sourceFormat(await readHead(file)) !== null) files.push(file);
+  }
+  return files;
+}
+
+async function readHead(file: string): Promise<Uint8Array> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(1024), 0, 1024, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** One download with the same client as `tariff fetch` (timeouts, size cap, bounded retries), unconditional. */

@@ -6,9 +6,9 @@ import { parseBarcodeList } from '../../dataset/parse-barcode-list.ts';
 import type { Barcode } from '../../dataset/model.ts';
 import { errors } from '../../errors.ts';
 import { buildRelease, type BuiltRelease, type SourceDocument } from '../../release/build-release.ts';
-import { DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
+import { categoryCounts, DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
 import type { Manifest } from '../../release/manifest.ts';
-import { readManifest } from '../../release/read-release.ts';
+import { readManifest, readReleaseDataset } from '../../release/read-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { readSources } from '../../source/read-sources.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
@@ -32,7 +32,7 @@ export function registerBuild(program: Command, run: Runner): void {
   program
     .command('build')
     .description('Build a release (three gzip files and manifest.json) from the authority tariff')
-    .requiredOption('--source <file-dir-or-url...>', 'tariff feed: an XML file, a directory of XML files, or an http(s) URL (repeatable)')
+    .requiredOption('--source <file-dir-or-url...>', 'the authority\'s PDF price lists and notices, or XML feeds: a file, a directory of them, or an http(s) URL (repeatable)')
     .requiredOption('--out <dir>', 'release directory to write (replaced whole, atomically)')
     .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
     .option('--base-url <url>', `public base URL of the files in the manifest (env TARIFF_BASE_URL, default ${DEFAULT_BASE_URL})`)
@@ -54,7 +54,7 @@ async function buildCommand(ctx: CommandContext, options: BuildCommandOptions): 
 export async function runBuild(
   ctx: CommandContext,
   options: Omit<BuildCommandOptions, 'out'>,
-  known: { previous?: Manifest | null; takenVersions?: string[]; extraBarcodes?: Barcode[] } = {},
+  known: { previous?: Manifest | null; previousCategories?: Record<string, number> | null; takenVersions?: string[]; extraBarcodes?: Barcode[] } = {},
 ): Promise<BuiltRelease> {
   const date = buildDate(options.date, ctx.io.now(), dateInRome);
   const maxShrink = parsePercent(options.maxShrink ?? ctx.io.env.TARIFF_MAX_SHRINK ?? String(DEFAULT_MAX_SHRINK * 100), '--max-shrink');
@@ -62,6 +62,7 @@ export async function runBuild(
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
 
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
+  const previousCategories = known.previousCategories !== undefined ? known.previousCategories : previous && options.previous ? await categoriesOf(options.previous) : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source))];
   const fromFile = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
   // The registry's approved matches win over a list's: they are the moderated truth.
@@ -76,6 +77,7 @@ export async function runBuild(
       date,
       baseUrl,
       previous,
+      previousCategories,
       takenVersions: known.takenVersions,
       allowShrink: options.allowShrink ?? false,
       maxShrink,
@@ -109,6 +111,15 @@ async function readPreviousIfAny(path: string): Promise<Manifest | null> {
   }
 }
 
+/** Products per category of a release directory, or null when its JSON file cannot be read (the guard then checks the total only). */
+async function categoriesOf(path: string): Promise<Record<string, number> | null> {
+  try {
+    return categoryCounts((await readReleaseDataset(path)).dataset.products);
+  } catch {
+    return null;
+  }
+}
+
 async function readBarcodeFile(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
@@ -127,13 +138,20 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
   ];
   if (built.skippedBarcodes.length > 0) lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
   for (const list of built.pending) lines.push(`waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})`);
+  for (const notice of built.notices) {
+    if (notice.status === 'pending') lines.push(`waiting: price-change notice takes effect on ${notice.effectiveFrom} (${notice.source})`);
+    else if (notice.status === 'superseded') lines.push(`notice of ${notice.effectiveFrom} is already part of the list in force (${notice.source})`);
+    else lines.push(`applied the notice of ${notice.effectiveFrom} to ${notice.applied} product(s) (${notice.source})`);
+    for (const problem of notice.problems.slice(0, 20)) lines.push(`notice: ${problem}`);
+    if (notice.problems.length > 20) lines.push(`notice: … and ${notice.problems.length - 20} more`);
+  }
   return lines;
 }
 
 export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
   if (!ctx.json) for (const line of describeBuild(built, where)) ctx.io.stderr.write(`tariff: ${line}\n`);
   ctx.result(
-    { version: built.manifest.version, unchanged: built.unchanged, out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending },
+    { version: built.manifest.version, unchanged: built.unchanged, out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending, notices: built.notices },
     built.manifest.version,
   );
 }

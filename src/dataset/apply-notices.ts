@@ -1,0 +1,86 @@
+import { foldText } from '../source/category-names.ts';
+import type { SourceNotice } from '../source/source-types.ts';
+import type { Category } from '../source/categories.ts';
+import type { Product } from './model.ts';
+
+/** What became of one notice in a build. */
+export interface NoticeReport {
+  source: string;
+  effectiveFrom: string;
+  /** applied: on top of the list in force; superseded: the list in force is as recent or newer; pending: dated after the build's day. */
+  status: 'applied' | 'superseded' | 'pending';
+  applied: number;
+  /** Rows that could not be applied, or applied over a different old price: for the operator. */
+  problems: string[];
+}
+
+/**
+ * Applies price-change notices in force on `date` on top of the lists in force, oldest first: each
+ * row's new prices replace the product's, dated from the notice. A notice no newer than its
+ * category's list is already part of that list. A row is matched by its tariff code or, where the
+ * notice's table has none, by name and pack within the category; a row that matches no product
+ * or several is reported and left out, never guessed.
+ *
+ * @returns the products (a new array; the input is not changed) and a report per notice.
+ */
+export function applyNotices(products: Product[], listDates: Map<Category, string>, notices: SourceNotice[], date: string): { products: Product[]; reports: NoticeReport[]; latest: string | null } {
+  const result = products.map((product) => ({ ...product }));
+  const byCode = new Map(result.map((product) => [product.admCode, product]));
+  const byNamePack = new Map<string, Product[]>();
+  for (const product of result) {
+    const key = `${product.category}\u0000${foldText(product.name)}\u0000${foldText(product.pack)}`;
+    byNamePack.set(key, [...(byNamePack.get(key) ?? []), product]);
+  }
+
+  const ordered = [...notices].sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.source.localeCompare(b.source));
+  const reports: NoticeReport[] = [];
+  let latest: string | null = null;
+  for (const notice of ordered) {
+    const report: NoticeReport = { source: notice.source, effectiveFrom: notice.effectiveFrom, status: 'applied', applied: 0, problems: [] };
+    reports.push(report);
+    if (notice.effectiveFrom > date) {
+      report.status = 'pending';
+      continue;
+    }
+    let superseded = 0;
+    for (const change of notice.changes) {
+      const listDate = listDates.get(change.category);
+      if (listDate === undefined) {
+        report.problems.push(`${change.where}: no ${change.category} list is in force, so there is nothing to change`);
+        continue;
+      }
+      if (listDate >= notice.effectiveFrom) {
+        superseded++;
+        continue;
+      }
+      let target: Product | undefined;
+      if (change.admCode !== null) {
+        target = byCode.get(change.admCode);
+        if (!target || target.category !== change.category) {
+          report.problems.push(`${change.where}: the tariff code ${change.admCode} is not in the ${change.category} list in force (${listDate})`);
+          continue;
+        }
+      } else {
+        const matches = byNamePack.get(`${change.category}\u0000${foldText(change.name)}\u0000${foldText(change.pack)}`) ?? [];
+        if (matches.length !== 1) {
+          const which = matches.length === 0 ? 'no product' : `${matches.length} products (codes ${matches.map((m) => m.admCode).join(', ')})`;
+          report.problems.push(`${change.where}: "${change.name}" ${change.pack} matches ${which} of the ${change.category} list in force; not applied`);
+          continue;
+        }
+        target = matches[0]!;
+      }
+      if (target.pricePerKgCents !== change.fromPerKgCents && target.pricePerKgCents !== change.pricePerKgCents) {
+        report.problems.push(`${change.where}: the old price per kg ${cents(change.fromPerKgCents)} differs from ${cents(target.pricePerKgCents)} of code ${target.admCode}; applied all the same`);
+      }
+      target.pricePerKgCents = change.pricePerKgCents;
+      target.pricePerPackCents = change.pricePerPackCents;
+      target.effectiveFrom = notice.effectiveFrom;
+      report.applied++;
+    }
+    if (report.applied === 0 && superseded > 0 && report.problems.length === 0) report.status = 'superseded';
+    if (report.applied > 0 && (latest === null || notice.effectiveFrom > latest)) latest = notice.effectiveFrom;
+  }
+  return { products: result, reports, latest };
+}
+
+const cents = (value: number) => `${Math.floor(value / 100)},${String(value % 100).padStart(2, '0')}`;

@@ -1,0 +1,107 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { errors } from '../../errors.ts';
+import type { PdfPage } from './text-runs.ts';
+
+export interface ReadPdfOptions {
+  /** Threads to share the pages between (default: one per core, at most 4). */
+  threads?: number;
+}
+
+/** A list takes about 32 KB a page; below a few pages a second thread costs more than it saves. */
+const BYTES_PER_THREAD_MIN = 256 * 1024;
+
+interface WorkerReply {
+  id: number;
+  pageCount?: number;
+  pages?: PdfPage[];
+  error?: { name: string; message: string };
+}
+
+/**
+ * Reads every page's text runs with their positions, with pdfjs-dist. The pages are independent,
+ * so a long list is shared between worker threads, one per core. An encrypted or damaged file is
+ * a `source_pdf_unreadable` error naming it.
+ *
+ * @example const pages = await readPdfRuns(readFileSync('sigari.pdf'), 'sigari.pdf')
+ */
+export async function readPdfRuns(bytes: Uint8Array, name: string, options: ReadPdfOptions = {}): Promise<PdfPage[]> {
+  const threads = Math.max(1, Math.min(options.threads ?? Math.min(availableParallelism(), 4), 8));
+  const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
+  try {
+    // Share k reads pages k+1, k+1+shares, …: no thread needs the page count before it starts.
+    const parts = await Promise.all(Array.from({ length: shares }, (_, offset) => pool.run(bytes, offset, shares)));
+    return parts.flatMap((part) => part.pages).sort((a, b) => a.number - b.number);
+  } catch (error) {
+    throw errors.pdfUnreadable(name, describePdfError(error));
+  }
+}
+
+function describePdfError(error: unknown): string {
+  const { name, message } = error as Error;
+  if (name === 'PasswordException') return 'the PDF is encrypted with a password';
+  if (name === 'InvalidPDFException') return `not a valid PDF (${message})`;
+  return `the PDF is damaged or unreadable (${message})`;
+}
+
+/**
+ * Worker threads kept for the life of the process (a release reads several PDFs), unreferenced
+ * so they never keep it alive. Each job goes to the least busy worker.
+ */
+class WorkerPool {
+  private readonly workers: { worker: Worker; busy: number }[] = [];
+  private readonly waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: Worker }>();
+  private nextId = 1;
+
+  run(bytes: Uint8Array, offset: number, stride: number): Promise<{ pageCount: number; pages: PdfPage[] }> {
+    const slot = this.pick();
+    const id = this.nextId++;
+    slot.busy++;
+    slot.worker.ref();
+    return new Promise<WorkerReply>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, owner: slot.worker });
+      // pdfjs takes ownership of the buffer it is given: each job gets a copy.
+      slot.worker.postMessage({ id, bytes: new Uint8Array(bytes), offset, stride });
+    }).then((reply) => {
+      if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+      return { pageCount: reply.pageCount!, pages: reply.pages! };
+    }).finally(() => {
+      slot.busy--;
+      if (slot.busy === 0) slot.worker.unref();
+    });
+  }
+
+  private pick() {
+    const limit = Math.min(availableParallelism(), 4);
+    const idle = this.workers.find((w) => w.busy === 0);
+    if (idle) return idle;
+    if (this.workers.length < limit) return this.spawn();
+    return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+  }
+
+  private spawn() {
+    // No inherited --import: the worker must load pdfjs without tsx's loader.
+    const worker = new Worker(new URL('./page-runs-worker.mjs', import.meta.url), { execArgv: [] });
+    const slot = { worker, busy: 0 };
+    this.workers.push(slot);
+    worker.on('message', (reply: WorkerReply) => {
+      const job = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      job?.resolve(reply);
+    });
+    const fail = (error: Error) => {
+      this.workers.splice(this.workers.indexOf(slot), 1);
+      for (const [id, job] of this.waiting) {
+        if (job.owner !== worker) continue;
+        this.waiting.delete(id);
+        job.reject(error);
+      }
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the PDF reader thread stopped (exit ${code})`)));
+    worker.unref();
+    return slot;
+  }
+}
+
+const pool = new WorkerPool();
