@@ -86,7 +86,19 @@ export const errors = {
     new TariffError('fetch_failed', `${url}: ${detail}`, 'The last good snapshot of this list stays in use; the next run retries.'),
 
   noSources: () =>
-    new TariffError('no_sources', 'No source URL is configured', 'Pass --source-url, set TARIFF_SOURCE_URLS, or list sourceUrls in <data-dir>/config.json.', 2),
+    new TariffError(
+      'no_sources',
+      'No source page or URL is configured',
+      "Pass --source-page with the authority's price page (or set TARIFF_SOURCE_PAGES, or sourcePages in <data-dir>/config.json), or --source-url for single documents.",
+      2,
+    ),
+
+  sourcePageUnrecognised: (pages: string[], detail: string) =>
+    new TariffError(
+      'source_page_unrecognised',
+      `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`,
+      "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
+    ),
 
   locked: (path: string) =>
     new TariffError('locked', `Another run holds the lock ${path}`, 'Wait for it to finish; a lock older than the stale timeout is taken over.'),

@@ -6,6 +6,7 @@ import { errors } from '../errors.ts';
 /** `<data-dir>/config.json`: the settings an operator would rather not repeat in crontab. */
 const configSchema = z.strictObject({
   sourceUrls: z.array(z.string().url()).optional(),
+  sourcePages: z.array(z.string().url()).optional(),
   bucket: z.string().optional(),
   baseUrl: z.string().url().optional(),
   keep: z.number().int().min(1).optional(),
@@ -40,6 +41,14 @@ export function sourceUrls(fromCli: string[] | undefined, env: NodeJS.ProcessEnv
   const fromEnv = (env.TARIFF_SOURCE_URLS ?? '').split(/[\s,]+/).filter(Boolean);
   if (fromEnv.length > 0) return fromEnv;
   return config.sourceUrls ?? [];
+}
+
+/** The authority's pages: the command line, else TARIFF_SOURCE_PAGES (space- or comma-separated), else config.json. */
+export function sourcePages(fromCli: string[] | undefined, env: NodeJS.ProcessEnv, config: ConfigFile): string[] {
+  if (fromCli && fromCli.length > 0) return fromCli;
+  const fromEnv = (env.TARIFF_SOURCE_PAGES ?? '').split(/[\s,]+/).filter(Boolean);
+  if (fromEnv.length > 0) return fromEnv;
+  return config.sourcePages ?? [];
 }
 
 export function positiveInteger(value: string | undefined, name: string): number | undefined {

@@ -1,7 +1,7 @@
 import { isTariffError } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
 import { sha256Hex } from '../release/gzip.ts';
-import { parseTariffXml } from '../source/parse-tariff-xml.ts';
+import { parseSource } from '../source/parse-source.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
 import type { SnapshotStore, SourcesState } from './snapshot-store.ts';
 
@@ -9,8 +9,12 @@ export type When = 'past' | 'today' | 'future';
 
 export interface SourceReport {
   url: string;
-  /** unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the last one. */
-  status: 'unchanged' | 'changed' | 'failed';
+  /** What the URL was fetched as, when found through a page: "page", "sigari list", "notice". */
+  label?: string;
+  /** For a page: the categories and the number of notices it links to. */
+  found?: { lists: string[]; notices: number };
+  /** unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the last one; ignored: a link that led to no notice. */
+  status: 'unchanged' | 'changed' | 'failed' | 'ignored';
   sha256: string | null;
   /** The effective dates the list carries, and where each stands against today. */
   effectiveDates: { date: string; when: When }[];
@@ -61,12 +65,14 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
         reports.push({ url, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
         continue;
       }
-      const lists = parseTariffXml(outcome.bytes, url);
-      const effectiveDates = [...new Set(lists.map((list) => list.effectiveFrom))].sort();
+      const parsed = await parseSource(outcome.bytes, url);
+      const effectiveDates = [...new Set([...parsed.lists, ...parsed.notices].map((doc) => doc.effectiveFrom))].sort();
       await options.store.store(outcome.bytes, { url, fetchedAt: stamp(), ...outcome.validators });
       const latest = effectiveDates.at(-1) ?? '';
       const newTariff = !known || latest > (known.effectiveDates.at(-1) ?? '');
-      state[url] = { sha256, ...outcome.validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates };
+      const earlier = known ? [{ sha256: known.sha256, effectiveDates: known.effectiveDates }, ...(known.kept ?? [])] : [];
+      const kept = keptEarlier(earlier, effectiveDates, options.today);
+      state[url] = { sha256, ...outcome.validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates, ...(kept.length > 0 ? { kept } : {}) };
       reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
@@ -78,7 +84,23 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
   const documents: SourceDocument[] = [];
   for (const url of urls) {
     const known = state[url];
-    if (known) documents.push({ name: url, bytes: await options.store.read(known.sha256) });
+    if (!known) continue;
+    for (const earlier of known.kept ?? []) documents.push({ name: `${url} (snapshot ${earlier.sha256.slice(0, 12)})`, bytes: await options.store.read(earlier.sha256) });
+    documents.push({ name: url, bytes: await options.store.read(known.sha256) });
   }
   return { reports, documents };
+}
+
+type Snapshot = { sha256: string; effectiveDates: string[] };
+
+/**
+ * The earlier snapshots of a URL to keep beside its latest: while the latest takes effect after
+ * today, the newest earlier one already in force stays (with any other that also waits), so a
+ * list published ahead of its day never takes the one in force out of a release.
+ */
+export function keptEarlier(earlier: Snapshot[], latestDates: string[], today: string): Snapshot[] {
+  const dateOf = (dates: string[]) => dates[0] ?? '';
+  if (dateOf(latestDates) <= today) return [];
+  const inForce = earlier.filter((s) => dateOf(s.effectiveDates) <= today).sort((a, b) => dateOf(a.effectiveDates).localeCompare(dateOf(b.effectiveDates))).at(-1);
+  return earlier.filter((s) => s === inForce || dateOf(s.effectiveDates) > today).filter((s, i, all) => all.findIndex((o) => o.sha256 === s.sha256) === i);
 }

@@ -55,7 +55,7 @@ export async function fetchSource(url: string, previous: Validators, options: Fe
 }
 
 async function tryOnce(url: string, previous: Validators, options: FetchOptions): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/xml, text/xml;q=0.9, */*;q=0.1', 'user-agent': 'tobacco-tariff-dataset (tariff fetch)' };
+  const headers: Record<string, string> = { accept: 'application/pdf, text/html;q=0.9, application/xml;q=0.9, */*;q=0.1', 'user-agent': 'tobacco-tariff-dataset (tariff fetch)' };
   if (previous.etag) headers['if-none-match'] = previous.etag;
   if (previous.lastModified) headers['if-modified-since'] = previous.lastModified;
 

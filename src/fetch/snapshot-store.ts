@@ -2,7 +2,9 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { sha256Hex } from '../release/gzip.ts';
+import { sourceFormat } from '../source/parse-source.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
+import type { DocumentsState } from './retain-documents.ts';
 
 const sourceStateSchema = z.object({
   sha256: z.string(),
@@ -11,8 +13,13 @@ const sourceStateSchema = z.object({
   fetchedAt: z.string(),
   checkedAt: z.string(),
   effectiveDates: z.array(z.string()),
+  /** Earlier snapshots of the URL still needed: the one in force while the latest waits for its day. */
+  kept: z.array(z.object({ sha256: z.string(), effectiveDates: z.array(z.string()) })).optional(),
 });
 const stateSchema = z.record(z.string(), sourceStateSchema);
+
+const keptSchema = z.object({ sha256: z.string(), url: z.string(), effectiveFrom: z.string(), fetchedAt: z.string(), categories: z.array(z.string()).optional() });
+const documentsSchema = z.object({ lists: z.record(z.string(), z.array(keptSchema)), notices: z.array(keptSchema) });
 
 export type SourceState = z.infer<typeof sourceStateSchema>;
 export type SourcesState = z.infer<typeof stateSchema>;
@@ -27,17 +34,34 @@ export interface SnapshotMeta {
 }
 
 /**
- * Raw downloads kept by content: `<data-dir>/snapshots/<sha256>.xml`, with `<sha256>.json`
- * saying when and where the bytes first came from. `<data-dir>/sources.json` records, per URL,
- * the latest valid snapshot and its HTTP validators. The same bytes are stored once.
+ * Raw downloads kept by content: `<data-dir>/snapshots/<sha256>.pdf` (or `.xml`), with
+ * `<sha256>.json` saying when and where the bytes first came from. `<data-dir>/sources.json`
+ * records, per URL, the latest valid snapshot and its HTTP validators; `<data-dir>/documents.json`
+ * the lists and notices found through the authority's pages that the next builds may need. The
+ * same bytes are stored once.
  */
 export class SnapshotStore {
   readonly dir: string;
   private readonly statePath: string;
+  private readonly documentsPath: string;
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'snapshots');
     this.statePath = join(dataDir, 'sources.json');
+    this.documentsPath = join(dataDir, 'documents.json');
+  }
+
+  async readDocuments(): Promise<DocumentsState> {
+    const text = await readFile(this.documentsPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '{"lists":{},"notices":[]}';
+      throw error;
+    });
+    return documentsSchema.parse(JSON.parse(text));
+  }
+
+  async writeDocuments(state: DocumentsState): Promise<void> {
+    await mkdir(dirname(this.documentsPath), { recursive: true });
+    await writeFileAtomic(this.documentsPath, `${JSON.stringify(state, null, 2)}\n`);
   }
 
   async readState(): Promise<SourcesState> {
@@ -56,7 +80,7 @@ export class SnapshotStore {
   /** Stores the bytes unless the same bytes are already there; returns their SHA-256. */
   async store(bytes: Uint8Array, meta: Omit<SnapshotMeta, 'sha256' | 'size'>): Promise<string> {
     const sha256 = sha256Hex(bytes);
-    const path = this.path(sha256);
+    const path = this.path(sha256, bytes);
     if (await stat(path).then(() => true, () => false)) return sha256;
     await mkdir(this.dir, { recursive: true });
     await writeFileAtomic(path, bytes);
@@ -64,11 +88,16 @@ export class SnapshotStore {
     return sha256;
   }
 
-  path(sha256: string): string {
-    return join(this.dir, `${sha256}.xml`);
+  /** Where the bytes with this digest are kept: `.pdf` for a PDF, `.xml` otherwise. */
+  path(sha256: string, bytes: Uint8Array): string {
+    return join(this.dir, `${sha256}.${sourceFormat(bytes) === 'pdf' ? 'pdf' : 'xml'}`);
   }
 
-  read(sha256: string): Promise<Buffer> {
-    return readFile(this.path(sha256));
+  async read(sha256: string): Promise<Buffer> {
+    const pdf = join(this.dir, `${sha256}.pdf`);
+    return readFile(pdf).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return readFile(join(this.dir, `${sha256}.xml`));
+      throw error;
+    });
   }
 }

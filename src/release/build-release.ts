@@ -20,6 +20,8 @@ import { nextVersion } from './next-version.ts';
 export interface SourceDocument {
   name: string;
   bytes: Uint8Array;
+  /** What the bytes hold, when a fetch has read them already. */
+  parsed?: ParsedSource;
 }
 
 export interface BuildOptions {
@@ -70,7 +72,7 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
   };
 
   const parsed = await time('parse', async (): Promise<ParsedSource> => {
-    const each = await Promise.all(options.sources.map((doc) => parseSource(doc.bytes, doc.name)));
+    const each = await Promise.all(options.sources.map((doc) => doc.parsed ?? parseSource(doc.bytes, doc.name)));
     return { lists: each.flatMap((p) => p.lists), notices: each.flatMap((p) => p.notices) };
   });
   const { content, skippedBarcodes, pending, notices } = await time('normalise', () => {

@@ -1,10 +1,15 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { positiveInteger } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
 import { listReleases, publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
-import { compareVersions, versionsToPrune } from '../../publish/bucket-layout.ts';
+import { compareVersions, releaseFileKey, versionsToPrune } from '../../publish/bucket-layout.ts';
+import { SnapshotStore } from '../../fetch/snapshot-store.ts';
+import { categoryCounts } from '../../release/check-shrink.ts';
+import type { Manifest } from '../../release/manifest.ts';
+import { openDatasetFile } from '../../release/read-release.ts';
+import type { Bucket } from '../../storage/bucket.ts';
 import { sha256Hex } from '../../release/gzip.ts';
 import { verifyRelease } from '../../release/verify-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
@@ -13,11 +18,12 @@ import type { Runner } from '../context.ts';
 import { FORMATS } from '../../release/manifest.ts';
 import { StepReporter } from '../step-reporter.ts';
 import { describeBuild, runBuild } from './build.ts';
-import { runFetch, SOURCE_URL_OPTION } from './fetch.ts';
+import { runFetch, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION } from './fetch.ts';
 import { BUCKET_OPTION, bucketSettings, KEEP_OPTION, type BucketOptions } from './publish.ts';
 
 interface ReleaseOptions extends BucketOptions {
   sourceUrl?: string[];
+  sourcePage?: string[];
   date?: string;
   baseUrl?: string;
   barcodes?: string;
@@ -31,6 +37,7 @@ export function registerRelease(program: Command, run: Runner): void {
     .command('release')
     .description('The cron entry point: fetch, build the tariff in force today, publish it if its content changed')
     .option(...BUCKET_OPTION)
+    .option(...SOURCE_PAGE_OPTION)
     .option(...SOURCE_URL_OPTION)
     .option('--date <YYYY-MM-DD>', 'act as on this day (default: today in Europe/Rome)')
     .option('--base-url <url>', 'public base URL of the files in the manifest (env TARIFF_BASE_URL)')
@@ -50,15 +57,16 @@ export function registerRelease(program: Command, run: Runner): void {
         const unlock = await acquireLock(ctx.dataDir, 'release', staleMs);
         try {
           const { bucket, keep, config } = await bucketSettings(ctx, options);
-          const { reports, documents } = await runFetch(ctx, options.sourceUrl, reporter);
+          const { reports, documents } = await runFetch(ctx, options, reporter);
           const fetchFailed = reports.some((r) => r.status === 'failed');
           if (documents.length === 0) throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
 
           const [previous, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
+          const previousCategories = previous ? await publishedCategories(bucket, previous, (line) => reporter.step('build', line)) : null;
           const built = await runBuild(
             ctx,
             { source: [], documents, barcodes: options.barcodes, date: options.date, baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl, allowShrink: options.allowShrink, maxShrink: options.maxShrink },
-            { previous, takenVersions: kept.versions },
+            { previous, previousCategories, takenVersions: kept.versions },
           );
           const summary = { fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description };
           for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
@@ -89,10 +97,22 @@ export function registerRelease(program: Command, run: Runner): void {
     );
 }
 
+/** Products per category of the published release, for the per-category shrink guard; null (total guard only) when its JSON file cannot be read. */
+async function publishedCategories(bucket: Bucket, manifest: Manifest, say: (line: string) => void): Promise<Record<string, number> | null> {
+  try {
+    const bytes = await bucket.get(releaseFileKey(manifest.version, 'json'));
+    if (!bytes) throw new Error('the file is missing');
+    return categoryCounts((await openDatasetFile('json', bytes)).products);
+  } catch (error) {
+    say(`cannot read the current release's ${releaseFileKey(manifest.version, 'json')} (${(error as Error).message}): only the total product count guards against shrinking`);
+    return null;
+  }
+}
+
 async function provenance(version: string, documents: { name: string; bytes: Uint8Array }[], barcodes: string | undefined) {
   return {
     version,
-    sources: documents.map((doc) => ({ url: doc.name, sha256: sha256Hex(doc.bytes), snapshot: `snapshots/${sha256Hex(doc.bytes)}.xml` })),
+    sources: documents.map((doc) => ({ url: doc.name, sha256: sha256Hex(doc.bytes), snapshot: relative('.', new SnapshotStore('.').path(sha256Hex(doc.bytes), doc.bytes)) })),
     barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
   };
 }

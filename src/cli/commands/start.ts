@@ -8,14 +8,15 @@ import { describeBuild, runBuild } from './build.ts';
 import { bucketSettings } from './publish.ts';
 import { startService } from './serve.ts';
 
-const SAMPLE_TARIFF = fileURLToPath(new URL('../../../fixtures/sample/tariff', import.meta.url));
-const SAMPLE_BARCODES = fileURLToPath(new URL('../../../fixtures/sample/barcodes.csv', import.meta.url));
+// The authority's real cigar list of 22/07/2026 and sample lists for the other categories (fixtures/adm/README.md).
+const SAMPLE_TARIFF = fileURLToPath(new URL('../../../fixtures/adm', import.meta.url));
+const SAMPLE_BARCODES = fileURLToPath(new URL('../../../fixtures/adm/barcodes.csv', import.meta.url));
 export const DEMO_EMAIL = 'demo@example.org';
 
 export function registerStart(program: Command, run: Runner): void {
   program
     .command('start')
-    .description('The main job on embedded defaults (npm start): publish the bundled sample tariff to the local bucket and serve it on 127.0.0.1:8080')
+    .description('The main job on embedded defaults (npm start): publish the bundled lists (the real cigar list and samples) to the local bucket and serve it on 127.0.0.1:8080')
     .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on', '8080')

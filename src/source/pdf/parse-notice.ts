@@ -41,14 +41,20 @@ export function parseNotice(pages: PdfPage[], source: string): SourceNotice {
         continue;
       }
       const at = table.at;
-      const { rows, end } = tableRows(lines.slice(i), table.columns, [...(at.code === null ? [] : [at.code]), at.fromPerKg!, at.perKg, at.perPack]);
+      // The table ends at the next header, if not before.
+      let next = i;
+      while (next < lines.length && recogniseHeader(lines[next]!, next)?.kind !== 'notice') next++;
+      const { rows, end } = tableRows(lines.slice(i, next), table.columns, [...(at.code === null ? [] : [at.code]), at.fromPerKg!, at.perKg, at.perPack]);
       readRows(rows, table, where, problems, changes);
-      if (!end) {
+      if (end) {
+        i += end.index;
+        table = null;
+      } else if (next < lines.length) {
+        i = next;
+      } else {
         open = table;
         break;
       }
-      i += end.index;
-      table = null;
     }
   }
 
