@@ -137,7 +137,7 @@ describe('tariff verify and tariff diff', () => {
 });
 
 describe('tariff start (npm start)', () => {
-  it('publishes the bundled sample to the local bucket, creates the demo account once, and serves', async () => {
+  it('publishes the bundled lists to the local bucket, creates the demo account once, and serves', async () => {
     const dataDir = await tempDir();
     const service = await startServe(['start', '--date', '2026-11-22'], { TARIFF_DATA_DIR: dataDir });
     try {
@@ -146,7 +146,8 @@ describe('tariff start (npm start)', () => {
       const key = /API key \(shown only now\): (ttd_\S+)/.exec(stderr)?.[1];
       expect(key).toBeDefined();
       const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
-      expect(await version.json()).toMatchObject({ version: '20261101.1', counts: { products: 14, barcodes: 10 } });
+      // The real cigar list (2,821 rows) and 12 sample products of the other categories, all bundled in fixtures/adm.
+      expect(await version.json()).toMatchObject({ version: '20261101.1', counts: { products: 2833, barcodes: 10 } });
     } finally {
       await service.stop();
     }

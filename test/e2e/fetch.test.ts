@@ -124,9 +124,9 @@ describe('tariff fetch against the authority stand-in', () => {
     expect(JSON.parse(result.stdout).sources[0].error).toContain('the XML is malformed');
   });
 
-  it('refuses to run without a source URL (usage, exit 2)', async () => {
+  it('refuses to run without a source page or URL (usage, exit 2)', async () => {
     const result = await runCli(['fetch', '--data-dir', dataDir]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('No source URL is configured');
+    expect(result.stderr).toContain('No source page or URL is configured');
   });
 });
