@@ -80,9 +80,12 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       const bytes = outcome.kind === 'downloaded' ? outcome.bytes : known ? await options.store.read(known.sha256) : null;
       if (!bytes) throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sha256 = sha256Hex(bytes);
-      if (known && known.sha256 === sha256) {
-        state[link.url] = { ...known, ...validators, checkedAt: stamp() };
-        reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
+      // The same document under a new address (the site re-published it) is no change either.
+      const moved = [...Object.values(previous.lists).flat(), ...previous.notices].find((doc) => doc.sha256 === sha256);
+      if ((known && known.sha256 === sha256) || moved) {
+        const effectiveDates = known?.effectiveDates ?? [moved!.effectiveFrom];
+        state[link.url] = { ...known, sha256, ...validators, fetchedAt: known?.fetchedAt ?? stamp(), checkedAt: stamp(), effectiveDates };
+        reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(effectiveDates), newTariff: false, attempts: outcome.attempts });
         return null;
       }
       const parsed = await parseSource(bytes, link.url).catch((error: unknown) => {

@@ -15,6 +15,8 @@ export interface ListBehaviour {
   /** For the next N requests, announce the whole length, send half, and close. */
   truncations?: number;
   status?: number;
+  /** Content-Type to send (default application/xml). */
+  contentType?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export class AuthorityServer {
 
   async start(): Promise<this> {
     this.server = createServer((request, response) => {
-      const path = request.url ?? '/';
+      const path = decodeURIComponent(request.url ?? '/');
       this.requests.push({ path, headers: request.headers });
       const list = this.lists.get(path);
       if (!list) return void response.writeHead(404).end('not found');
@@ -42,7 +44,7 @@ export class AuthorityServer {
       const body = Buffer.from(list.body);
       const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
       const lastModified = 'Sun, 01 Nov 2026 06:00:00 GMT';
-      const headers: Record<string, string | number> = { 'content-type': 'application/xml', 'content-length': body.length };
+      const headers: Record<string, string | number> = { 'content-type': list.contentType ?? 'application/xml', 'content-length': body.length };
       if (list.validators !== false) {
         Object.assign(headers, { etag, 'last-modified': lastModified });
         if (request.headers['if-none-match'] === etag) return void response.writeHead(304, { etag }).end();
