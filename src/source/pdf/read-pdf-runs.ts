@@ -11,10 +11,17 @@ export interface ReadPdfOptions {
 /** A list takes about 32 KB a page; below a few pages a second thread costs more than it saves. */
 const BYTES_PER_THREAD_MIN = 256 * 1024;
 
+/** A page as the worker posts it: the runs' texts, and x, y, width, height for each in `boxes`. */
+interface PackedPage {
+  number: number;
+  texts: string[];
+  boxes: Float64Array;
+}
+
 interface WorkerReply {
   id: number;
   pageCount?: number;
-  pages?: PdfPage[];
+  pages?: PackedPage[];
   error?: { name: string; message: string };
 }
 
@@ -35,6 +42,10 @@ export async function readPdfRuns(bytes: Uint8Array, name: string, options: Read
   } catch (error) {
     throw errors.pdfUnreadable(name, describePdfError(error));
   }
+}
+
+function unpack({ number, texts, boxes }: PackedPage): PdfPage {
+  return { number, runs: texts.map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })) };
 }
 
 function describePdfError(error: unknown): string {
@@ -64,11 +75,15 @@ class WorkerPool {
       slot.worker.postMessage({ id, bytes: new Uint8Array(bytes), offset, stride });
     }).then((reply) => {
       if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
-      return { pageCount: reply.pageCount!, pages: reply.pages! };
+      return { pageCount: reply.pageCount!, pages: reply.pages!.map(unpack) };
     }).finally(() => {
       slot.busy--;
       if (slot.busy === 0) slot.worker.unref();
     });
+  }
+
+  prewarm(threads: number): void {
+    while (this.workers.length < Math.min(threads, availableParallelism(), 4)) this.spawn();
   }
 
   private pick() {
@@ -105,3 +120,11 @@ class WorkerPool {
 }
 
 const pool = new WorkerPool();
+
+/**
+ * Starts the reader threads ahead of the first PDF, so that loading pdfjs-dist in them overlaps
+ * with the command's own start-up. Harmless when no PDF comes: the threads never keep the process alive.
+ */
+export function prewarmPdfReader(threads = Math.min(availableParallelism(), 4)): void {
+  pool.prewarm(threads);
+}
