@@ -11,6 +11,8 @@ import type { Manifest } from '../../release/manifest.ts';
 import { readManifest, readReleaseDataset } from '../../release/read-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { readSources } from '../../source/read-sources.ts';
+import { sourceFormat } from '../../source/parse-source.ts';
+import { prewarmPdfReader } from '../../source/pdf/read-pdf-runs.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import { dateInRome } from '../../util/dates.ts';
 import { buildDate, DEFAULT_BASE_URL, parsePercent, type CommandContext, type Runner } from '../context.ts';
@@ -61,6 +63,8 @@ export async function runBuild(
   const baseUrl = options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? DEFAULT_BASE_URL;
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
 
+  // The PDF reader's threads load pdfjs-dist while this thread reads the other inputs.
+  if (options.source.some((spec) => !/\.xml$/i.test(spec)) || options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
   const previousCategories = known.previousCategories !== undefined ? known.previousCategories : previous && options.previous ? await categoriesOf(options.previous) : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source))];

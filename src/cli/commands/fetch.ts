@@ -6,6 +6,7 @@ import { fetchPages } from '../../fetch/fetch-pages.ts';
 import { fetchAgent } from '../../fetch/fetch-source.ts';
 import { DEFAULT_RETRY_POLICY } from '../../fetch/retry-policy.ts';
 import { SnapshotStore } from '../../fetch/snapshot-store.ts';
+import { prewarmPdfReader } from '../../source/pdf/read-pdf-runs.ts';
 import { MAX_SOURCE_BYTES } from '../../source/read-sources.ts';
 import { dateInRome } from '../../util/dates.ts';
 import type { CommandContext, Runner } from '../context.ts';
@@ -28,6 +29,8 @@ export async function runFetch(ctx: CommandContext, fromCli: { sourceUrl?: strin
   const pages = sourcePages(fromCli.sourcePage, ctx.io.env, config);
   if (urls.length === 0 && pages.length === 0) throw errors.noSources();
   for (const url of [...pages, ...urls]) if (!/^https?:\/\//.test(url)) throw errors.usage(`source URL ${url} is not http(s)`);
+  // The authority publishes PDFs: the reader's threads load pdfjs-dist while the pages download.
+  if (pages.length > 0) prewarmPdfReader();
   const env = ctx.io.env;
   const dispatcher = fetchAgent(positiveInteger(env.TARIFF_FETCH_CONNECT_TIMEOUT_MS, 'TARIFF_FETCH_CONNECT_TIMEOUT_MS') ?? 10_000);
   try {
