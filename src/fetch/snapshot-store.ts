@@ -51,30 +51,20 @@ export class SnapshotStore {
     this.documentsPath = join(dataDir, 'documents.json');
   }
 
-  async readDocuments(): Promise<DocumentsState> {
-    const text = await readFile(this.documentsPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '{"lists":{},"notices":[]}';
-      throw error;
-    });
-    return documentsSchema.parse(JSON.parse(text));
+  readDocuments(): Promise<DocumentsState> {
+    return readJson(this.documentsPath, documentsSchema, { lists: {}, notices: [] });
   }
 
-  async writeDocuments(state: DocumentsState): Promise<void> {
-    await mkdir(dirname(this.documentsPath), { recursive: true });
-    await writeFileAtomic(this.documentsPath, `${JSON.stringify(state, null, 2)}\n`);
+  writeDocuments(state: DocumentsState): Promise<void> {
+    return writeJson(this.documentsPath, state);
   }
 
-  async readState(): Promise<SourcesState> {
-    const text = await readFile(this.statePath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '{}';
-      throw error;
-    });
-    return stateSchema.parse(JSON.parse(text));
+  readState(): Promise<SourcesState> {
+    return readJson(this.statePath, stateSchema, {});
   }
 
-  async writeState(state: SourcesState): Promise<void> {
-    await mkdir(dirname(this.statePath), { recursive: true });
-    await writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
+  writeState(state: SourcesState): Promise<void> {
+    return writeJson(this.statePath, state);
   }
 
   /** Stores the bytes unless the same bytes are already there; returns their SHA-256. */
@@ -100,4 +90,18 @@ export class SnapshotStore {
       throw error;
     });
   }
+}
+
+/** A state file checked against its schema; `empty` when it does not exist yet (the first run). */
+async function readJson<T>(path: string, schema: z.ZodType<T>, empty: T): Promise<T> {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  return text === null ? empty : schema.parse(JSON.parse(text));
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }

@@ -156,3 +156,13 @@ describe('tariff release through the authority\'s pages', () => {
     expect(summary.fetch.filter((r: { status: string }) => r.status === 'ignored')).toHaveLength(0);
   });
 });
+
+describe('tariff build --source <url>', () => {
+  it('downloads a PDF list from an address without an extension and reads it by its content', async () => {
+    const out = join(await tempDir(), 'release');
+    const href = decodeURIComponent(/href="([^"]*Sigari\.pdf[^"]*)"/.exec(PRICE_PAGE)![1]!);
+    const result = await runCli(['build', '--source', authority.url(href), '--date', '2026-11-22', '--out', out, '--data-dir', dataDir]);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain('built 20260722.1: tariff in force from 2026-07-22, 2 products');
+  });
+});
