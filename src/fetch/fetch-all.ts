@@ -11,6 +11,8 @@ export interface SourceReport {
   url: string;
   /** What the URL was fetched as, when found through a page: "page", "sigari list", "notice". */
   label?: string;
+  /** Where the document really came from, when the address redirected. */
+  finalUrl?: string;
   /** For a page: the categories and the number of notices it links to. */
   found?: { lists: string[]; notices: number };
   /** unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the last one; ignored: a link that led to no notice. */
@@ -53,16 +55,17 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
         onProgress: (received, total) => options.onProgress?.(url, received, total),
         onRetry: (attempt, delay, reason) => options.onRetry?.(url, attempt, delay, reason),
       });
+      const moved = outcome.finalUrl !== url ? { finalUrl: outcome.finalUrl } : {};
       if (outcome.kind === 'not-modified' && known) {
         state[url] = { ...known, checkedAt: stamp() };
-        reports.push({ url, status: 'unchanged', sha256: known.sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
+        reports.push({ url, status: 'unchanged', sha256: known.sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts, ...moved });
         continue;
       }
       if (outcome.kind === 'not-modified') throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sha256 = sha256Hex(outcome.bytes);
       if (known && known.sha256 === sha256) {
         state[url] = { ...known, ...outcome.validators, checkedAt: stamp() };
-        reports.push({ url, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts });
+        reports.push({ url, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts, ...moved });
         continue;
       }
       const parsed = await parseSource(outcome.bytes, url);
@@ -73,7 +76,7 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
       const earlier = known ? [{ sha256: known.sha256, effectiveDates: known.effectiveDates }, ...(known.kept ?? [])] : [];
       const kept = keptEarlier(earlier, effectiveDates, options.today);
       state[url] = { sha256, ...outcome.validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates, ...(kept.length > 0 ? { kept } : {}) };
-      reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts });
+      reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts, ...moved });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
       reports.push({ url, status: 'failed', sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []), newTariff: false, attempts: 0, error: (error as Error).message });

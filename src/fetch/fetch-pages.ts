@@ -54,11 +54,12 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
     try {
       const outcome = await fetchSource(page, {}, fetchOptions(page));
       if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
-      const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), page);
+      // Links are relative to where the page really is, after redirects.
+      const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl);
       for (const [category, link] of found.lists) if (!lists.has(category)) lists.set(category, link);
       for (const link of found.notices) if (!notices.some((n) => n.url === link.url)) notices.push(link);
       pagesRead++;
-      reports.push({ url: page, label: 'page', status: 'unchanged', sha256: sha256Hex(outcome.bytes), effectiveDates: [], newTariff: false, attempts: outcome.attempts, found: { lists: [...found.lists.keys()], notices: found.notices.length } });
+      reports.push({ url: page, label: 'page', status: 'unchanged', sha256: sha256Hex(outcome.bytes), effectiveDates: [], newTariff: false, attempts: outcome.attempts, found: { lists: [...found.lists.keys()], notices: found.notices.length }, ...(outcome.finalUrl !== page ? { finalUrl: outcome.finalUrl } : {}) });
     } catch (error) {
       if (!(error instanceof Error)) throw error;
       reports.push({ url: page, label: 'page', status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error: error.message });
@@ -77,15 +78,16 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
     try {
       const outcome = await fetchSource(link.url, { etag: known?.etag, lastModified: known?.lastModified }, fetchOptions(link.url));
       const validators = outcome.kind === 'downloaded' ? outcome.validators : {};
+      const redirected = outcome.finalUrl !== link.url ? { finalUrl: outcome.finalUrl } : {};
       const bytes = outcome.kind === 'downloaded' ? outcome.bytes : known ? await options.store.read(known.sha256) : null;
       if (!bytes) throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sha256 = sha256Hex(bytes);
       // The same document under a new address (the site re-published it) is no change either.
-      const moved = [...Object.values(previous.lists).flat(), ...previous.notices].find((doc) => doc.sha256 === sha256);
-      if ((known && known.sha256 === sha256) || moved) {
-        const effectiveDates = known?.effectiveDates ?? [moved!.effectiveFrom];
+      const republished = [...Object.values(previous.lists).flat(), ...previous.notices].find((doc) => doc.sha256 === sha256);
+      if ((known && known.sha256 === sha256) || republished) {
+        const effectiveDates = known?.effectiveDates ?? [republished!.effectiveFrom];
         state[link.url] = { ...known, sha256, ...validators, fetchedAt: known?.fetchedAt ?? stamp(), checkedAt: stamp(), effectiveDates };
-        reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(effectiveDates), newTariff: false, attempts: outcome.attempts });
+        reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(effectiveDates), newTariff: false, attempts: outcome.attempts, ...redirected });
         return null;
       }
       const parsed = await parseSource(bytes, link.url).catch((error: unknown) => {
@@ -102,7 +104,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
       parsedNow.set(sha256, parsed);
       state[link.url] = { sha256, ...validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates: [effectiveFrom] };
-      reports.push({ url: link.url, label, status: 'changed', sha256, effectiveDates: dated([effectiveFrom]), newTariff: true, attempts: outcome.attempts });
+      reports.push({ url: link.url, label, status: 'changed', sha256, effectiveDates: dated([effectiveFrom]), newTariff: true, attempts: outcome.attempts, ...redirected });
       return { sha256, effectiveFrom, parsed };
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;

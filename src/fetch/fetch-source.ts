@@ -7,9 +7,16 @@ export interface Validators {
   lastModified?: string;
 }
 
-type Response = { kind: 'not-modified' } | { kind: 'downloaded'; bytes: Buffer; validators: Validators };
+type Answer = { kind: 'not-modified' } | { kind: 'downloaded'; bytes: Buffer; validators: Validators };
+
+type Response = Answer & {
+  /** The address that answered, after redirects. */
+  finalUrl: string;
+};
 
 export type FetchOutcome = Response & { attempts: number };
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export interface FetchOptions {
   dispatcher: Agent;
@@ -17,6 +24,10 @@ export interface FetchOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   policy: RetryPolicy;
+  /** The whole download, every try and wait included, ends by then: a trickling server cannot hold a run. */
+  deadlineMs: number;
+  /** Redirects followed, at most, for one try. */
+  maxRedirects: number;
   sleep: (ms: number) => Promise<void>;
   now: () => Date;
   onProgress?: (received: number, total: number | null) => void;
@@ -35,33 +46,51 @@ class RetryableError extends Error {
 }
 
 /**
- * Downloads one list with a conditional request (ETag / Last-Modified), so an unchanged list
- * costs one round trip and no body. Network errors, 5xx and 429 are retried with backoff and
- * Retry-After, a bounded number of times; a body larger than maxBytes, or shorter than its
- * Content-Length, is never returned.
+ * Downloads one document with a conditional request (ETag / Last-Modified), so an unchanged one
+ * costs one round trip and no body. Redirects are followed (a bounded number; the outcome names
+ * the final address). Network errors, 5xx and 429 are retried with backoff and Retry-After, a
+ * bounded number of times, all within one overall deadline; a body larger than maxBytes, or
+ * shorter than its Content-Length, is never returned.
  */
 export async function fetchSource(url: string, previous: Validators, options: FetchOptions): Promise<FetchOutcome> {
+  const deadline = AbortSignal.timeout(options.deadlineMs);
+  const startedAt = Date.now();
+  const overdue = () => errors.fetchFailed(url, `no complete answer within the deadline of ${Math.round(options.deadlineMs / 1000)} s (TARIFF_FETCH_DEADLINE_SECONDS)`);
   for (let attempt = 1; ; attempt++) {
     try {
-      return { ...(await tryOnce(url, previous, options)), attempts: attempt };
+      return { ...(await tryOnce(url, previous, options, deadline)), attempts: attempt };
     } catch (error) {
+      if (deadline.aborted) throw overdue();
       if (!(error instanceof RetryableError)) throw error;
       const delay = retryDelay(options.policy, attempt, error.retryAfter, options.now());
       if (delay === null) throw errors.fetchFailed(url, `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'try' : 'tries'})`);
+      if (Date.now() - startedAt + delay >= options.deadlineMs) throw overdue();
       options.onRetry?.(attempt, delay, error.message);
       await options.sleep(delay);
     }
   }
 }
 
-async function tryOnce(url: string, previous: Validators, options: FetchOptions): Promise<Response> {
+async function tryOnce(url: string, previous: Validators, options: FetchOptions, signal: AbortSignal): Promise<Response> {
+  let address = url;
+  for (let hops = 0; ; hops++) {
+    const response = await requestOnce(address, previous, options, signal);
+    if (response.kind !== 'redirect') return { ...response, finalUrl: address };
+    if (hops >= options.maxRedirects) throw errors.fetchFailed(url, `more than ${options.maxRedirects} redirects (the last to ${response.location})`);
+    const next = new URL(response.location, address);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw errors.fetchFailed(url, `a redirect to ${next.href}, which is not http(s)`);
+    address = next.href;
+  }
+}
+
+async function requestOnce(url: string, previous: Validators, options: FetchOptions, signal: AbortSignal): Promise<Answer | { kind: 'redirect'; location: string }> {
   const headers: Record<string, string> = { accept: 'application/pdf, text/html;q=0.9, application/xml;q=0.9, */*;q=0.1', 'user-agent': 'tobacco-tariff-dataset (tariff fetch)' };
   if (previous.etag) headers['if-none-match'] = previous.etag;
   if (previous.lastModified) headers['if-modified-since'] = previous.lastModified;
 
   let response;
   try {
-    response = await request(url, { dispatcher: options.dispatcher, headers, headersTimeout: options.headersTimeoutMs, bodyTimeout: options.bodyTimeoutMs });
+    response = await request(url, { dispatcher: options.dispatcher, headers, headersTimeout: options.headersTimeoutMs, bodyTimeout: options.bodyTimeoutMs, signal });
   } catch (error) {
     throw new RetryableError(describe(error));
   }
@@ -70,6 +99,11 @@ async function tryOnce(url: string, previous: Validators, options: FetchOptions)
     const value = response.headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
+  const location = header('location');
+  if (REDIRECTS.has(statusCode) && location) {
+    await response.body.dump().catch(() => {});
+    return { kind: 'redirect', location };
+  }
   if (statusCode === 304) {
     await response.body.dump();
     return { kind: 'not-modified' };

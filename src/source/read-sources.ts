@@ -2,9 +2,10 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
+import { DEFAULT_MAX_SOURCE_BYTES, fetchSettings } from '../fetch/fetch-settings.ts';
 import { sourceFormat } from './parse-source.ts';
 
-export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+export const MAX_SOURCE_BYTES = DEFAULT_MAX_SOURCE_BYTES;
 
 /**
  * Loads the source documents named on the command line: files, directories and http(s) URLs.
@@ -13,10 +14,10 @@ export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
  * document is comes from its content (parseSource), never its name. Order is kept, so the build
  * is the same on every run.
  */
-export async function readSources(specs: string[]): Promise<SourceDocument[]> {
+export async function readSources(specs: string[], env: NodeJS.ProcessEnv = {}): Promise<SourceDocument[]> {
   const documents: SourceDocument[] = [];
   for (const spec of specs) {
-    if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec) });
+    if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec, env) });
     else documents.push(...(await readLocal(spec)));
   }
   return documents;
@@ -58,17 +59,14 @@ async function readHead(file: string): Promise<Uint8Array> {
   }
 }
 
-/** One download with the same client as `tariff fetch` (timeouts, size cap, bounded retries), unconditional. */
-async function download(url: string): Promise<Uint8Array> {
+/** One download with the same client and settings as `tariff fetch` (timeouts, deadline, redirects, size cap, bounded retries), unconditional. */
+async function download(url: string, env: NodeJS.ProcessEnv): Promise<Uint8Array> {
   // Loaded on first use: most builds read local files, and undici is the slowest module to load.
   const { fetchAgent, fetchSource } = await import('../fetch/fetch-source.ts');
-  const { DEFAULT_RETRY_POLICY } = await import('../fetch/retry-policy.ts');
-  const dispatcher = fetchAgent(10_000);
+  const { connectTimeoutMs, ...settings } = fetchSettings(env, () => new Date());
+  const dispatcher = fetchAgent(connectTimeoutMs);
   try {
-    const outcome = await fetchSource(url, {}, {
-      dispatcher, maxBytes: MAX_SOURCE_BYTES, headersTimeoutMs: 30_000, bodyTimeoutMs: 60_000, policy: DEFAULT_RETRY_POLICY,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date(),
-    });
+    const outcome = await fetchSource(url, {}, { ...settings, dispatcher });
     if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
     return outcome.bytes;
   } catch (error) {

@@ -124,6 +124,32 @@ describe('tariff fetch against the authority stand-in', () => {
     expect(JSON.parse(result.stdout).sources[0].error).toContain('the XML is malformed');
   });
 
+  it('follows redirects and reports the address the list came from', async () => {
+    authority.lists.set('/old/sigarette.xml', { body: '', redirect: '/moved' });
+    authority.lists.set('/moved', { body: '', redirect: authority.url('/sigarette.xml') });
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    const result = await fetchList('/old/sigarette.xml');
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'changed', finalUrl: authority.url('/sigarette.xml') });
+  });
+
+  it('stops following a redirect loop after the bounded number of hops', async () => {
+    authority.lists.set('/a', { body: '', redirect: '/b' });
+    authority.lists.set('/b', { body: '', redirect: '/a' });
+    const result = await fetchList('/a', { TARIFF_FETCH_MAX_REDIRECTS: '3' });
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/more than 3 redirects/) });
+  });
+
+  it('gives up on a server that trickles the body, at the overall deadline', async () => {
+    // One byte every 100 ms never trips the body timeout; only the overall deadline ends it.
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES, trickleMs: 100 });
+    const result = await fetchList('/sigarette.xml', { TARIFF_FETCH_DEADLINE_SECONDS: '1', TARIFF_FETCH_BODY_TIMEOUT_MS: '60000' });
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/no complete answer within the deadline of 1 s \(TARIFF_FETCH_DEADLINE_SECONDS\)/) });
+    expect(snapshots()).toEqual([]);
+  });
+
   it('refuses to run without a source page or URL (usage, exit 2)', async () => {
     const result = await runCli(['fetch', '--data-dir', dataDir]);
     expect(result.status).toBe(2);

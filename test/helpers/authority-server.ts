@@ -17,6 +17,10 @@ export interface ListBehaviour {
   status?: number;
   /** Content-Type to send (default application/xml). */
   contentType?: string;
+  /** Answer 302 with this Location instead. */
+  redirect?: string;
+  /** Send the body one byte every this many milliseconds (a trickling server). */
+  trickleMs?: number;
 }
 
 /**
@@ -37,6 +41,7 @@ export class AuthorityServer {
       const list = this.lists.get(path);
       if (!list) return void response.writeHead(404).end('not found');
       if (list.status) return void response.writeHead(list.status).end();
+      if (list.redirect) return void response.writeHead(302, { location: list.redirect }).end();
       if (list.failures && list.failures > 0) {
         list.failures--;
         return void response.writeHead(list.failureStatus ?? 500, list.retryAfter ? { 'retry-after': list.retryAfter } : {}).end('unavailable');
@@ -54,6 +59,17 @@ export class AuthorityServer {
         response.writeHead(200, headers);
         response.write(body.subarray(0, body.length >> 1));
         this.stalled.add(response);
+        return;
+      }
+      if (list.trickleMs) {
+        response.writeHead(200, headers);
+        this.stalled.add(response);
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (sent >= body.length || response.destroyed) return void clearInterval(timer);
+          response.write(body.subarray(sent, ++sent));
+        }, list.trickleMs);
+        response.on('close', () => clearInterval(timer));
         return;
       }
       if (list.truncations && list.truncations > 0) {

@@ -67,7 +67,7 @@ export async function runBuild(
   if (options.source.some((spec) => !/\.xml$/i.test(spec)) || options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
   const previousCategories = known.previousCategories !== undefined ? known.previousCategories : previous && options.previous ? await categoriesOf(options.previous) : null;
-  const sources = [...(options.documents ?? []), ...(await readSources(options.source))];
+  const sources = [...(options.documents ?? []), ...(await readSources(options.source, ctx.io.env))];
   const fromFile = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
   // The registry's approved matches win over a list's: they are the moderated truth.
   const merged = new Map<string, Barcode>();

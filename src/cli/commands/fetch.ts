@@ -4,10 +4,9 @@ import { errors } from '../../errors.ts';
 import { fetchAll, type SourceReport } from '../../fetch/fetch-all.ts';
 import { fetchPages } from '../../fetch/fetch-pages.ts';
 import { fetchAgent } from '../../fetch/fetch-source.ts';
-import { DEFAULT_RETRY_POLICY } from '../../fetch/retry-policy.ts';
+import { fetchSettings } from '../../fetch/fetch-settings.ts';
 import { SnapshotStore } from '../../fetch/snapshot-store.ts';
 import { prewarmPdfReader } from '../../source/pdf/read-pdf-runs.ts';
-import { MAX_SOURCE_BYTES } from '../../source/read-sources.ts';
 import { dateInRome } from '../../util/dates.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import type { StepReporter } from '../step-reporter.ts';
@@ -32,30 +31,18 @@ export async function runFetch(ctx: CommandContext, fromCli: { sourceUrl?: strin
   // The authority publishes PDFs: the reader's threads load pdfjs-dist while the pages download.
   if (pages.length > 0) prewarmPdfReader();
   const env = ctx.io.env;
-  const dispatcher = fetchAgent(positiveInteger(env.TARIFF_FETCH_CONNECT_TIMEOUT_MS, 'TARIFF_FETCH_CONNECT_TIMEOUT_MS') ?? 10_000);
+  const { connectTimeoutMs, ...fetch } = fetchSettings(env, ctx.io.now);
+  const dispatcher = fetchAgent(connectTimeoutMs);
   try {
     const store = new SnapshotStore(ctx.dataDir);
     const today = dateInRome(ctx.io.now());
-    const fetch = {
-      dispatcher,
-      maxBytes: positiveInteger(env.TARIFF_FETCH_MAX_BYTES, 'TARIFF_FETCH_MAX_BYTES') ?? MAX_SOURCE_BYTES,
-      headersTimeoutMs: positiveInteger(env.TARIFF_FETCH_HEADERS_TIMEOUT_MS, 'TARIFF_FETCH_HEADERS_TIMEOUT_MS') ?? 30_000,
-      bodyTimeoutMs: positiveInteger(env.TARIFF_FETCH_BODY_TIMEOUT_MS, 'TARIFF_FETCH_BODY_TIMEOUT_MS') ?? 60_000,
-      policy: {
-        attempts: positiveInteger(env.TARIFF_FETCH_ATTEMPTS, 'TARIFF_FETCH_ATTEMPTS') ?? DEFAULT_RETRY_POLICY.attempts,
-        baseDelayMs: positiveInteger(env.TARIFF_FETCH_RETRY_BASE_MS, 'TARIFF_FETCH_RETRY_BASE_MS') ?? DEFAULT_RETRY_POLICY.baseDelayMs,
-        maxDelayMs: positiveInteger(env.TARIFF_FETCH_RETRY_MAX_MS, 'TARIFF_FETCH_RETRY_MAX_MS') ?? DEFAULT_RETRY_POLICY.maxDelayMs,
-      },
-      sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-      now: ctx.io.now,
-    };
     const hooks = {
       onProgress: (url: string, received: number, total: number | null) => reporter.progress(`download ${url}`, received, total),
       onRetry: (url: string, attempt: number, delay: number, reason: string) => reporter.step('fetch', `${url}: ${reason}; retry ${attempt + 1} in ${Math.round(delay / 1000)} s`),
     };
     const maxNotices = positiveInteger(env.TARIFF_MAX_NOTICES, 'TARIFF_MAX_NOTICES') ?? DEFAULT_MAX_NOTICES;
-    const fromPages = pages.length > 0 ? await fetchPages(pages, { store, today, fetch, maxNotices, ...hooks }) : { reports: [], documents: [] };
-    const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch, ...hooks }) : { reports: [], documents: [] };
+    const fromPages = pages.length > 0 ? await fetchPages(pages, { store, today, fetch: { ...fetch, dispatcher }, maxNotices, ...hooks }) : { reports: [], documents: [] };
+    const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch: { ...fetch, dispatcher }, ...hooks }) : { reports: [], documents: [] };
     const result = { reports: [...fromPages.reports, ...fromUrls.reports], documents: [...fromPages.documents, ...fromUrls.documents] };
     for (const report of result.reports) {
       reporter.finish(`download ${report.url}`);
@@ -69,7 +56,7 @@ export async function runFetch(ctx: CommandContext, fromCli: { sourceUrl?: strin
 
 export function describeReport(report: SourceReport): string {
   const dates = report.effectiveDates.map((d) => `${d.date} (${d.when})`).join(', ') || 'no date';
-  const what = report.label ? `${report.label} ${report.url}` : report.url;
+  const what = `${report.label ? `${report.label} ` : ''}${report.url}${report.finalUrl ? ` (redirected to ${report.finalUrl})` : ''}`;
   if (report.status === 'ignored') return `${what} ignored: ${report.error}`;
   if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
   if (report.found) return `${what}: links to ${report.found.lists.length} list(s) (${report.found.lists.join(', ') || 'none'}) and ${report.found.notices} notice(s)`;
