@@ -1,9 +1,14 @@
-/** The cookies of a request, by name. */
+/** The cookies of a request, by name. A cookie whose value does not decode (`x=%`) is left out: it is not ours. */
 export function parseCookies(header: string | undefined): Map<string, string> {
   const cookies = new Map<string, string>();
   for (const part of (header ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0) cookies.set(part.slice(0, at).trim(), decodeURIComponent(part.slice(at + 1).trim()));
+    if (at <= 0) continue;
+    try {
+      cookies.set(part.slice(0, at).trim(), decodeURIComponent(part.slice(at + 1).trim()));
+    } catch {
+      // A malformed escape in someone else's cookie must not break the page.
+    }
   }
   return cookies;
 }

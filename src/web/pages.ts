@@ -52,11 +52,12 @@ export function linkSentPage(minutes: number): string {
   );
 }
 
-export function confirmSignInPage(token: string): string {
+export function confirmSignInPage(token: string, csrf: string): string {
   return layout(
     'Conferma l\'accesso',
     html`<h1>Conferma l'accesso</h1>
 <form class="card" method="post" action="/accesso">
+  <input type="hidden" name="_csrf" value="${csrf}">
   <input type="hidden" name="token" value="${token}">
   <p>Stai per accedere al servizio dati della tariffa dei tabacchi da questo dispositivo.</p>
   <button type="submit">Accedi</button>

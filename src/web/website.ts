@@ -20,8 +20,12 @@ export interface WebsiteOptions {
   sessionTtlMs: number;
   /** Sign-in requests per hour: per e-mail address and per client address. */
   limits: { perAddress: number; perClient: number };
-  /** Behind a load balancer: the client is the first address of X-Forwarded-For, not the socket's. */
-  trustProxy?: boolean;
+  /**
+   * Behind load balancers: how many proxies in front of this one append to X-Forwarded-For. The
+   * client is the address the outermost trusted proxy saw: that many entries from the right (the
+   * entries to their left are the client's own words). 0: the socket's address.
+   */
+  trustProxy?: number;
   log: (event: Record<string, unknown>) => void;
 }
 
@@ -41,6 +45,9 @@ export const PAGE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'cache-control': 'no-store',
 };
+
+/** Over https, browsers are told to use nothing else for a year (set only when the site URL is https). */
+export const HSTS = { 'strict-transport-security': 'max-age=31536000' };
 
 const STATIC: Record<string, { type: string; body: Buffer }> = {
   '/static/style.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./static/style.css', import.meta.url)) },
@@ -63,15 +70,16 @@ function sameSecret(a: string | undefined, b: string | undefined): boolean {
  * revocation, sign-out here or everywhere. Sessions and sign-in links are stored as SHA-256 only.
  * Forms carry a CSRF token: the session's for signed-in forms, a double-submit cookie before.
  */
-export function createWebsite(options: WebsiteOptions): Handler {
+export function createWebsite(options: WebsiteOptions): Handler & { settled: () => Promise<void> } {
   const { registry, now: clock } = options;
   const secure = options.siteUrl().startsWith('https://');
   const sessionCookie = secure ? '__Host-sessione' : 'sessione';
   const csrfCookie = secure ? '__Host-csrf' : 'csrf';
   const minutes = Math.round(options.signInTtlMs / 60_000);
 
-  const page = (status: number, body: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status, headers: { ...PAGE_HEADERS, ...flatten(extra) }, body });
-  const redirect = (location: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status: 303, headers: { ...PAGE_HEADERS, location, ...flatten(extra) }, body: null });
+  const pageHeaders = secure ? { ...PAGE_HEADERS, ...HSTS } : PAGE_HEADERS;
+  const page = (status: number, body: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status, headers: { ...pageHeaders, ...flatten(extra) }, body });
+  const redirect = (location: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status: 303, headers: { ...pageHeaders, location, ...flatten(extra) }, body: null });
 
   /** The anonymous CSRF token: the cookie's, or a new one to set. */
   const anonymousCsrf = (request: HttpRequest) => {
@@ -104,7 +112,17 @@ export function createWebsite(options: WebsiteOptions): Handler {
     }));
   };
 
-  return async (request) => {
+  /** Sign-in mails being prepared after their answer went out; `settled` waits for them (tests, shutdown). */
+  const pending = new Set<Promise<void>>();
+  const sendSignInLink = async (email: string, now: Date) => {
+    const account = await registry.findAccount(email);
+    if (!account || account.blocked) return;
+    const token = randomToken();
+    await registry.createSignInToken(account.id, sha256(token), new Date(now.getTime() + options.signInTtlMs), now);
+    await options.mailer.send({ to: email, ...signInEmail(`${options.siteUrl().replace(/\/+$/, '')}/accesso?t=${token}`, minutes) });
+  };
+
+  const handler: Handler & { settled: () => Promise<void> } = async (request) => {
     const { method, path } = request;
     const asset = STATIC[path];
     if (asset) return { status: 200, headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }, body: asset.body };
@@ -125,23 +143,17 @@ export function createWebsite(options: WebsiteOptions): Handler {
         if (!email) return page(400, signInPage(cookieToken!, { email: fields.get('email') ?? '', message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>` }));
         const now = clock();
         const hour = hourWindow(now).periodStart;
-        const client = (options.trustProxy ? header(request, 'x-forwarded-for')?.split(',')[0]?.trim() : undefined) || request.remoteAddress;
+        const client = clientAddress(request, options.trustProxy ?? 0);
         const perClient = await registry.countRequest(`sign-in:client:${client}`, hour, options.limits.perClient);
         const perAddress = perClient.allowed ? await registry.countRequest(`sign-in:address:${email}`, hour, options.limits.perAddress) : perClient;
         if (!perClient.allowed || !perAddress.allowed) {
           return page(429, messagePage('Troppe richieste', 'Hai chiesto troppi link di accesso in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
         }
-        // The same page whether or not the address has an account: the form reveals nothing.
-        const account = await registry.findAccount(email);
-        if (account && !account.blocked) {
-          const token = randomToken();
-          await registry.createSignInToken(account.id, sha256(token), new Date(now.getTime() + options.signInTtlMs), now);
-          try {
-            await options.mailer.send({ to: email, ...signInEmail(`${options.siteUrl().replace(/\/+$/, '')}/accesso?t=${token}`, minutes) });
-          } catch (error) {
-            options.log({ event: 'mail.failed', account: account.id, error: (error as Error).message });
-          }
-        }
+        // The same page, in the same time, whether or not the address has an account: the lookup,
+        // the token and the mail happen after the answer, so neither the page nor its timing tells.
+        pending.add(
+          sendSignInLink(email, now).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })),
+        );
         return page(200, linkSentPage(minutes));
       }
       return methodNotAllowed(['GET', 'POST']);
@@ -152,10 +164,14 @@ export function createWebsite(options: WebsiteOptions): Handler {
         // Showing the page does not use the link: mail scanners that open links must not spend it.
         const token = request.query.get('t') ?? '';
         if (!(await registry.signInTokenUsable(sha256(token), clock()))) return page(410, invalidLinkPage());
-        return page(200, confirmSignInPage(token));
+        const csrf = anonymousCsrf(request);
+        return page(200, confirmSignInPage(token, csrf.token), csrf.setCookie ? { 'set-cookie': csrf.setCookie } : {});
       }
       if (method === 'POST') {
-        const token = (await form(request)).get('token') ?? '';
+        // Like every form: a page elsewhere must not sign this browser into another account.
+        const fields = await form(request);
+        if (!sameSecret(fields.get('_csrf') ?? undefined, parseCookies(header(request, 'cookie')).get(csrfCookie))) return forbidden();
+        const token = fields.get('token') ?? '';
         const now = clock();
         const account = await registry.consumeSignInToken(sha256(token), now);
         if (!account) return page(410, invalidLinkPage());
@@ -217,10 +233,25 @@ export function createWebsite(options: WebsiteOptions): Handler {
     }
     return page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));
   };
+  handler.settled = async () => {
+    while (pending.size > 0) await Promise.all([...pending].map((work) => work.finally(() => pending.delete(work))));
+  };
+  return handler;
 
   function methodNotAllowed(allow: string[]): HttpResponse {
-    return { ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')), headers: { ...PAGE_HEADERS, allow: allow.join(', ') } };
+    return { ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')), headers: { ...pageHeaders, allow: allow.join(', ') } };
   }
+}
+
+/**
+ * The client's address for per-client limits. Behind `trustedHops` proxies, the entry that many
+ * places from the right of X-Forwarded-For (the outermost trusted proxy wrote it); without a
+ * proxy, or when the header is shorter than the chain, the socket's address.
+ */
+export function clientAddress(request: HttpRequest, trustedHops: number): string {
+  if (trustedHops <= 0) return request.remoteAddress;
+  const chain = (header(request, 'x-forwarded-for') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  return chain[chain.length - trustedHops] ?? request.remoteAddress;
 }
 
 function invalidLinkPage(): string {

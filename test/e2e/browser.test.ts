@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +26,7 @@ beforeAll(async () => {
   await runCli(['build', '--source', join(REPO, 'fixtures/sample/tariff'), '--date', '2026-11-22', '--out', out, '--data-dir', dataDir]);
   await runCli(['publish', out, '--data-dir', dataDir]);
   await runCli(['accounts', 'create', 'tabaccheria.rossi@example.it', '--type', 'User', '--data-dir', dataDir]);
+  await runCli(['accounts', 'create', 'attaccante@example.it', '--type', 'User', '--data-dir', dataDir]);
   service = await startServe(['serve', '--data-dir', dataDir]);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -41,14 +44,17 @@ async function signIn(page: Page, shot?: string): Promise<void> {
   await page.goto(`${service.url}/accedi`);
   await page.getByLabel('Indirizzo e-mail').fill('tabaccheria.rossi@example.it');
   if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-accedi.png`), fullPage: true });
+  const before = messagesInOutbox();
   await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
   expect(await textOf(page.locator('p.notice'))).toContain('riceverai a breve');
   if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-link-inviato.png`), fullPage: true });
-  await page.goto(await latestSignInLink(dataDir));
+  await page.goto(await latestSignInLink(dataDir, before + 1));
   if (shot) await page.screenshot({ path: join(SCREENSHOTS, `${shot}-conferma.png`), fullPage: true });
   await page.getByRole('button', { name: 'Accedi' }).click();
   await page.waitForURL(`${service.url}/account`);
 }
+
+const messagesInOutbox = () => (existsSync(join(dataDir, 'outbox')) ? readdirSync(join(dataDir, 'outbox')).filter((name) => name.endsWith('.eml')).length : 0);
 
 /** The text of an element once it is visible (playwright-core has no assertion library of its own). */
 async function textOf(locator: Locator): Promise<string> {
@@ -111,5 +117,49 @@ describe.skipIf(!available)('the website in a real browser', () => {
     await other.getByRole('heading', { name: 'Accedi' }).waitFor({ state: 'visible' });
     await first.close();
     await second.close();
+  });
+});
+
+describe.skipIf(!available)('login CSRF in a real browser', () => {
+  it("refuses a page elsewhere that posts the attacker's sign-in link, so the victim is not signed into the attacker's account", async () => {
+    // The attacker asks for a link to its own account, as anyone can.
+    const form = await fetch(`${service.url}/accedi`);
+    const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const before = messagesInOutbox();
+    await fetch(`${service.url}/accedi`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'attaccante@example.it' }) });
+    const token = new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
+
+    // Its page, on another site (localhost is not 127.0.0.1), submits the sign-in form at once.
+    const evil = createServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<form id="f" method="post" action="${service.url}/accesso"><input type="hidden" name="token" value="${token}"></form><script>document.getElementById('f').submit()</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const victim = await browser.newContext();
+    try {
+      const page = await victim.newPage();
+      // The victim has been on the site before: its CSRF cookie exists, but is not sent cross-site.
+      await page.goto(`${service.url}/accedi`);
+      const posted = page.waitForResponse((response) => response.url() === `${service.url}/accesso` && response.request().method() === 'POST');
+      await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+      expect((await posted).status()).toBe(403);
+      await page.screenshot({ path: join(SCREENSHOTS, '06-csrf-accesso-rifiutato.png'), fullPage: true });
+      await page.goto(`${service.url}/account`);
+      await page.waitForURL(`${service.url}/accedi`);
+      expect(await victim.cookies(service.url)).not.toContainEqual(expect.objectContaining({ name: 'sessione' }));
+    } finally {
+      await victim.close();
+      await new Promise((resolve) => evil.close(resolve));
+    }
+    // The link itself was not spent: its owner can still use it.
+    const owner = await browser.newContext();
+    const page = await owner.newPage();
+    await page.goto(`${service.url}/accesso?t=${token}`);
+    await page.getByRole('button', { name: 'Accedi' }).click();
+    await page.waitForURL(`${service.url}/account`);
+    expect(await textOf(page.locator('#account-email'))).toBe('attaccante@example.it');
+    await owner.close();
   });
 });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latestSignInLink } from '../helpers/outbox.ts';
+import { signInWithLink } from '../helpers/web-sign-in.ts';
 import { PG_URL, postgresLocation } from '../helpers/registries.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
@@ -65,7 +66,7 @@ describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
     await fetch(`${site}/accedi`, { method: 'POST', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }) });
     const token = new URL(await latestSignInLink(dataDirs[0]!)).searchParams.get('t')!;
-    const signedIn = await fetch(`${site}/accesso`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+    const signedIn = await signInWithLink(site, token);
     const session = signedIn.headers.get('set-cookie')!.split(';')[0]!;
     const page = await (await fetch(`${site}/account`, { headers: { cookie: session } })).text();
     const revokePath = /href="(\/account\/chiavi\/\d+\/revoca)"/.exec(page)![1]!;

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signInLinkIn } from '../helpers/outbox.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { signInWithLink } from '../helpers/web-sign-in.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -45,12 +47,13 @@ describe('sign-in e-mail over SMTP', () => {
     const sent = await fetch(`${service.url}/accedi`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }) });
     expect(sent.status).toBe(200);
 
+    await waitFor(() => received.length > 0, 'the message at the SMTP server');
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ from: 'tariffa@example.it', to: ['shop@example.it'] });
     const link = await signInLinkIn(received[0]!.raw);
     expect(link.startsWith(`${service.url}/accesso?t=`)).toBe(true);
     const token = new URL(link).searchParams.get('t')!;
-    const signedIn = await fetch(`${service.url}/accesso`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+    const signedIn = await signInWithLink(service.url, token);
     expect(signedIn.status).toBe(303);
     const session = signedIn.headers.get('set-cookie')!.split(';')[0]!;
     const account = await fetch(`${service.url}/account`, { headers: { cookie: session } });

@@ -1,13 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
+import { waitFor } from './wait-for.ts';
 
-/** The sign-in link of the newest message in `<data-dir>/outbox` (decoded with a real MIME parser). */
-export async function latestSignInLink(dataDir: string): Promise<string> {
+const messagesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.eml')).sort() : []);
+
+/**
+ * The sign-in link of the newest message in `<data-dir>/outbox` (decoded with a real MIME parser),
+ * waiting for it to arrive: the site mails after it has answered.
+ */
+export async function latestSignInLink(dataDir: string, atLeast = 1): Promise<string> {
   const dir = join(dataDir, 'outbox');
-  const newest = readdirSync(dir).filter((name) => name.endsWith('.eml')).sort().at(-1);
-  if (!newest) throw new Error('no message in the outbox');
-  return signInLinkIn(readFileSync(join(dir, newest)));
+  await waitFor(() => messagesIn(dir).length >= atLeast, `message ${atLeast} in ${dir}`);
+  return signInLinkIn(readFileSync(join(dir, messagesIn(dir).at(-1)!)));
 }
 
 export async function signInLinkIn(raw: Buffer | string): Promise<string> {

@@ -56,7 +56,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
       perAddress: positiveInteger(env.TARIFF_SIGNIN_LIMIT_ADDRESS, 'TARIFF_SIGNIN_LIMIT_ADDRESS') ?? DEFAULT_SIGN_IN_LIMITS.perAddress,
       perClient: positiveInteger(env.TARIFF_SIGNIN_LIMIT_CLIENT, 'TARIFF_SIGNIN_LIMIT_CLIENT') ?? DEFAULT_SIGN_IN_LIMITS.perClient,
     },
-    trustProxy: env.TARIFF_TRUST_PROXY === 'true',
+    trustProxy: trustedHops(env.TARIFF_TRUST_PROXY),
     log: (event) => log.write(event),
   });
   // /v1 and /healthz are the API; every other path is the website.
@@ -81,6 +81,14 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     process.on('SIGTERM', stop);
   });
   return { listening, stopped };
+}
+
+/** TARIFF_TRUST_PROXY: the number of proxies in front (`true` is one), or none. */
+function trustedHops(value: string | undefined): number {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return 0;
+  if (value === 'true') return 1;
+  const hops = positiveInteger(value, 'TARIFF_TRUST_PROXY');
+  return hops ?? 0;
 }
 
 export function registerServe(program: Command, run: Runner): void {
