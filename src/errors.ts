@@ -114,6 +114,9 @@ export const errors = {
 
   keyNotFound: (email: string, prefix: string) => new TariffError('key_not_found', `${email} has no active key starting with ${prefix}`, 'See `tariff keys list` for the active keys.'),
 
+  keyPrefixTooShort: (prefix: string, min: number) =>
+    new TariffError('key_prefix_too_short', `"${prefix}" is too short to name a key: give at least ${min} characters (as \`tariff keys list\` shows them)`, 'Copy the prefix from `tariff keys list`.', 2),
+
   keyPrefixAmbiguous: (prefix: string) => new TariffError('key_prefix_ambiguous', `More than one active key starts with ${prefix}`, 'Give more characters of the key prefix.'),
 
   listenFailed: (address: string, detail: string) =>

@@ -4,6 +4,7 @@ import { barcodeStatus, DEFAULT_RULES, recordStatus, type AdminDecision, type Ba
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
+import { keyMatchingPrefix } from './key-rules.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { formatWithOffset } from '../util/dates.ts';
 import { sameFingerprint } from './api-key.ts';
@@ -196,11 +197,9 @@ export class PgRegistry implements Registry {
       const account = await this.one(client, 'SELECT email FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       const email = String(account?.email ?? `account ${accountId}`);
       const rows = (await client.query('SELECT * FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [accountId])).rows as Row[];
-      const matches = rows.filter((row) => String(row.prefix).startsWith(prefix) || prefix.startsWith(String(row.prefix)));
-      if (matches.length === 0) throw errors.keyNotFound(email, prefix);
-      if (matches.length > 1) throw errors.keyPrefixAmbiguous(prefix);
-      const revoked = toKey((await this.one(client, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 RETURNING *', [now.toISOString(), matches[0]!.id]))!);
-      await this.auditWith(client, { actor, action: 'key.revoke', subject: email, before: toKey(matches[0]!), after: revoked }, now);
+      const { row: match } = keyMatchingPrefix(rows.map((row) => ({ row, prefix: String(row.prefix) })), prefix, email);
+      const revoked = toKey((await this.one(client, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 RETURNING *', [now.toISOString(), match.id]))!);
+      await this.auditWith(client, { actor, action: 'key.revoke', subject: email, before: toKey(match), after: revoked }, now);
       return revoked;
     });
   }

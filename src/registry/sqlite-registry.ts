@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { errors } from '../errors.ts';
+import { keyMatchingPrefix } from './key-rules.ts';
 import { DEFAULT_RULES, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
@@ -181,12 +182,10 @@ export class SqliteRegistry implements Registry {
 
   async revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord> {
     return this.db.transaction(() => {
-      const matches = (this.statements.activeKeys.all(accountId) as KeyRow[]).filter((row) => row.prefix.startsWith(prefix) || prefix.startsWith(row.prefix));
       const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
-      if (matches.length === 0) throw errors.keyNotFound(account?.email ?? `account ${accountId}`, prefix);
-      if (matches.length > 1) throw errors.keyPrefixAmbiguous(prefix);
-      const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), matches[0]!.id) as KeyRow);
-      this.statements.audit.run(now.toISOString(), actor, 'key.revoke', account?.email ?? String(accountId), JSON.stringify(toKey(matches[0]!)), JSON.stringify(revoked));
+      const match = keyMatchingPrefix(this.statements.activeKeys.all(accountId) as KeyRow[], prefix, account?.email ?? `account ${accountId}`);
+      const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), match.id) as KeyRow);
+      this.statements.audit.run(now.toISOString(), actor, 'key.revoke', account?.email ?? String(accountId), JSON.stringify(toKey(match)), JSON.stringify(revoked));
       return revoked;
     }).immediate();
   }

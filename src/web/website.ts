@@ -195,7 +195,7 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       if (method === 'POST' && !sameSecret(fields.get('_csrf') ?? undefined, current.csrfToken)) return forbidden();
 
       if (path === '/account/chiavi') {
-        const label = (fields.get('label') ?? '').trim().slice(0, 100);
+        const label = fields.get('label') ?? '';
         // A reload resends the form: its one-time token lets the first sending create a key and
         // the others only say so (the key itself is never stored, so it cannot be shown again).
         const nonce = fields.get('_form') ?? '';

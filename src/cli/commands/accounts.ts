@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { cleanLabel } from '../../registry/key-rules.ts';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
 import { createKey } from '../../registry/create-key.ts';
@@ -112,7 +113,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .action(
       run(async (ctx, address: string, options: { all?: boolean }) => {
         const list = await withRegistry(ctx, async (registry) => registry.listKeys((await requireAccount(registry, address)).id, { includeRevoked: options.all }));
-        ctx.result(list, list.length ? renderTable(['prefix', 'label', 'created', 'last used', 'revoked'], list.map((k) => [k.prefix, k.label, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-'])) : 'no key');
+        ctx.result(list, list.length ? renderTable(['prefix', 'label', 'created', 'last used', 'revoked'], list.map((k) => [k.prefix, cleanLabel(k.label), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-'])) : 'no key');
       }),
     );
   keys
