@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { writeFileAtomic } from '../util/durable-write.ts';
@@ -45,9 +45,11 @@ export function createMailer(options: { env: NodeJS.ProcessEnv; dataDir: string;
     description: `outbox ${outbox}`,
     async send(message) {
       const info = await transport.sendMail({ from, ...message });
-      await mkdir(outbox, { recursive: true });
+      // The messages hold live sign-in links: only the service's own user may read them.
+      await mkdir(outbox, { recursive: true, mode: 0o700 });
+      await chmod(outbox, 0o700);
       const path = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
-      await writeFileAtomic(path, info.message as Buffer);
+      await writeFileAtomic(path, info.message as Buffer, 0o600);
       options.log({ event: 'mail.outbox', path });
     },
   };

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { Registry } from './registry.ts';
@@ -18,6 +18,19 @@ export async function openRegistry(options: { dataDir: string; env: NodeJS.Proce
     return PgRegistry.open(url, { poolSize: poolSize ? Number(poolSize) : undefined });
   }
   const path = url ? url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite');
-  await mkdir(dirname(path), { recursive: true });
+  await privateFile(path);
   return new SqliteRegistry(path);
+}
+
+/**
+ * The registry holds hashes of keys, sessions and sign-in tokens, and the accounts: only the
+ * service's user may read it. A new folder is made 0700; the file is created 0600 (SQLite gives
+ * its -wal and -shm files the same mode) and an existing one is narrowed to 0600.
+ */
+async function privateFile(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const handle = await open(path, 'a', 0o600);
+  await handle.close();
+  const mode = (await stat(path)).mode & 0o777;
+  if (mode & 0o077) await chmod(path, mode & 0o700);
 }
