@@ -26,5 +26,7 @@ export const httpErrors = {
   releaseUnavailable: (headers: Record<string, string>) =>
     json(503, { error: 'release_unavailable', message: 'Il file del rilascio non è leggibile in questo momento.', retryAfterSeconds: 60 }, { ...headers, 'retry-after': '60' }),
 
+  requestAborted: () => json(400, { error: 'request_aborted', message: 'Il client ha chiuso la connessione prima di inviare tutto il corpo della richiesta.' }),
+
   internalError: () => json(500, { error: 'internal_error', message: 'Errore interno del servizio.' }),
 } satisfies Record<string, (...args: never[]) => HttpResponse>;

@@ -10,6 +10,24 @@ import type { RequestLog } from './request-log.ts';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 class BodyTooLargeError extends Error {}
+/** The client went away in the middle of its request body: its problem, not a server error. */
+class ClientAbortedError extends Error {}
+
+/** How long a client may take, and how many may be connected at once (docs/operations.md). */
+export interface ServerLimits {
+  /** Time to send the request headers: a client that trickles them is cut off. */
+  headersTimeoutMs: number;
+  /** Time to send the whole request, body included. */
+  requestTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed (a reader that stopped reading). */
+  idleTimeoutMs: number;
+  /** Time an idle keep-alive connection is kept for the next request. */
+  keepAliveTimeoutMs: number;
+  /** Connections at once; more are refused at once rather than queued. */
+  maxConnections: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 };
 
 export interface ListeningServer {
   server: Server;
@@ -18,8 +36,27 @@ export interface ListeningServer {
 }
 
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
-export async function listen(handler: Handler, options: { host: string; port: number; log: RequestLog }): Promise<ListeningServer> {
-  const server = createServer({ keepAliveTimeout: 5_000 }, (incoming, outgoing) => void serve(handler, incoming, outgoing, options.log));
+export async function listen(handler: Handler, options: { host: string; port: number; log: RequestLog; limits?: ServerLimits }): Promise<ListeningServer> {
+  const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
+  const server = createServer(
+    {
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
+    },
+    (incoming, outgoing) => void serve(handler, incoming, outgoing, options.log),
+  );
+  server.maxConnections = limits.maxConnections;
+  server.timeout = limits.idleTimeoutMs;
+  server.on('drop', () => options.log.write({ event: 'connection.refused', reason: 'maxConnections', max: limits.maxConnections }));
+  // `Expect: 100-continue` is answered by Node; any other expectation gets a JSON 417, as every error.
+  server.on('checkExpectation', (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const body = JSON.stringify({ error: 'expectation_failed', message: `Aspettativa non supportata: ${String(incoming.headers.expect).slice(0, 100)}.` });
+    outgoing.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+    options.log.write({ method: incoming.method, path: (incoming.url ?? '/').split('?')[0], status: 417 });
+  });
   // Requests node:http cannot parse still get a JSON error body, as every error does.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -71,15 +108,22 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
     response = await handler(request);
   } catch (error) {
     if (error instanceof BodyTooLargeError) response = httpErrors.payloadTooLarge(MAX_BODY_BYTES);
-    else {
+    else if (error instanceof ClientAbortedError) {
+      log.write({ event: 'request.aborted', method: request.method, path, detail: error.message });
+      response = httpErrors.requestAborted();
+    } else {
       log.write({ event: 'request.error', method: request.method, path, error: (error as Error).stack ?? String(error) });
       response = httpErrors.internalError();
     }
   }
-  // An oversized body is not read at all: the connection closes after the answer. A small unread
-  // body is drained so the connection can be reused.
-  if (response.status === 413) response.headers = { ...response.headers, connection: 'close' };
-  else if (!incoming.complete) incoming.resume();
+  // A body left unread by an error answer (413, a 401 before the body is looked at) is not read
+  // at all: the connection closes after the answer, so an endless body costs nothing. A small
+  // unread body of a successful answer is drained so the connection can be reused.
+  const abandon = !incoming.complete && response.status >= 400;
+  if (abandon) {
+    response.headers = { ...response.headers, connection: 'close' };
+    outgoing.once('finish', () => incoming.socket.destroy());
+  } else if (!incoming.complete) incoming.resume();
 
   const { body } = response;
   if ((typeof body === 'string' || Buffer.isBuffer(body)) && response.headers['content-length'] === undefined) {
@@ -103,10 +147,16 @@ async function readBody(incoming: IncomingMessage): Promise<Buffer> {
   if (declared > MAX_BODY_BYTES) throw new BodyTooLargeError();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of incoming) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of incoming) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw error;
+    throw new ClientAbortedError(`the client closed the connection after ${size} bytes of the body (${(error as Error).message})`);
   }
+  if (!incoming.complete) throw new ClientAbortedError(`the client closed the connection after ${size} bytes of the body`);
   return Buffer.concat(chunks);
 }

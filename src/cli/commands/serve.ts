@@ -9,7 +9,7 @@ import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
 import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
-import { listen, type ListeningServer } from '../../server/node-adapter.ts';
+import { DEFAULT_SERVER_LIMITS, listen, type ListeningServer, type ServerLimits } from '../../server/node-adapter.ts';
 import { RequestLog } from '../../server/request-log.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
@@ -61,7 +61,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
   });
   // /v1 and /healthz are the API; every other path is the website.
   const handler: Handler = (request) => (request.path.startsWith('/v1/') || request.path === '/v1' || request.path === '/healthz' ? api(request) : website(request));
-  const listening = await listen(handler, { host, port: Number(port), log });
+  const listening = await listen(handler, { host, port: Number(port), log, limits: serverLimits(env) });
   if (!env.TARIFF_SITE_URL) siteUrl = listening.url;
   log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
   log.flush();
@@ -81,6 +81,18 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     process.on('SIGTERM', stop);
   });
   return { listening, stopped };
+}
+
+/** The HTTP server's timeouts and connection cap, from the environment (docs/operations.md). */
+function serverLimits(env: NodeJS.ProcessEnv): ServerLimits {
+  const ms = (name: string, fallback: number) => positiveInteger(env[name], name) ?? fallback;
+  return {
+    headersTimeoutMs: ms('TARIFF_HEADERS_TIMEOUT_MS', DEFAULT_SERVER_LIMITS.headersTimeoutMs),
+    requestTimeoutMs: ms('TARIFF_REQUEST_TIMEOUT_MS', DEFAULT_SERVER_LIMITS.requestTimeoutMs),
+    idleTimeoutMs: ms('TARIFF_IDLE_TIMEOUT_MS', DEFAULT_SERVER_LIMITS.idleTimeoutMs),
+    keepAliveTimeoutMs: ms('TARIFF_KEEPALIVE_TIMEOUT_MS', DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
+    maxConnections: ms('TARIFF_MAX_CONNECTIONS', DEFAULT_SERVER_LIMITS.maxConnections),
+  };
 }
 
 /** TARIFF_TRUST_PROXY: the number of proxies in front (`true` is one), or none. */

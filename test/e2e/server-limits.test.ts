@@ -1,0 +1,93 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+let dataDir: string;
+let service: ServeProcess | null = null;
+beforeEach(async () => {
+  dataDir = await tempDir();
+});
+afterEach(async () => {
+  await service?.stop();
+  service = null;
+});
+
+async function serve(env: Record<string, string> = {}) {
+  service = await startServe(['serve', '--data-dir', dataDir], env);
+  return new URL(service.url);
+}
+
+/** A raw connection, recording what the server sends and whether it closed. */
+async function open(url: URL): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
+  const socket = connect(Number(url.port), url.hostname);
+  let data = '';
+  let closed = false;
+  socket.on('data', (chunk) => (data += chunk));
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { socket, received: () => data, closed: () => closed };
+}
+
+describe('the HTTP server against slow, endless and odd clients', () => {
+  it('answers 401 to an unauthenticated endless body and closes the connection instead of reading it', async () => {
+    const url = await serve();
+    const { socket, received, closed } = await open(url);
+    socket.write(`POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ttd_wrong\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const feeder = setInterval(() => socket.writable && socket.write('400\r\n' + 'x'.repeat(1024) + '\r\n'), 5);
+    try {
+      await waitFor(closed, 'the server to close the connection');
+    } finally {
+      clearInterval(feeder);
+    }
+    expect(received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(received()).toContain('"error":"invalid_api_key"');
+  });
+
+  it('logs a client that aborts mid-body as aborted, not as a server error', async () => {
+    expect((await runCli(['accounts', 'create', 'shop@example.it', '--type', 'User', '--data-dir', dataDir])).status).toBe(0);
+    const key = JSON.parse((await runCli(['keys', 'create', 'shop@example.it', '--json', '--data-dir', dataDir])).stdout).key;
+    const url = await serve();
+    const { socket } = await open(url);
+    socket.write(`POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"items":[`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await waitFor(() => service!.log.some((entry) => entry.event === 'request.aborted'), 'the aborted request in the log');
+    expect(service!.log.filter((entry) => entry.event === 'request.error')).toEqual([]);
+    expect(service!.log.some((entry) => entry.status === 500)).toBe(false);
+    expect((await fetch(`${url.origin}/healthz`)).status).toBeLessThan(500);
+  });
+
+  it('answers an unknown Expect with a JSON 417', async () => {
+    const url = await serve();
+    const { socket, received, closed } = await open(url);
+    socket.write(`GET /v1/version HTTP/1.1\r\nHost: ${url.host}\r\nExpect: bogus\r\n\r\n`);
+    await waitFor(closed, 'the answer');
+    expect(received()).toMatch(/^HTTP\/1\.1 417 /);
+    expect(received()).toContain('"error":"expectation_failed"');
+  });
+
+  it('cuts off a client that trickles its headers', async () => {
+    const url = await serve({ TARIFF_HEADERS_TIMEOUT_MS: '300' });
+    const { socket, closed } = await open(url);
+    socket.write(`GET /v1/version HTTP/1.1\r\nHost: ${url.host}\r\n`);
+    const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 50);
+    try {
+      await waitFor(closed, 'the server to close the slow connection');
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('refuses connections beyond TARIFF_MAX_CONNECTIONS, and serves again once they close', async () => {
+    const url = await serve({ TARIFF_MAX_CONNECTIONS: '2' });
+    const held = [await open(url), await open(url)];
+    const extra = await open(url);
+    await waitFor(extra.closed, 'the third connection to be refused');
+    for (const connection of held) connection.socket.destroy();
+    await waitFor(async () => (await fetch(`${url.origin}/healthz`).then((r) => r.status, () => 0)) > 0, 'a connection to be accepted again');
+  });
+});
