@@ -65,6 +65,21 @@ describe('parseTariffXml on the quirks of real feeds', () => {
     const lol = `<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><tariffa>&c;&c;&c;&c;</tariffa>`;
     expect(parseError(utf8(lol))).toMatchObject({ code: 'source_invalid', message: expect.stringContaining('entity declarations') });
   });
+
+  it('reads a real-sized list with thousands of character references (an apostrophe in 1,250 names)', () => {
+    const products = Array.from({ length: 1250 }, (_, i) =>
+      `<prodotto><codice>${i + 1}</codice><denominazione>L&apos;ORIGINALE N&#176; ${i} &egrave; &amp; C.</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto>`);
+    const xml = `<?xml version="1.0"?><tariffa inVigoreDal="2026-11-01"><categoria codice="sigarette">${products.join('')}</categoria></tariffa>`;
+    const [list] = parseTariffXml(utf8(xml), 'feed.xml');
+    expect(list!.products).toHaveLength(1250);
+    expect(list!.products[1249]!.name).toBe("L'ORIGINALE N° 1249 è & C.");
+  });
+
+  it('expands every HTML named entity, and refuses a name that is none', () => {
+    const doc = (name: string) => utf8(`<?xml version="1.0"?><tariffa inVigoreDal="2026-11-01"><categoria codice="sigarette">\n<prodotto><codice>1</codice><denominazione>${name}</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto></categoria></tariffa>`);
+    expect(parseTariffXml(doc('A&Ntilde;EJO &egrave; &ugrave;&amp;&lt;'), 'f.xml')[0]!.products[0]!.name).toBe('AÑEJO è ù&<');
+    expect(parseError(doc('X &notanentity; Y'))).toMatchObject({ code: 'source_invalid', message: expect.stringMatching(/line 2: &notanentity; is not an XML or HTML entity/) });
+  });
 });
 
 describe('parseTariffXml on invalid input', () => {

@@ -1,3 +1,4 @@
+import { decodeHTMLStrict } from 'entities';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
@@ -12,18 +13,33 @@ export type { SourceList, SourceProduct } from './source-types.ts';
 const MAX_PROBLEMS = 20;
 const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  htmlEntities: true,
-  captureMetaData: true,
-  isArray: (name) => name === 'categoria' || name === 'prodotto',
-  // Real feeds use a handful of character references; anything near these bounds is an attack.
-  processEntities: { enabled: true, maxEntityCount: 50, maxEntitySize: 1000, maxExpansionDepth: 2, maxTotalExpansions: 1000, maxExpandedLength: 100_000 },
-});
+/**
+ * The parser for one document. Entity declarations are refused before parsing (below), so the
+ * only references are the predefined, numeric and HTML ones, each at least 4 characters long and
+ * expanding to a character or two: bounds that follow the document's size keep the protection
+ * against expansion and still read a real list with thousands of apostrophes (`&apos;`).
+ */
+function parserFor(xml: string): XMLParser {
+  return new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    // Numeric references (&#232;) are expanded under this option; named ones are made numeric first.
+    htmlEntities: true,
+    captureMetaData: true,
+    isArray: (name) => name === 'categoria' || name === 'prodotto',
+    processEntities: {
+      enabled: true,
+      maxEntityCount: 50,
+      maxEntitySize: 1000,
+      maxExpansionDepth: 2,
+      maxTotalExpansions: Math.max(1000, Math.ceil(xml.length / 4)),
+      maxExpandedLength: Math.max(100_000, xml.length * 2),
+    },
+  });
+}
 
 /** Text of a leaf element with runs of whitespace folded; undefined when absent or empty. */
 const text = z.preprocess((value) => {
@@ -47,12 +63,13 @@ const rootNode = node({ ente: text, inVigoreDal: text, categoria: z.array(z.unkn
  * @example parseTariffXml(readFileSync('sigarette.xml'), 'sigarette.xml')
  */
 export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] {
-  const xml = decodeXmlBytes(bytes, source);
-  const lineOf = lineIndex(xml);
-
-  if (/<!ENTITY/i.test(xml)) {
-    throw errors.sourceInvalid(`${source} line ${lineOf(xml.search(/<!ENTITY/i))}`, 'entity declarations (<!ENTITY>) are not accepted in a tariff feed');
+  const raw = decodeXmlBytes(bytes, source);
+  if (/<!ENTITY/i.test(raw)) {
+    throw errors.sourceInvalid(`${source} line ${lineIndex(raw)(raw.search(/<!ENTITY/i))}`, 'entity declarations (<!ENTITY>) are not accepted in a tariff feed');
   }
+  // Same lines as the raw text: only references within a line are rewritten.
+  const xml = namedReferencesAsNumeric(raw, source, lineIndex(raw));
+  const lineOf = lineIndex(xml);
   const validation = XMLValidator.validate(xml);
   if (validation !== true) {
     throw errors.sourceMalformed(`${source} line ${validation.err.line}, column ${validation.err.col}`, validation.err.msg);
@@ -60,7 +77,7 @@ export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] 
 
   let tree: Record<string, unknown>;
   try {
-    tree = parser.parse(xml) as Record<string, unknown>;
+    tree = parserFor(xml).parse(xml) as Record<string, unknown>;
   } catch (error) {
     throw errors.sourceMalformed(source, (error as Error).message);
   }
@@ -156,6 +173,22 @@ function price(value: string | undefined, element: string, fail: (detail: string
     return null;
   }
   return cents;
+}
+
+const XML_NAMED = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
+
+/**
+ * HTML named references (`&egrave;`, `&Ntilde;`) written as numeric ones (`&#232;`) before
+ * parsing, with the full HTML table: the XML parser knows only a few of them and would leave the
+ * others in a product's name as text. A name that is no HTML entity is an error, never kept.
+ */
+function namedReferencesAsNumeric(xml: string, source: string, lineOf: (offset: number) => number): string {
+  return xml.replace(/&([A-Za-z][A-Za-z0-9]*);/g, (reference: string, name: string, offset: number) => {
+    if (XML_NAMED.has(name)) return reference;
+    const decoded = decodeHTMLStrict(reference);
+    if (decoded === reference) throw errors.sourceInvalid(`${source} line ${lineOf(offset)}`, `${reference} is not an XML or HTML entity`);
+    return [...decoded].map((character) => `&#${character.codePointAt(0)};`).join('');
+  });
 }
 
 /** Maps a character offset to a 1-based line number. */
