@@ -5,6 +5,7 @@ import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import { keyMatchingPrefix } from './key-rules.ts';
+import { PURGE_RULES, purgeCutoff, type PurgeCounts } from './purge-rules.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { formatWithOffset } from '../util/dates.ts';
 import { sameFingerprint } from './api-key.ts';
@@ -455,6 +456,17 @@ export class PgRegistry implements Registry {
 
   audit(entry: AuditEntry, now: Date): Promise<void> {
     return this.auditWith(this.pool, entry, now);
+  }
+
+  async purgeExpired(now: Date, batch: number): Promise<PurgeCounts> {
+    const cutoff = purgeCutoff(now);
+    const counts = {} as PurgeCounts;
+    for (const rule of PURGE_RULES) {
+      let n = 0;
+      const sql = rule.sql.replace(/\?/g, () => `$${++n}`);
+      counts[rule.name] = (await this.pool.query(sql, [rule.name === 'key_forms' ? now.toISOString() : cutoff, batch])).rowCount ?? 0;
+    }
+    return counts;
   }
 
   async close(): Promise<void> {

@@ -107,6 +107,8 @@ export interface AuditEntry {
  *   const registry = await openRegistry({ dataDir: './var', env: process.env });
  *   const principal = await registry.authenticate(fingerprintOf(key), new Date());
  */
+import type { PurgeCounts } from './purge-rules.ts';
+
 export interface Registry {
   createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
   listAccounts(): Promise<Account[]>;
@@ -170,5 +172,7 @@ export interface Registry {
   countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
 
   audit(entry: AuditEntry, now: Date): Promise<void>;
+  /** Deletes up to `batch` expired rows of each kind (purge-rules.ts); returns how many went. */
+  purgeExpired(now: Date, batch: number): Promise<PurgeCounts>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { errors } from '../errors.ts';
 import { keyMatchingPrefix } from './key-rules.ts';
+import { PURGE_RULES, purgeCutoff, type PurgeCounts } from './purge-rules.ts';
 import { DEFAULT_RULES, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
@@ -312,6 +313,13 @@ export class SqliteRegistry implements Registry {
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {
     this.statements.audit.run(now.toISOString(), entry.actor, entry.action, entry.subject, JSON.stringify(entry.before ?? null), JSON.stringify(entry.after ?? null));
+  }
+
+  async purgeExpired(now: Date, batch: number): Promise<PurgeCounts> {
+    const cutoff = purgeCutoff(now);
+    const counts = {} as PurgeCounts;
+    for (const rule of PURGE_RULES) counts[rule.name] = this.db.prepare(rule.sql).run(rule.name === 'key_forms' ? now.toISOString() : cutoff, batch).changes;
+    return counts;
   }
 
   async close(): Promise<void> {

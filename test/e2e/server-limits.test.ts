@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openRegistry } from '../../src/registry/open-registry.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -89,5 +90,14 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     await waitFor(extra.closed, 'the third connection to be refused');
     for (const connection of held) connection.socket.destroy();
     await waitFor(async () => (await fetch(`${url.origin}/healthz`).then((r) => r.status, () => 0)) > 0, 'a connection to be accepted again');
+  });
+
+  it('purges expired registry rows in the background', async () => {
+    const registry = await openRegistry({ dataDir, env: {} });
+    for (let i = 0; i < 5; i++) await registry.countRequest(`sign-in:client:10.0.0.${i}`, '2026-01-01T10:00:00.000Z', 30);
+    await registry.close();
+    await serve({ TARIFF_PURGE_INTERVAL_SECONDS: '1' });
+    await waitFor(() => service!.log.some((entry) => entry.event === 'registry.purged'), 'a purge in the log');
+    expect(service!.log.find((entry) => entry.event === 'registry.purged')).toMatchObject({ request_limits: 5 });
   });
 });

@@ -14,6 +14,34 @@ async function registry() {
 }
 
 describe.each(BACKENDS)('the %s registry', (_, location) => {
+  it('purges expired rows in bounded batches, and keeps what is live', async () => {
+    const r = await (await location()).open();
+    const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
+    const old = new Date('2026-11-10T10:00:00Z');
+    for (let day = 1; day <= 5; day++) await r.consume(account.id, 'read', `2026-11-0${day}T00:00:00.000Z`, 1, 10);
+    await r.consume(account.id, 'read', '2026-11-22T00:00:00.000Z', 3, 10);
+    for (let i = 0; i < 3; i++) await r.countRequest(`sign-in:client:10.0.0.${i}`, '2026-11-10T10:00:00.000Z', 30);
+    await r.countRequest('sign-in:client:10.0.0.9', '2026-11-22T10:00:00.000Z', 30);
+    // (Creating a token or session also clears those expired by then: the old ones are made last.)
+    await r.createSignInToken(account.id, 'b'.repeat(64), new Date('2026-11-22T10:15:00Z'), now);
+    await r.createSignInToken(account.id, 'a'.repeat(64), new Date('2026-11-10T10:15:00Z'), old);
+    await r.createSession(account.id, 'd'.repeat(64), 'csrf', new Date('2026-12-01T10:00:00Z'), now);
+    await r.createSession(account.id, 'c'.repeat(64), 'csrf', new Date('2026-11-11T10:00:00Z'), old);
+    await r.countRequest(`key-form:${'c'.repeat(64)}:nonce`, 'once', 1);
+    await r.countRequest(`key-form:${'d'.repeat(64)}:nonce`, 'once', 1);
+
+    expect(await r.purgeExpired(now, 2)).toEqual({ usage_counters: 2, request_limits: 2, sign_in_tokens: 1, sessions: 1, key_forms: 1 });
+    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 3, request_limits: 1, sign_in_tokens: 0, sessions: 0, key_forms: 0 });
+    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 0, request_limits: 0, sign_in_tokens: 0, sessions: 0, key_forms: 0 });
+    // What is live is untouched: today's reads, this hour's limit, the valid token, the session and its form mark.
+    expect(await r.usage(account.id, 'read', '2026-11-22T00:00:00.000Z')).toBe(3);
+    expect((await r.countRequest('sign-in:client:10.0.0.9', '2026-11-22T10:00:00.000Z', 1)).allowed).toBe(false);
+    expect(await r.signInTokenUsable('b'.repeat(64), now)).toBe(true);
+    expect(await r.findSession('d'.repeat(64), now)).not.toBeNull();
+    expect((await r.countRequest(`key-form:${'d'.repeat(64)}:nonce`, 'once', 1)).allowed).toBe(false);
+    await r.close();
+  });
+
   it('allows at most 3 active keys per account; revocation is immediate and frees a place', async () => {
     const r = await (await location()).open();
     const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);

@@ -9,6 +9,7 @@ import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
 import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
+import { DEFAULT_PURGE_INTERVAL_MS, startPurgeLoop } from '../../server/purge-loop.ts';
 import { DEFAULT_SERVER_LIMITS, listen, type ListeningServer, type ServerLimits } from '../../server/node-adapter.ts';
 import { RequestLog } from '../../server/request-log.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
@@ -41,6 +42,13 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     log: (event) => log.write(event),
   });
   await release.start();
+  const purge = startPurgeLoop(registry, {
+    intervalMs: (positiveInteger(env.TARIFF_PURGE_INTERVAL_SECONDS, 'TARIFF_PURGE_INTERVAL_SECONDS') ?? DEFAULT_PURGE_INTERVAL_MS / 1000) * 1000,
+    batch: 1000,
+    maxBatches: 20,
+    now: ctx.io.now,
+    log: (event) => log.write(event),
+  });
   const api = createApp({ registry, release, now: ctx.io.now, rules: loadRules(env) });
   // Links in e-mails point at TARIFF_SITE_URL (the public https address behind a load balancer),
   // else at the address this process listens on.
@@ -72,6 +80,8 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
       process.off('SIGTERM', stop);
       release.stop();
       await listening.close();
+      await purge.stop();
+      await website.settled();
       await registry.close();
       log.write({ event: 'service.stopped' });
       log.flush();

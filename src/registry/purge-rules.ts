@@ -1,0 +1,32 @@
+/** How long expired rows are kept after their period or expiry, for an operator looking into the last days. */
+export const PURGE_GRACE_MS = 2 * 86_400_000;
+
+/** One kind of expired row: the statement deleting at most `limit` of them (`?` placeholders: cutoff, limit). */
+export interface PurgeRule {
+  name: 'usage_counters' | 'request_limits' | 'sign_in_tokens' | 'sessions' | 'key_forms';
+  sql: string;
+}
+
+/**
+ * Rows nothing reads once expired: counters and request limits of past periods, sign-in tokens
+ * and sessions past their expiry, and the one-time key-form marks of sessions that no longer
+ * exist. Each statement deletes a bounded batch (row values in a subquery: SQLite and PostgreSQL
+ * alike), so a purge never holds the registry for long.
+ */
+export const PURGE_RULES: PurgeRule[] = [
+  { name: 'usage_counters', sql: 'DELETE FROM usage_counters WHERE (account_id, counter, period_start) IN (SELECT account_id, counter, period_start FROM usage_counters WHERE period_start < ? LIMIT ?)' },
+  // Key-form marks have the period 'once'; every other request limit has an ISO period start.
+  { name: 'request_limits', sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start <> 'once' AND period_start < ? LIMIT ?)" },
+  { name: 'sign_in_tokens', sql: 'DELETE FROM sign_in_tokens WHERE token_hash IN (SELECT token_hash FROM sign_in_tokens WHERE expires_at < ? LIMIT ?)' },
+  { name: 'sessions', sql: 'DELETE FROM sessions WHERE id_hash IN (SELECT id_hash FROM sessions WHERE expires_at < ? LIMIT ?)' },
+  {
+    name: 'key_forms',
+    sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start = 'once' AND key LIKE 'key-form:%' AND substr(key, 10, 64) NOT IN (SELECT id_hash FROM sessions WHERE expires_at >= ?) LIMIT ?)",
+  },
+];
+
+/** What a purge removed, per kind. */
+export type PurgeCounts = Record<PurgeRule['name'], number>;
+
+/** The cutoff for `now`: rows that ended before it go. */
+export const purgeCutoff = (now: Date) => new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
