@@ -73,8 +73,8 @@ export const errors = {
   verifyFailed: (where: string, problems: string[]) =>
     new TariffError('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`, 'Rebuild the release; do not publish it.'),
 
-  bucketFailed: (where: string, detail: string) =>
-    new TariffError('bucket_failed', `${where}: ${detail}`, 'Check the bucket URI, the credentials and the network; the current release was not changed.'),
+  bucketFailed: (where: string, detail: string, remedy?: string) =>
+    new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? 'Check the bucket URI, the credentials and the network; the current release was not changed.'),
 
   versionConflict: (version: string, where: string) =>
     new TariffError('version_conflict', `${where}: version ${version} is already published with different files`, 'Build with --previous set to the current release so the version moves on.'),

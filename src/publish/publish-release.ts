@@ -31,6 +31,11 @@ export async function readCurrentManifest(bucket: Bucket): Promise<Manifest | nu
   return readManifestObject(bucket, CURRENT_KEY);
 }
 
+/** The manifest a kept release carries (`releases/<version>/manifest.json`), or null when it has none. */
+export function readReleaseManifest(bucket: Bucket, version: string): Promise<Manifest | null> {
+  return readManifestObject(bucket, releaseManifestKey(version));
+}
+
 async function readManifestObject(bucket: Bucket, key: string): Promise<Manifest | null> {
   const bytes = await bucket.get(key);
   if (!bytes) return null;

@@ -151,7 +151,9 @@ export function createApp(options: AppOptions): Handler {
   return async (request) => {
     if (request.path === '/healthz') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return httpErrors.methodNotAllowed(['GET', 'HEAD']);
-      return json(200, { status: 'ok', release: release.current?.manifest.version ?? null });
+      // 503 when stale, so a load balancer or monitor acts on it (docs/operations.md).
+      const health = release.health();
+      return json(health.status === 'ok' ? 200 : 503, health);
     }
     const candidates = byPath.get(request.path);
     if (!candidates) return httpErrors.notFound();

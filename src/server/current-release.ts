@@ -1,6 +1,8 @@
-import type { Readable } from 'node:stream';
-import { releaseFileKey } from '../publish/bucket-layout.ts';
-import { readCurrentManifest } from '../publish/publish-release.ts';
+import { createHash } from 'node:crypto';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
+import { bucketFileProblems } from '../publish/check-bucket-release.ts';
+import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip, sha256Hex } from '../release/gzip.ts';
 import { FORMATS, type Format, type Manifest } from '../release/manifest.ts';
@@ -8,6 +10,23 @@ import type { Bucket } from '../storage/bucket.ts';
 
 export const DEFAULT_POLL_MS = 5_000;
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_STALE_AFTER_MS = 10 * 60_000;
+/** A corrupt current release is checked again after this long (it may have been repaired in place). */
+const RECHECK_REJECTED_MS = 60_000;
+
+/** What /healthz reports. */
+export interface ReleaseHealth {
+  /** stale: the bucket could not be read, or its current release not served, for longer than allowed. */
+  status: 'ok' | 'stale';
+  release: string | null;
+  /** The last time the bucket was read and what it names as current is what is served. */
+  lastRefreshAt: string | null;
+  /** Since when refreshing has failed (null while it works). */
+  failingSince: string | null;
+  problem: string | null;
+  /** Serving an older kept release because the current one does not verify. */
+  fallback: boolean;
+}
 
 export interface ServedRelease {
   manifest: Manifest;
@@ -30,31 +49,63 @@ export interface CurrentReleaseOptions {
   /** When set, the served manifest's file URLs point here (`<baseUrl>/dataset.<fmt>.gz`). */
   baseUrl?: string;
   cacheBytes: number;
+  /** /healthz says stale when refreshing has failed for longer than this. */
+  staleAfterMs?: number;
   log: (event: Record<string, unknown>) => void;
+  now?: () => Date;
 }
 
 /**
  * What the service serves: the bucket's current manifest, polled every `pollMs` (the staleness
  * bound after a publish), and the files of that release, cached in memory when they fit in
  * `cacheBytes` (checked against the manifest's SHA-256 before the release is served), streamed
- * from the bucket otherwise. A request takes the release once and is served from that release's
- * immutable files to the end, so a switch never mixes two releases.
+ * from the bucket otherwise (checked by streaming before the switch, and hashed again while each
+ * download streams). A request takes the release once and is served from that release's immutable
+ * files to the end, so a switch never mixes two releases. A current release whose files do not
+ * match its manifest is never served: the previous one stays, and a service starting with nothing
+ * serves the newest kept release that verifies, logged as an error.
  */
 export class CurrentRelease {
   private served: ServedRelease | null = null;
   private cache = new Map<Format, Buffer>();
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  private refreshStartedAt = 0;
+  private lastRefreshAt: Date | null = null;
+  private failingSince: Date | null = null;
+  private problem: string | null = null;
+  private fallback = false;
+  private rejected: { key: string; at: number } | null = null;
 
   constructor(
     private readonly bucket: Bucket,
     private readonly options: CurrentReleaseOptions,
   ) {}
 
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** The first read of the bucket: a bucket that cannot be read (missing, refused) fails the start. */
   async start(): Promise<void> {
-    await this.refresh();
+    const error = await this.load();
+    if (error && (error as { code?: string }).code === 'bucket_failed') throw error;
     this.timer = setInterval(() => void this.refresh(), this.options.pollMs);
     this.timer.unref();
+  }
+
+  /** For /healthz: whether the served release still follows the bucket, and since when it does not. */
+  health(): ReleaseHealth {
+    const staleAfter = this.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    const stale = this.failingSince !== null && this.now().getTime() - this.failingSince.getTime() > staleAfter;
+    return {
+      status: stale ? 'stale' : 'ok',
+      release: this.served?.manifest.version ?? null,
+      lastRefreshAt: this.lastRefreshAt?.toISOString() ?? null,
+      failingSince: this.failingSince?.toISOString() ?? null,
+      problem: this.problem,
+      fallback: this.fallback,
+    };
   }
 
   stop(): void {
@@ -66,27 +117,85 @@ export class CurrentRelease {
     return this.served;
   }
 
-  /** Reads the bucket's current manifest and switches to it when it changed. Never throws. */
+  /**
+   * Reads the bucket's current manifest and switches to it when it changed. Never throws. A call
+   * still under way after several poll intervals is abandoned (and logged), so one hung request
+   * never stops the polling.
+   */
   refresh(): Promise<void> {
-    this.refreshing ??= this.load().finally(() => {
+    const hungAfter = Math.max(4 * this.options.pollMs, 120_000);
+    if (this.refreshing && Date.now() - this.refreshStartedAt > hungAfter) {
+      this.options.log({ event: 'release.refresh_hung', startedAt: new Date(this.refreshStartedAt).toISOString() });
       this.refreshing = null;
-    });
+    }
+    if (!this.refreshing) {
+      this.refreshStartedAt = Date.now();
+      const attempt: Promise<void> = this.load().then(() => {}).finally(() => {
+        if (this.refreshing === attempt) this.refreshing = null;
+      });
+      this.refreshing = attempt;
+    }
     return this.refreshing;
   }
 
-  private async load(): Promise<void> {
+  /** One refresh; returns the error it met (already logged), or null. */
+  private async load(): Promise<unknown> {
     try {
       const manifest = await readCurrentManifest(this.bucket);
-      if (!manifest || manifest.version === this.served?.manifest.version && manifest.generatedAt === this.served.manifest.generatedAt) return;
-      const cache = await this.fill(manifest);
-      const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
-      if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
-      const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
-      this.cache = cache;
-      this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(this.withBaseUrl(manifest))), admCodes };
-      this.options.log({ event: 'release.switch', version: manifest.version, cachedFiles: cache.size });
+      const key = manifest ? `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((f) => manifest.files[f].sha256).join(' ')}` : '';
+      const servedKey = this.served ? `${this.served.manifest.version} ${this.served.manifest.generatedAt} ${FORMATS.map((f) => this.served!.manifest.files[f].sha256).join(' ')}` : '';
+      if (!manifest || (key === servedKey && !this.fallback)) return this.succeeded();
+      if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS) throw new Error(this.problem ?? `${manifest.version} does not verify`);
+      try {
+        await this.switchTo(manifest);
+        this.fallback = false;
+        this.rejected = null;
+        return this.succeeded();
+      } catch (error) {
+        this.rejected = { key, at: Date.now() };
+        if (!this.served || this.fallback) await this.fallBack(manifest, (error as Error).message);
+        throw error;
+      }
     } catch (error) {
-      this.options.log({ event: 'release.refresh_failed', error: (error as Error).message });
+      this.failingSince ??= this.now();
+      this.problem = (error as Error).message;
+      this.options.log({ event: 'release.refresh_failed', error: this.problem, since: this.failingSince.toISOString() });
+      return error;
+    }
+  }
+
+  private succeeded(): null {
+    this.lastRefreshAt = this.now();
+    this.failingSince = null;
+    this.problem = null;
+    return null;
+  }
+
+  private async switchTo(manifest: Manifest): Promise<void> {
+    const cache = await this.fill(manifest);
+    const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
+    if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
+    const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
+    this.cache = cache;
+    this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(this.withBaseUrl(manifest))), admCodes };
+    this.options.log({ event: 'release.switch', version: manifest.version, cachedFiles: cache.size });
+  }
+
+  /** With nothing good to serve, the newest kept release whose files verify; loudly. */
+  private async fallBack(current: Manifest, problem: string): Promise<void> {
+    const { versions } = await listReleases(this.bucket);
+    for (const version of versions.filter((v) => v !== current.version).sort(compareVersions).reverse()) {
+      if (this.fallback && this.served?.manifest.version === version) return;
+      const manifest = await readReleaseManifest(this.bucket, version).catch(() => null);
+      if (!manifest) continue;
+      try {
+        await this.switchTo(manifest);
+      } catch {
+        continue;
+      }
+      this.fallback = true;
+      this.options.log({ event: 'release.fallback', level: 'error', current: current.version, serving: version, problem });
+      return;
     }
   }
 
@@ -98,11 +207,18 @@ export class CurrentRelease {
     return { ...manifest, files };
   }
 
-  /** Loads and checks the files of a release when they fit in the cache; an empty cache means streaming. */
+  /**
+   * Loads and checks the files of a release when they fit in the cache; an empty cache means
+   * streaming, and then each file is read through once and checked before the release is served.
+   */
   private async fill(manifest: Manifest): Promise<Map<Format, Buffer>> {
     const cache = new Map<Format, Buffer>();
     const total = FORMATS.reduce((sum, format) => sum + manifest.files[format].size, 0);
-    if (total > this.options.cacheBytes) return cache;
+    if (total > this.options.cacheBytes) {
+      const problems = await bucketFileProblems(this.bucket, manifest);
+      if (problems.length > 0) throw new Error(`${problems.join('; ')}; not serving ${manifest.version}`);
+      return cache;
+    }
     for (const format of FORMATS) {
       const bytes = await this.bucket.get(releaseFileKey(manifest.version, format));
       if (!bytes || bytes.length !== manifest.files[format].size || sha256Hex(bytes) !== manifest.files[format].sha256) {
@@ -120,6 +236,35 @@ export class CurrentRelease {
     const cached = this.served === release ? this.cache.get(format) : undefined;
     if (cached) return { ...base, body: cached };
     const object = await this.bucket.open(releaseFileKey(release.manifest.version, format));
-    return object ? { ...base, body: object.body } : null;
+    if (!object) return null;
+    // pipeline, not pipe: a bucket stream that breaks must break the download too.
+    return { ...base, body: pipeline(object.body, this.verifying(releaseFileKey(release.manifest.version, format), entry), () => {}) };
+  }
+
+  /**
+   * Passes a streamed file through, holding back its last chunk until the whole file has hashed
+   * to the manifest's SHA-256: bytes changed in the bucket after the check are never delivered
+   * whole under the manifest's ETag (the client sees a broken download instead).
+   */
+  private verifying(key: string, expected: { sha256: string; size: number }): Transform {
+    const hash = createHash('sha256');
+    let held: Buffer | null = null;
+    let size = 0;
+    const log = this.options.log;
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        const previous = held;
+        held = chunk;
+        done(null, previous ?? undefined);
+      },
+      flush(done) {
+        const sha256 = hash.digest('hex');
+        if (sha256 === expected.sha256 && size === expected.size) return done(null, held ?? undefined);
+        log({ event: 'release.file_corrupt', level: 'error', key, size, sha256, expected: expected.sha256 });
+        done(new Error(`${key} does not match its manifest`));
+      },
+    });
   }
 }

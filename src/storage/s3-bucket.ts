@@ -1,6 +1,20 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { errors } from '../errors.ts';
 import type { Bucket, BucketObject } from './bucket.ts';
+
+/** How long S3 calls may take (docs/operations.md): a store that accepts a connection and never answers cannot hold a run. */
+export interface S3Timeouts {
+  connectMs: number;
+  /** Longest silence on a connection while a request is under way. */
+  idleMs: number;
+  /** One whole call (tries included), reading a small object's body included. */
+  deadlineMs: number;
+  /** Tries per call, the first included (the SDK's backoff between them). */
+  attempts: number;
+}
+
+export const DEFAULT_S3_TIMEOUTS: S3Timeouts = { connectMs: 5_000, idleMs: 15_000, deadlineMs: 60_000, attempts: 3 };
 
 export interface S3BucketOptions {
   bucket: string;
@@ -8,6 +22,7 @@ export interface S3BucketOptions {
   env: NodeJS.ProcessEnv;
   /** Overrides for tests; production takes everything from the standard AWS chain. */
   client?: S3ClientConfig;
+  timeouts?: S3Timeouts;
 }
 
 /**
@@ -21,8 +36,10 @@ export class S3Bucket implements Bucket {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly timeouts: S3Timeouts;
 
   constructor(options: S3BucketOptions) {
+    this.timeouts = options.timeouts ?? DEFAULT_S3_TIMEOUTS;
     this.bucket = options.bucket;
     this.prefix = options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
     this.description = `s3://${this.bucket}/${this.prefix}`;
@@ -38,6 +55,8 @@ export class S3Bucket implements Bucket {
       ...(credentials ? { credentials } : {}),
       region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
       forcePathStyle: env.TARIFF_S3_PATH_STYLE === 'true',
+      maxAttempts: this.timeouts.attempts,
+      requestHandler: { connectionTimeout: this.timeouts.connectMs, requestTimeout: this.timeouts.idleMs },
       // Checksums only where S3 requires them: older MinIO, Ceph and R2 reject the newer headers,
       // and every object is verified by its SHA-256 after upload anyway.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -46,49 +65,102 @@ export class S3Bucket implements Bucket {
     });
   }
 
-  async get(key: string): Promise<Buffer | null> {
-    const object = await this.open(key);
-    if (!object) return null;
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+  get(key: string): Promise<Buffer | null> {
+    return this.call('read', key, async (signal) => {
+      try {
+        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
+        const chunks: Buffer[] = [];
+        for await (const chunk of response.Body as Readable) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks);
+      } catch (error) {
+        if (isMissingKey(error)) return null;
+        throw error;
+      }
+    });
   }
 
-  async open(key: string): Promise<BucketObject | null> {
+  /** The deadline covers the call up to the first byte; the body then streams for as long as the reader reads. */
+  open(key: string): Promise<BucketObject | null> {
+    return this.call('read', key, async (signal) => {
+      try {
+        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
+        return { size: response.ContentLength ?? 0, body: response.Body as Readable };
+      } catch (error) {
+        if (isMissingKey(error)) return null;
+        throw error;
+      }
+    });
+  }
+
+  put(key: string, data: Uint8Array, contentType: string): Promise<void> {
+    return this.call('write', key, async (signal) => {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: data, ContentType: contentType, ContentLength: data.length }), { abortSignal: signal });
+    });
+  }
+
+  list(prefix: string): Promise<string[]> {
+    return this.call('list', prefix, async (signal) => {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }), { abortSignal: signal });
+        for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(this.prefix.length));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys.sort();
+    });
+  }
+
+  delete(keys: string[]): Promise<void> {
+    return this.call('delete', keys[0] ?? '', async (signal) => {
+      for (let i = 0; i < keys.length; i += 1000) {
+        const batch = keys.slice(i, i + 1000);
+        const response = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: this.prefix + key })), Quiet: true } }), { abortSignal: signal });
+        if (response.Errors?.length) throw new Error(`cannot delete ${response.Errors[0]!.Key}: ${response.Errors[0]!.Message}`);
+      }
+    });
+  }
+
+  /**
+   * Runs one call under the deadline and turns every failure into `bucket_failed`, naming the
+   * bucket, the operation and what to do: an operator reads it in a cron mail, not a stack trace.
+   */
+  private async call<T>(operation: string, key: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s`)), this.timeouts.deadlineMs);
     try {
-      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
-      return { size: response.ContentLength ?? 0, body: response.Body as Readable };
+      return await work(controller.signal);
     } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
-  }
-
-  async put(key: string, data: Uint8Array, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: data, ContentType: contentType, ContentLength: data.length }));
-  }
-
-  async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
-      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(this.prefix.length));
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return keys.sort();
-  }
-
-  async delete(keys: string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += 1000) {
-      const batch = keys.slice(i, i + 1000);
-      const response = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: this.prefix + key })), Quiet: true } }));
-      if (response.Errors?.length) throw new Error(`cannot delete ${response.Errors[0]!.Key}: ${response.Errors[0]!.Message}`);
+      if (controller.signal.aborted) throw errors.bucketFailed(`${this.description}${key}`, `${operation}: no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s (TARIFF_S3_DEADLINE_SECONDS)`, REMEDIES.network);
+      throw describeS3Error(error, `${this.description}${key}`, operation);
+    } finally {
+      // For open() the call ends at the first byte: the body then streams without the deadline.
+      clearTimeout(timer);
     }
   }
 }
 
-function isNotFound(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+const REMEDIES = {
+  credentials: 'Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the instance role) and the bucket policy; the current release was not changed.',
+  bucket: 'The bucket does not exist: create it, or fix the bucket in --bucket / TARIFF_BUCKET; the current release was not changed.',
+  network: 'Check AWS_ENDPOINT_URL(_S3) and that the store is reachable; the current release was not changed, and the next run tries again.',
+};
+
+/** An S3 failure as the operator needs it: what, where, and the remedy for its kind. */
+function describeS3Error(error: unknown, where: string, operation: string): Error {
+  const e = error as { name?: string; Code?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number }; cause?: { code?: string } };
+  const name = e.name ?? e.Code ?? '';
+  const status = e.$metadata?.httpStatusCode;
+  const detail = `${operation} failed: ${[name, status ? `HTTP ${status}` : '', e.code ?? e.cause?.code ?? ''].filter(Boolean).join(', ')}${e.message && e.message !== name ? ` (${e.message})` : ''}`;
+  if (/InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|Forbidden|ExpiredToken|InvalidToken/.test(name) || status === 403) return errors.bucketFailed(where, detail, REMEDIES.credentials);
+  if (name === 'NoSuchBucket') return errors.bucketFailed(where, detail, REMEDIES.bucket);
+  return errors.bucketFailed(where, detail, REMEDIES.network);
+}
+
+/** A missing object, not a missing bucket: only the first means "nothing there yet". */
+function isMissingKey(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  const name = e.name ?? e.Code;
+  if (name === 'NoSuchBucket') return false;
+  return name === 'NoSuchKey' || name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket');
 }

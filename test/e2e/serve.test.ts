@@ -233,7 +233,7 @@ describe('tariff serve', () => {
     expect(malformed).toContain('{"error":"bad_request"');
 
     const health = await get(url, '/healthz');
-    expect(await health.json()).toEqual({ status: 'ok', release: '20261101.1' });
+    expect(await health.json()).toMatchObject({ status: 'ok', release: '20261101.1', failingSince: null, problem: null, fallback: false, lastRefreshAt: expect.any(String) });
     expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
   });
 

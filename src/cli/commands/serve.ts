@@ -8,7 +8,7 @@ import { createApp } from '../../server/app.ts';
 import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
 import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
-import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_POLL_MS } from '../../server/current-release.ts';
+import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_STALE_AFTER_MS, DEFAULT_POLL_MS } from '../../server/current-release.ts';
 import { DEFAULT_PURGE_INTERVAL_MS, startPurgeLoop } from '../../server/purge-loop.ts';
 import { DEFAULT_SERVER_LIMITS, listen, type ListeningServer, type ServerLimits } from '../../server/node-adapter.ts';
 import { RequestLog } from '../../server/request-log.ts';
@@ -38,6 +38,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
   const release = new CurrentRelease(bucket, {
     pollMs: positiveInteger(env.TARIFF_MANIFEST_POLL_MS, 'TARIFF_MANIFEST_POLL_MS') ?? DEFAULT_POLL_MS,
     cacheBytes: positiveInteger(env.TARIFF_CACHE_BYTES, 'TARIFF_CACHE_BYTES') ?? DEFAULT_CACHE_BYTES,
+    staleAfterMs: (positiveInteger(env.TARIFF_STALE_AFTER_SECONDS, 'TARIFF_STALE_AFTER_SECONDS') ?? DEFAULT_STALE_AFTER_MS / 1000) * 1000,
     baseUrl,
     log: (event) => log.write(event),
   });
