@@ -2,6 +2,7 @@ import { errors, isTariffError } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { FORMATS, manifestSchema, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { bucketFileProblems } from './check-bucket-release.ts';
 import { CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsIn, versionsToPrune } from './bucket-layout.ts';
 
 export const DEFAULT_KEEP = 30;
@@ -12,10 +13,13 @@ export interface ReleaseFiles {
 }
 
 export interface PublishResult {
-  status: 'published' | 'already-current';
+  /** repaired: the release was current already, but the bucket's files did not match it and were written again. */
+  status: 'published' | 'already-current' | 'repaired';
   version: string;
   previousVersion: string | null;
   pruned: string[];
+  /** What was wrong, when repaired. */
+  repaired?: string[];
 }
 
 export type PublishStep = 'upload' | 'verify' | 'switch' | 'prune';
@@ -58,15 +62,17 @@ const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => a.file
  * Publishes a release to a bucket: uploads its files under the release's own prefix, reads them
  * back to check size and SHA-256, writes the release's manifest, and only then switches the
  * current manifest. Any failure before the switch leaves the previous release current and whole.
- * Re-publishing the current release is a no-op. Older releases beyond `keep` are deleted after
- * the switch.
+ * Re-publishing the current release checks the bucket's files: whole, it does nothing; damaged or
+ * missing, it writes them again (a repair). Older releases beyond `keep` are deleted after the switch.
  */
 export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
   const { manifest } = release;
   const version = manifest.version;
   const current = await readCurrentManifest(bucket);
+  let repairing: string[] | null = null;
   if (current && current.version === version && sameFiles(current, manifest)) {
-    return { status: 'already-current', version, previousVersion: current.version, pruned: [] };
+    repairing = await bucketFileProblems(bucket, manifest);
+    if (repairing.length === 0) return { status: 'already-current', version, previousVersion: current.version, pruned: [] };
   }
   const published = await readManifestObject(bucket, releaseManifestKey(version));
   if (published && !sameFiles(published, manifest)) throw errors.versionConflict(version, bucket.description);
@@ -88,6 +94,7 @@ export async function publishRelease(bucket: Bucket, release: ReleaseFiles, opti
 
   options.onStep?.('prune', `keep ${options.keep}`);
   const pruned = await prune(bucket, options.keep, version);
+  if (repairing) return { status: 'repaired', version, previousVersion: current?.version ?? null, pruned, repaired: repairing };
   return { status: 'published', version, previousVersion: current?.version ?? null, pruned };
 }
 

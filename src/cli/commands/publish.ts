@@ -42,7 +42,7 @@ export function registerPublish(program: Command, run: Runner): void {
     .argument('<dir>', 'release directory written by tariff build')
     .option(...BUCKET_OPTION)
     .option(...KEEP_OPTION)
-    .addHelpText('after', '\nRe-publishing the current release does nothing. A failure before the switch leaves the previous release current.\n\nExample:\n  tariff publish var/release --bucket s3://tariff-releases/prod')
+    .addHelpText('after', '\nRe-publishing the current release does nothing when the bucket holds it whole, and writes its files again when it does not (a repair). A failure before the switch leaves the previous release current.\n\nExample:\n  tariff publish var/release --bucket s3://tariff-releases/prod')
     .action(
       run(async (ctx, dir: string, options: BucketOptions) => {
         const { bucket, keep } = await bucketSettings(ctx, options);
@@ -50,7 +50,8 @@ export function registerPublish(program: Command, run: Runner): void {
         const reporter = new StepReporter(ctx);
         const result = await publishRelease(bucket, release, { keep, onStep: reporter.publishStep(FORMATS.length) });
         reporter.stop();
-        ctx.result({ ...result, bucket: bucket.description }, result.status === 'already-current' ? `${result.version} (already current)` : result.version);
+        const human = result.status === 'already-current' ? `${result.version} (already current)` : result.status === 'repaired' ? `${result.version} (already current; repaired: ${result.repaired!.join('; ')})` : result.version;
+        ctx.result({ ...result, bucket: bucket.description }, human);
       }),
     );
 

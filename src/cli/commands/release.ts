@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { positiveInteger } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
+import { bucketFileProblems } from '../../publish/check-bucket-release.ts';
 import { listReleases, publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
 import { compareVersions, releaseFileKey, versionsToPrune } from '../../publish/bucket-layout.ts';
 import { SnapshotStore } from '../../fetch/snapshot-store.ts';
@@ -70,7 +71,10 @@ export function registerRelease(program: Command, run: Runner): void {
           );
           const summary = { fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description };
           for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
-          if (built.unchanged) {
+          // Unchanged content is nothing to do only when the bucket still holds it whole; otherwise the publish below repairs it.
+          const damaged = built.unchanged ? await bucketFileProblems(bucket, built.manifest) : [];
+          for (const problem of damaged) reporter.step('verify', `the current release is damaged: ${problem}; repairing`);
+          if (built.unchanged && damaged.length === 0) {
             reporter.stop();
             ctx.result({ ...summary, status: 'unchanged' }, `unchanged ${built.manifest.version}`);
             return fetchFailed ? 1 : 0;
@@ -87,7 +91,8 @@ export function registerRelease(program: Command, run: Runner): void {
           const published = await publishRelease(bucket, built, { keep, onStep: reporter.publishStep(FORMATS.length) });
           await pruneLocal(releasesDir, keep, published.version);
           reporter.stop();
-          ctx.result({ ...summary, status: 'published', pruned: published.pruned }, `published ${published.version} (was ${published.previousVersion ?? 'none'})`);
+          const said = published.status === 'repaired' ? `repaired ${published.version}` : `published ${published.version} (was ${published.previousVersion ?? 'none'})`;
+          ctx.result({ ...summary, status: published.status === 'repaired' ? 'repaired' : 'published', pruned: published.pruned, repaired: published.repaired }, said);
           return fetchFailed ? 1 : 0;
         } finally {
           reporter.stop();
