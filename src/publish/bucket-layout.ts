@@ -1,5 +1,5 @@
 import type { Format } from '../release/manifest.ts';
-import { fileName, MANIFEST_FILE } from '../release/manifest.ts';
+import { fileName, FORMATS, MANIFEST_FILE } from '../release/manifest.ts';
 
 /** The manifest of the release being served. Written last when publishing. */
 export const CURRENT_KEY = 'current.json';
@@ -25,6 +25,22 @@ export function versionsIn(keys: string[]): string[] {
     if (match) versions.add(match[1]!);
   }
   return [...versions].sort(compareVersions);
+}
+
+/**
+ * The versions under releases/ split by whether they are whole: a manifest and the three files.
+ * The others are what a crash left (an upload cut short, a prune cut short): never listed, never
+ * rolled back to, removed by the next publish. Pure.
+ */
+export function completeVersionsIn(keys: string[]): { complete: string[]; orphans: string[] } {
+  const present = new Set(keys);
+  const complete: string[] = [];
+  const orphans: string[] = [];
+  for (const version of versionsIn(keys)) {
+    const whole = present.has(releaseManifestKey(version)) && FORMATS.every((format) => present.has(releaseFileKey(version, format)));
+    (whole ? complete : orphans).push(version);
+  }
+  return { complete, orphans };
 }
 
 /**

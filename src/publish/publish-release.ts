@@ -3,7 +3,7 @@ import { sha256Hex } from '../release/gzip.ts';
 import { FORMATS, manifestSchema, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { bucketFileProblems } from './check-bucket-release.ts';
-import { CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsIn, versionsToPrune } from './bucket-layout.ts';
+import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsToPrune } from './bucket-layout.ts';
 
 export const DEFAULT_KEEP = 30;
 
@@ -18,6 +18,8 @@ export interface PublishResult {
   version: string;
   previousVersion: string | null;
   pruned: string[];
+  /** Incomplete versions a crashed run left, removed after the switch. */
+  cleaned?: string[];
   /** What was wrong, when repaired. */
   repaired?: string[];
 }
@@ -93,15 +95,16 @@ export async function publishRelease(bucket: Bucket, release: ReleaseFiles, opti
   }
 
   options.onStep?.('prune', `keep ${options.keep}`);
-  const pruned = await prune(bucket, options.keep, version);
-  if (repairing) return { status: 'repaired', version, previousVersion: current?.version ?? null, pruned, repaired: repairing };
-  return { status: 'published', version, previousVersion: current?.version ?? null, pruned };
+  const { pruned, cleaned } = await prune(bucket, options.keep, version);
+  const done = { version, previousVersion: current?.version ?? null, pruned, ...(cleaned.length > 0 ? { cleaned } : {}) };
+  if (repairing) return { status: 'repaired', ...done, repaired: repairing };
+  return { status: 'published', ...done };
 }
 
 /** Makes a kept release current again, after checking that its files are whole. */
 export async function rollbackRelease(bucket: Bucket, version: string): Promise<{ version: string; previousVersion: string | null }> {
   const manifest = await readManifestObject(bucket, releaseManifestKey(version));
-  if (!manifest) throw errors.releaseNotKept(version, bucket.description, versionsIn(await bucket.list(RELEASES_PREFIX)));
+  if (!manifest) throw errors.releaseNotKept(version, bucket.description, completeVersionsIn(await bucket.list(RELEASES_PREFIX)).complete);
   await verifyUploaded(bucket, manifest);
   const current = await readCurrentManifest(bucket);
   await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
@@ -109,9 +112,11 @@ export async function rollbackRelease(bucket: Bucket, version: string): Promise<
 }
 
 /** The versions kept in the bucket, oldest first, and the current one. */
-export async function listReleases(bucket: Bucket): Promise<{ versions: string[]; current: string | null }> {
+/** The versions kept whole in the bucket, oldest first, the current one, and the incomplete ones a crash left. */
+export async function listReleases(bucket: Bucket): Promise<{ versions: string[]; current: string | null; incomplete: string[] }> {
   const [keys, current] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket)]);
-  return { versions: versionsIn(keys), current: current?.version ?? null };
+  const { complete, orphans } = completeVersionsIn(keys);
+  return { versions: complete, current: current?.version ?? null, incomplete: orphans };
 }
 
 async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void> {
@@ -126,11 +131,21 @@ async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void>
   }
 }
 
-async function prune(bucket: Bucket, keep: number, current: string): Promise<string[]> {
+/**
+ * Deletes the releases beyond `keep` and the incomplete versions crashed runs left, never the
+ * current one. Each version's manifest goes first, so a prune cut short leaves an incomplete
+ * version (cleaned next time), never a manifest that names missing files.
+ */
+async function prune(bucket: Bucket, keep: number, current: string): Promise<{ pruned: string[]; cleaned: string[] }> {
   const keys = await bucket.list(RELEASES_PREFIX);
-  const doomed = versionsToPrune(versionsIn(keys), keep, current);
-  if (doomed.length === 0) return [];
-  const prefixes = doomed.map((version) => `${RELEASES_PREFIX}${version}/`);
-  await bucket.delete(keys.filter((key) => prefixes.some((prefix) => key.startsWith(prefix))));
-  return doomed;
+  const { complete, orphans } = completeVersionsIn(keys);
+  const pruned = versionsToPrune(complete, keep, current);
+  const cleaned = orphans.filter((version) => version !== current);
+  for (const version of [...pruned, ...cleaned]) {
+    const prefix = `${RELEASES_PREFIX}${version}/`;
+    const own = keys.filter((key) => key.startsWith(prefix));
+    await bucket.delete(own.filter((key) => key === releaseManifestKey(version)));
+    await bucket.delete(own.filter((key) => key !== releaseManifestKey(version)));
+  }
+  return { pruned, cleaned };
 }

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseBarcodeList } from '../../dataset/parse-barcode-list.ts';
 import type { Barcode } from '../../dataset/model.ts';
@@ -15,6 +15,7 @@ import { sourceFormat } from '../../source/parse-source.ts';
 import { prewarmPdfReader } from '../../source/pdf/read-pdf-runs.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import { dateInRome } from '../../util/dates.ts';
+import { recoverReleaseDir } from '../../util/leftovers.ts';
 import { buildDate, DEFAULT_BASE_URL, parsePercent, type CommandContext, type Runner } from '../context.ts';
 
 export interface BuildCommandOptions {
@@ -47,6 +48,11 @@ export function registerBuild(program: Command, run: Runner): void {
 }
 
 async function buildCommand(ctx: CommandContext, options: BuildCommandOptions): Promise<void> {
+  // A run killed while replacing --out (or --previous) left the old release aside: put it back first.
+  for (const dir of new Set([options.out, ...(options.previous ? [options.previous] : [])])) {
+    const restored = await recoverReleaseDir(resolve(dir));
+    if (restored) ctx.io.stderr.write(`tariff: recovered ${dir} from ${restored}, left by an interrupted build\n`);
+  }
   const built = await runBuild(ctx, options);
   await writeReleaseDir(built, options.out);
   reportBuild(ctx, built, options.out);

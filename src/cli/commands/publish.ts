@@ -79,7 +79,9 @@ export function registerPublish(program: Command, run: Runner): void {
       run(async (ctx, options: BucketOptions) => {
         const { bucket } = await bucketSettings(ctx, options);
         const listing = await listReleases(bucket);
-        ctx.result({ ...listing, bucket: bucket.description }, listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`).join('\n') || 'no release');
+        const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);
+        if (listing.incomplete.length > 0) lines.push(`incomplete (left by a crashed run, removed by the next publish): ${listing.incomplete.join(', ')}`);
+        ctx.result({ ...listing, bucket: bucket.description }, lines.join('\n') || 'no release');
       }),
     );
 }

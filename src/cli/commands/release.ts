@@ -15,6 +15,7 @@ import { sha256Hex } from '../../release/gzip.ts';
 import { verifyRelease } from '../../release/verify-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { acquireLock, DEFAULT_LOCK_STALE_MS } from '../../util/run-lock.ts';
+import { cleanLeftovers } from '../../util/leftovers.ts';
 import type { Runner } from '../context.ts';
 import { FORMATS } from '../../release/manifest.ts';
 import { StepReporter } from '../step-reporter.ts';
@@ -58,6 +59,8 @@ export function registerRelease(program: Command, run: Runner): void {
         const unlock = await acquireLock(ctx.dataDir, 'release', staleMs);
         try {
           const { bucket, keep, config } = await bucketSettings(ctx, options);
+          // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
+          for (const path of await cleanLeftovers([ctx.dataDir], ctx.io.now())) reporter.step('clean', `removed ${path}, left by an interrupted run`);
           const { reports, documents } = await runFetch(ctx, options, reporter);
           const fetchFailed = reports.some((r) => r.status === 'failed');
           if (documents.length === 0) throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
@@ -67,7 +70,7 @@ export function registerRelease(program: Command, run: Runner): void {
           const built = await runBuild(
             ctx,
             { source: [], documents, barcodes: options.barcodes, date: options.date, baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl, allowShrink: options.allowShrink, maxShrink: options.maxShrink },
-            { previous, previousCategories, takenVersions: kept.versions },
+            { previous, previousCategories, takenVersions: [...kept.versions, ...kept.incomplete] },
           );
           const summary = { fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description };
           for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
@@ -92,7 +95,8 @@ export function registerRelease(program: Command, run: Runner): void {
           await pruneLocal(releasesDir, keep, published.version);
           reporter.stop();
           const said = published.status === 'repaired' ? `repaired ${published.version}` : `published ${published.version} (was ${published.previousVersion ?? 'none'})`;
-          ctx.result({ ...summary, status: published.status === 'repaired' ? 'repaired' : 'published', pruned: published.pruned, repaired: published.repaired }, said);
+          for (const version of published.cleaned ?? []) reporter.step('prune', `removed the incomplete version ${version}, left by an interrupted run`);
+          ctx.result({ ...summary, status: published.status === 'repaired' ? 'repaired' : 'published', pruned: published.pruned, cleaned: published.cleaned ?? [], repaired: published.repaired }, said);
           return fetchFailed ? 1 : 0;
         } finally {
           reporter.stop();
