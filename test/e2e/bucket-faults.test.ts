@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const SAMPLE = join(REPO, 'fixtures/sample');
+// Short S3 bounds, so a partition is met in seconds, not minutes.
+const QUICK_S3 = { TARIFF_S3_CONNECT_TIMEOUT_MS: '500', TARIFF_S3_IDLE_TIMEOUT_MS: '500', TARIFF_S3_DEADLINE_SECONDS: '2', TARIFF_S3_ATTEMPTS: '1' };
+
+let dataDir: string;
+let service: ServeProcess | null = null;
+const cleanups: (() => Promise<unknown>)[] = [];
+beforeEach(async () => {
+  dataDir = await tempDir();
+});
+afterEach(async () => {
+  await service?.stop();
+  service = null;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, '--data-dir', dataDir], { env });
+/** Builds the sample for a day into its own folder (barcodes left out one by one, so each build differs). */
+async function build(name: string, date = '2026-11-22', previous?: string) {
+  const out = join(dataDir, 'build', name);
+  const result = await cli(['build', '--source', join(SAMPLE, 'tariff'), '--date', date, '--out', out, ...(previous ? ['--previous', previous] : [])]);
+  expect(result.status).toBe(0);
+  return out;
+}
+async function account() {
+  await cli(['accounts', 'create', 'shop@example.it', '--type', 'User']);
+  return JSON.parse((await cli(['keys', 'create', 'shop@example.it', '--json'])).stdout).key as string;
+}
+const flipByte = (path: string) => {
+  const bytes = readFileSync(path);
+  bytes[bytes.length >> 1]! ^= 0xff;
+  writeFileSync(path, bytes);
+};
+
+describe('S3 that does not answer, or answers errors', () => {
+  let s3: S3Stand;
+  let proxy: TcpProxy;
+  beforeEach(async () => {
+    s3 = await startS3();
+    proxy = await new TcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) }).start();
+    cleanups.push(() => proxy.close(), () => s3.close());
+  });
+  const through = () => ({ ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: proxy.url });
+
+  it('publish ends with bucket_failed, not a hang, when the store accepts and never answers', async () => {
+    const out = await build('a');
+    proxy.blackhole();
+    const result = await cli(['publish', out, '--bucket', `s3://${s3.bucket}/p`, '--json'], through());
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'bucket_failed', message: expect.stringMatching(/s3:\/\/tariff-releases\/p\/.*no answer within 2 s/) });
+  });
+
+  it('serve keeps polling through a partition: /healthz says stale and since when, then recovers and follows a new release', async () => {
+    const bucket = `s3://${s3.bucket}/serve`;
+    const first = await build('first');
+    expect((await cli(['publish', first, '--bucket', bucket], through())).status).toBe(0);
+    service = await startServe(['serve', '--data-dir', dataDir, '--bucket', bucket], { ...through(), TARIFF_MANIFEST_POLL_MS: '200', TARIFF_STALE_AFTER_SECONDS: '1' });
+    const health = async () => {
+      const response = await fetch(`${service!.url}/healthz`);
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    expect(await health()).toMatchObject({ status: 200, body: { status: 'ok', release: '20261101.1' } });
+
+    proxy.blackhole();
+    await waitFor(async () => (await health()).status === 503, '/healthz to report stale');
+    const stale = await health();
+    expect(stale.body).toMatchObject({ status: 'stale', release: '20261101.1', failingSince: expect.any(String), problem: expect.stringMatching(/no answer|ETIMEDOUT|timed out|socket|ECONNRESET/i) });
+    expect(service.log.some((entry) => entry.event === 'release.refresh_failed')).toBe(true);
+
+    proxy.heal();
+    await waitFor(async () => (await health()).status === 200, '/healthz to recover');
+    const second = await build('second', '2026-12-01');
+    expect((await cli(['publish', second, '--bucket', bucket], s3.env)).status).toBe(0);
+    await waitFor(async () => (await health()).body.release === '20261201.1', 'serve to follow the new release');
+  });
+
+  it('says what to do, without a stack trace, for a missing bucket, wrong credentials and a refused connection', async () => {
+    const missing = await cli(['releases', '--bucket', 's3://no-such-bucket/x', '--json'], { ...s3.env, ...QUICK_S3 });
+    expect(missing.status).toBe(1);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'bucket_failed', message: expect.stringContaining('NoSuchBucket'), hint: expect.stringContaining('does not exist') });
+
+    // s3rver takes any key: a store that refuses it answers as S3 does, 403 InvalidAccessKeyId.
+    const refusing = createServer((_, response) => {
+      response.writeHead(403, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => refusing.close(resolve)));
+    const wrongKey = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], { ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}` });
+    expect(wrongKey.status).toBe(1);
+    expect(wrongKey.stderr).toMatch(/InvalidAccessKeyId/);
+    expect(wrongKey.stderr).toContain('AWS_ACCESS_KEY_ID');
+    expect(wrongKey.stderr).not.toMatch(/This is a bug|\n\s+at /);
+
+    await proxy.close();
+    const refused = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], { ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('AWS_ENDPOINT_URL');
+    expect(refused.stderr).not.toMatch(/This is a bug|\n\s+at /);
+
+    // serve does not start "healthy with no release" on a bucket that does not exist.
+    await expect(startServe(['serve', '--data-dir', dataDir, '--bucket', 's3://no-such-bucket/x'], { ...s3.env, ...QUICK_S3 })).rejects.toThrow(/NoSuchBucket/);
+  });
+});
+
+describe('a corrupt release in the bucket', () => {
+  it('is never streamed whole under the manifest ETag', async () => {
+    const key = await account();
+    expect((await cli(['publish', await build('a')])).status).toBe(0);
+    service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_CACHE_BYTES: '1' });
+    const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.json.gz');
+    const good = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } });
+    const etag = good.headers.get('etag')!;
+    expect(createHash('sha256').update(Buffer.from(await good.arrayBuffer())).digest('hex')).toBe(etag.slice(1, -1));
+
+    flipByte(file);
+    // Either the download breaks (before or during the body), or what arrives is the manifest's
+    // file: never other bytes under its ETag.
+    const received = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } })
+      .then(async (response) => ({ length: Number(response.headers.get('content-length')), body: Buffer.from(await response.arrayBuffer()) }))
+      .catch(() => null);
+    if (received && received.body.length === received.length) expect(createHash('sha256').update(received.body).digest('hex')).toBe(etag.slice(1, -1));
+    await waitFor(() => service!.log.some((entry) => entry.event === 'release.file_corrupt'), 'the corruption in the log');
+  });
+
+  it('is found by verify --bucket, repaired by publish, and not served: serve falls back to the newest valid release', async () => {
+    const key = await account();
+    const first = await build('first');
+    const second = await build('second', '2026-12-01', first);
+    expect((await cli(['publish', first])).status).toBe(0);
+    expect((await cli(['publish', second])).status).toBe(0);
+    flipByte(join(dataDir, 'bucket', 'releases', '20261201.1', 'dataset.sqlite.gz'));
+
+    const verify = await cli(['verify', '--bucket', join(dataDir, 'bucket')]);
+    expect(verify.status).toBe(1);
+    expect(verify.stderr).toMatch(/dataset\.sqlite\.gz/);
+    expect((await cli(['verify', '--bucket', join(dataDir, 'bucket'), '20261101.1'])).status).toBe(0);
+
+    service = await startServe(['serve', '--data-dir', dataDir]);
+    const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await version.json()) as { version: string }).version).toBe('20261101.1');
+    expect(service.log.find((entry) => entry.event === 'release.fallback')).toMatchObject({ level: 'error', current: '20261201.1', serving: '20261101.1' });
+    expect(await (await fetch(`${service.url}/healthz`)).json()).toMatchObject({ fallback: true, release: '20261101.1' });
+    await service.stop();
+    service = null;
+
+    const repair = await cli(['publish', second, '--json']);
+    expect(repair.status).toBe(0);
+    expect(JSON.parse(repair.stdout)).toMatchObject({ status: 'repaired', version: '20261201.1', repaired: [expect.stringContaining('dataset.sqlite.gz')] });
+    expect((await cli(['verify', '--bucket', join(dataDir, 'bucket')])).status).toBe(0);
+    expect(JSON.parse((await cli(['publish', second, '--json'])).stdout).status).toBe('already-current');
+  });
+});
+
+describe('what crashed runs leave behind', () => {
+  it('lists only whole releases, and the next publish removes and reports the incomplete ones', async () => {
+    const first = await build('first');
+    expect((await cli(['publish', first])).status).toBe(0);
+    const bucket = join(dataDir, 'bucket', 'releases');
+    // A kill during an upload: files of a version, no manifest. A kill during a prune: a manifest without files.
+    mkdirSync(join(bucket, '20261122.7'));
+    writeFileSync(join(bucket, '20261122.7', 'dataset.json.gz'), 'partial');
+    mkdirSync(join(bucket, '20261020.1'));
+    writeFileSync(join(bucket, '20261020.1', 'manifest.json'), readFileSync(join(first, 'manifest.json')));
+    const listing = JSON.parse((await cli(['releases', '--json'])).stdout);
+    expect(listing).toMatchObject({ versions: ['20261101.1'], incomplete: ['20261020.1', '20261122.7'] });
+    const rollback = await cli(['rollback', '20261122.7']);
+    expect(rollback.status).toBe(1);
+    expect(rollback.stderr).toContain('is not kept in the bucket (kept: 20261101.1)');
+
+    const second = await build('second', '2026-12-01', first);
+    const published = JSON.parse((await cli(['publish', second, '--json'])).stdout);
+    expect(published.cleaned).toEqual(['20261020.1', '20261122.7']);
+    expect(readdirSync(bucket).sort()).toEqual(['20261101.1', '20261201.1']);
+  });
+
+  it('release removes old temporary files and half-built folders, and says so', async () => {
+    const stale = new Date(Date.now() - 2 * 3600_000);
+    mkdirSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), { recursive: true });
+    mkdirSync(join(dataDir, 'snapshots'), { recursive: true });
+    writeFileSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), 'half');
+    writeFileSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp'), 'a run still writing');
+    utimesSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), stale, stale);
+    utimesSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), stale, stale);
+    const result = await cli(['release', '--date', '2026-11-22', '--source-url', 'http://127.0.0.1:1/none.xml'], { TARIFF_FETCH_ATTEMPTS: '1' });
+    expect(result.stderr).toContain('removed');
+    expect(result.stderr).toContain('.20261101.1.building-abc123, left by an interrupted run');
+    expect(existsSync(join(dataDir, 'releases', '.20261101.1.building-abc123'))).toBe(false);
+    expect(existsSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'))).toBe(false);
+    expect(existsSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp'))).toBe(true);
+  });
+
+  it('build puts back a release folder whose replacement was cut short between its two renames', async () => {
+    const out = await build('release');
+    const manifest = readFileSync(join(out, 'manifest.json'), 'utf8');
+    // The state a kill -9 between the renames leaves: the old release aside, the new one built beside it.
+    renameSync(out, join(dataDir, 'build', '.release.building-x1y2z3.replaced'));
+    mkdirSync(join(dataDir, 'build', '.release.building-x1y2z3'));
+    const again = await cli(['build', '--source', join(SAMPLE, 'tariff'), '--date', '2026-11-22', '--previous', out, '--out', out]);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain(`recovered ${out}`);
+    // The old release was back before the build: the same content, so the same version, not a new .2.
+    expect(again.stdout.trim()).toBe(JSON.parse(manifest).version);
+    expect(readFileSync(join(out, 'manifest.json'), 'utf8')).toBe(manifest);
+    rmSync(join(dataDir, 'build', '.release.building-x1y2z3'), { recursive: true, force: true });
+  });
+});
