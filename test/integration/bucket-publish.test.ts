@@ -129,7 +129,7 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const pruned: string[][] = [];
     for (const release of all) pruned.push((await publishRelease(bucket, release, { keep: 2 })).pruned);
     expect(pruned).toEqual([[], [], ['20261101.1'], ['20261101.2']]);
-    expect(await listReleases(bucket)).toEqual({ versions: ['20261101.3', '20261101.4'], current: '20261101.4' });
+    expect(await listReleases(bucket)).toEqual({ versions: ['20261101.3', '20261101.4'], current: '20261101.4', incomplete: [] });
 
     await expect(rollbackRelease(bucket, '20261101.3')).resolves.toEqual({ version: '20261101.3', previousVersion: '20261101.4' });
     expect((await readCurrentManifest(bucket))!).toEqual(all[2]!.manifest);
