@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
@@ -44,6 +44,16 @@ describe('tariff release over a sequence of days', () => {
     const provenance = JSON.parse(readFileSync(join(dataDir, 'releases', '20261201.1', 'provenance.json'), 'utf8'));
     expect(provenance.sources).toHaveLength(4);
     expect(readFileSync(join(dataDir, provenance.sources[3].snapshot))).toEqual(readFileSync(join(SAMPLE, LISTS[3]!)));
+  });
+
+  it('repairs the current release when the bucket no longer holds it whole, instead of saying unchanged', async () => {
+    expect((await release('2026-11-22')).stdout).toBe('published 20261101.1 (was none)\n');
+    const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.docdb.gz');
+    const good = readFileSync(file);
+    writeFileSync(file, Buffer.concat([good.subarray(0, 100), Buffer.from('damaged')]));
+    expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'repaired 20261101.1\n' });
+    expect(readFileSync(file)).toEqual(good);
+    expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'unchanged 20261101.1\n' });
   });
 
   it('publishes n+1 when a list changes within the same tariff date', async () => {
