@@ -73,7 +73,11 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
   const next: DocumentsState = { lists: structuredClone(previous.lists), notices: [...previous.notices] };
   const parsedNow = new Map<string, ParsedSource>();
   /** Downloads one document and checks it is what its link promised; returns it when it changed. */
-  const download = async (link: DiscoveredLink, label: string, check: (parsed: ParsedSource) => string | null, onMismatch: 'failed' | 'ignored' = 'failed') => {
+  /**
+   * Downloads one document and checks it is what its link promised; returns it when the builds
+   * must now track it (a change, or, with `retrack`, known bytes the kept state lost).
+   */
+  const download = async (link: DiscoveredLink, label: string, check: (parsed: ParsedSource) => string | null, onMismatch: 'failed' | 'ignored' = 'failed', retrack = false) => {
     const known = state[link.url];
     try {
       const outcome = await fetchSource(link.url, { etag: known?.etag, lastModified: known?.lastModified }, fetchOptions(link.url));
@@ -84,7 +88,8 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       const sha256 = sha256Hex(bytes);
       // The same document under a new address (the site re-published it) is no change either.
       const republished = [...Object.values(previous.lists).flat(), ...previous.notices].find((doc) => doc.sha256 === sha256);
-      if ((known && known.sha256 === sha256) || republished) {
+      const sameBytes = known?.sha256 === sha256;
+      if (republished || (sameBytes && !retrack)) {
         const effectiveDates = known?.effectiveDates ?? [republished!.effectiveFrom];
         state[link.url] = { ...known, sha256, ...validators, fetchedAt: known?.fetchedAt ?? stamp(), checkedAt: stamp(), effectiveDates };
         reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(effectiveDates), newTariff: false, attempts: outcome.attempts, ...redirected });
@@ -104,7 +109,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
       parsedNow.set(sha256, parsed);
       state[link.url] = { sha256, ...validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates: [effectiveFrom] };
-      reports.push({ url: link.url, label, status: 'changed', sha256, effectiveDates: dated([effectiveFrom]), newTariff: true, attempts: outcome.attempts, ...redirected });
+      reports.push({ url: link.url, label, status: sameBytes ? 'unchanged' : 'changed', sha256, effectiveDates: dated([effectiveFrom]), newTariff: !sameBytes, attempts: outcome.attempts, ...redirected });
       return { sha256, effectiveFrom, parsed };
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
@@ -120,11 +125,12 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       if (pagesRead === pages.length) reports.push({ url: pages.join(' '), label, status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error: `no link to the ${category} list on the page(s); its last snapshot stays in use` });
       continue;
     }
+    // retrack: a list the site still links is always tracked, even if documents.json was lost.
     const changed = await download(link, label, (parsed) => {
       const list = parsed.lists[0];
       if (!list) return `expected the ${category} price list, found ${parsed.notices.length > 0 ? 'a price-change notice' : 'no list'}`;
       return list.feedCategory === category ? null : `the link "${link.text}" leads to the ${list.feedCategory} list, not the ${category} one`;
-    });
+    }, 'failed', true);
     if (changed) (next.lists[category] ??= []).push({ sha256: changed.sha256, url: link.url, effectiveFrom: changed.effectiveFrom, fetchedAt: stamp() });
   }
 

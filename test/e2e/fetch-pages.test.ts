@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeNoticePdf, makePriceListPdf, type ListRow } from '../../fixtures/adm-pdf.ts';
@@ -86,6 +86,15 @@ describe('tariff release through the authority\'s pages', () => {
     const onTheDay = await release('2026-12-01');
     expect(JSON.parse(onTheDay.stdout)).toMatchObject({ status: 'published', version: '20261201.1' });
     expect((await products()).find((p) => p.admCode === 21825)).toMatchObject({ pricePerPackCents: 4800, pricePerKgCents: 160000, effectiveFrom: '2026-12-01' });
+  });
+
+  it('tracks the lists the site links again when its record of them was lost', async () => {
+    expect((await release('2026-11-22')).status).toBe(0);
+    rmSync(join(dataDir, 'documents.json'));
+    const again = await release('2026-11-22');
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged', version: '20261101.1' });
+    expect(Object.keys(JSON.parse(readFileSync(join(dataDir, 'documents.json'), 'utf8')).lists)).toHaveLength(8);
   });
 
   it('follows the lists to their new addresses after an update', async () => {
