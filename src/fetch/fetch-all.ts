@@ -26,6 +26,17 @@ export interface SourceReport {
   error?: string;
 }
 
+/** Effective dates with where each stands against `today` (Italian days). */
+export function datedAgainst(today: string): (dates: string[]) => SourceReport['effectiveDates'] {
+  const when = (date: string): When => (date < today ? 'past' : date === today ? 'today' : 'future');
+  return (dates) => dates.map((date) => ({ date, when: when(date) }));
+}
+
+/** The report of a source that could not be fetched: its last snapshot (if any) stays in use. */
+export function failedReport(url: string, error: string, extra: Partial<SourceReport> = {}): SourceReport {
+  return { url, status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error, ...extra };
+}
+
 export interface FetchAllOptions {
   store: SnapshotStore;
   /** Today in Italy, to say whether a tariff is past, today's or future. */
@@ -44,8 +55,7 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
   const state: SourcesState = await options.store.readState();
   const reports: SourceReport[] = [];
   const stamp = () => options.fetch.now().toISOString();
-  const when = (date: string): When => (date < options.today ? 'past' : date === options.today ? 'today' : 'future');
-  const dated = (dates: string[]) => dates.map((date) => ({ date, when: when(date) }));
+  const dated = datedAgainst(options.today);
 
   for (const url of urls) {
     const known = state[url];
@@ -79,7 +89,7 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
       reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts, ...moved });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      reports.push({ url, status: 'failed', sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []), newTariff: false, attempts: 0, error: (error as Error).message });
+      reports.push(failedReport(url, (error as Error).message, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }));
     }
   }
   await options.store.writeState(state);

@@ -4,7 +4,7 @@ import { sha256Hex } from '../release/gzip.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { ParsedSource } from '../source/source-types.ts';
-import type { SourceReport, When } from './fetch-all.ts';
+import { datedAgainst, failedReport, type SourceReport } from './fetch-all.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
 import { discoverDocuments, type DiscoveredLink } from './discover-documents.ts';
 import { retainDocuments, type DocumentsState } from './retain-documents.ts';
@@ -38,8 +38,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
   const previous = await options.store.readDocuments();
   const reports: SourceReport[] = [];
   const stamp = () => options.fetch.now().toISOString();
-  const when = (date: string): When => (date < options.today ? 'past' : date === options.today ? 'today' : 'future');
-  const dated = (dates: string[]) => dates.map((date) => ({ date, when: when(date) }));
+  const dated = datedAgainst(options.today);
   const fetchOptions = (url: string): FetchOptions => ({
     ...options.fetch,
     onProgress: (received, total) => options.onProgress?.(url, received, total),
@@ -62,7 +61,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       reports.push({ url: page, label: 'page', status: 'unchanged', sha256: sha256Hex(outcome.bytes), effectiveDates: [], newTariff: false, attempts: outcome.attempts, found: { lists: [...found.lists.keys()], notices: found.notices.length }, ...(outcome.finalUrl !== page ? { finalUrl: outcome.finalUrl } : {}) });
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      reports.push({ url: page, label: 'page', status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error: error.message });
+      reports.push(failedReport(page, error.message, { label: 'page' }));
     }
   }
   if (pagesRead === pages.length && lists.size === 0) {
@@ -72,7 +71,6 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
   // 2. The documents, conditionally.
   const next: DocumentsState = { lists: structuredClone(previous.lists), notices: [...previous.notices] };
   const parsedNow = new Map<string, ParsedSource>();
-  /** Downloads one document and checks it is what its link promised; returns it when it changed. */
   /**
    * Downloads one document and checks it is what its link promised; returns it when the builds
    * must now track it (a change, or, with `retrack`, known bytes the kept state lost).
@@ -113,7 +111,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       return { sha256, effectiveFrom, parsed };
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      reports.push({ url: link.url, label, status: 'failed', sha256: known?.sha256 ?? null, effectiveDates: [], newTariff: false, attempts: 0, error: (error as Error).message });
+      reports.push(failedReport(link.url, (error as Error).message, { label, sha256: known?.sha256 ?? null }));
       return null;
     }
   };
@@ -122,7 +120,7 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
     const link = lists.get(category);
     const label = `${category} list`;
     if (!link) {
-      if (pagesRead === pages.length) reports.push({ url: pages.join(' '), label, status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error: `no link to the ${category} list on the page(s); its last snapshot stays in use` });
+      if (pagesRead === pages.length) reports.push(failedReport(pages.join(' '), `no link to the ${category} list on the page(s); its last snapshot stays in use`, { label }));
       continue;
     }
     // retrack: a list the site still links is always tracked, even if documents.json was lost.

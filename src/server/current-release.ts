@@ -28,6 +28,9 @@ export interface ReleaseHealth {
   fallback: boolean;
 }
 
+/** What tells two manifests apart: version, build time and the files' digests. */
+const identity = (manifest: Manifest) => `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((format) => manifest.files[format].sha256).join(' ')}`;
+
 export interface ServedRelease {
   manifest: Manifest;
   /** The manifest as /v1/version sends it, serialised once. */
@@ -142,9 +145,9 @@ export class CurrentRelease {
   private async load(): Promise<unknown> {
     try {
       const manifest = await readCurrentManifest(this.bucket);
-      const key = manifest ? `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((f) => manifest.files[f].sha256).join(' ')}` : '';
-      const servedKey = this.served ? `${this.served.manifest.version} ${this.served.manifest.generatedAt} ${FORMATS.map((f) => this.served!.manifest.files[f].sha256).join(' ')}` : '';
-      if (!manifest || (key === servedKey && !this.fallback)) return this.succeeded();
+      if (!manifest) return this.succeeded();
+      const key = identity(manifest);
+      if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
       if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS) throw new Error(this.problem ?? `${manifest.version} does not verify`);
       try {
         await this.switchTo(manifest);

@@ -4,8 +4,7 @@ import { errors } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
 import { DEFAULT_MAX_SOURCE_BYTES, fetchSettings } from '../fetch/fetch-settings.ts';
 import { sourceFormat } from './parse-source.ts';
-
-export const MAX_SOURCE_BYTES = DEFAULT_MAX_SOURCE_BYTES;
+import { prewarmPdfReader } from './pdf/read-pdf-runs.ts';
 
 /**
  * Loads the source documents named on the command line: files, directories and http(s) URLs.
@@ -19,6 +18,8 @@ export async function readSources(specs: string[], env: NodeJS.ProcessEnv = {}):
   for (const spec of specs) {
     if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec, env) });
     else documents.push(...(await readLocal(spec)));
+    // At the first PDF, the reader's threads start loading pdfjs-dist while the rest is read.
+    if (documents.some((doc) => sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   }
   return documents;
 }
@@ -32,7 +33,7 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
   const documents: SourceDocument[] = [];
   for (const file of files) {
     const size = (await stat(file)).size;
-    if (size > MAX_SOURCE_BYTES) throw errors.sourceTooLarge(file, MAX_SOURCE_BYTES);
+    if (size > DEFAULT_MAX_SOURCE_BYTES) throw errors.sourceTooLarge(file, DEFAULT_MAX_SOURCE_BYTES);
     documents.push({ name: file, bytes: await readFile(file) });
   }
   return documents;

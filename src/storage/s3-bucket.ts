@@ -67,29 +67,27 @@ export class S3Bucket implements Bucket {
 
   get(key: string): Promise<Buffer | null> {
     return this.call('read', key, async (signal) => {
-      try {
-        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
-        const chunks: Buffer[] = [];
-        for await (const chunk of response.Body as Readable) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      } catch (error) {
-        if (isMissingKey(error)) return null;
-        throw error;
-      }
+      const object = await this.getObject(key, signal);
+      if (!object) return null;
+      const chunks: Buffer[] = [];
+      for await (const chunk of object.body) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
     });
   }
 
   /** The deadline covers the call up to the first byte; the body then streams for as long as the reader reads. */
   open(key: string): Promise<BucketObject | null> {
-    return this.call('read', key, async (signal) => {
-      try {
-        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
-        return { size: response.ContentLength ?? 0, body: response.Body as Readable };
-      } catch (error) {
-        if (isMissingKey(error)) return null;
-        throw error;
-      }
-    });
+    return this.call('read', key, (signal) => this.getObject(key, signal));
+  }
+
+  private async getObject(key: string, signal: AbortSignal): Promise<BucketObject | null> {
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
+      return { size: response.ContentLength ?? 0, body: response.Body as Readable };
+    } catch (error) {
+      if (isMissingKey(error)) return null;
+      throw error;
+    }
   }
 
   put(key: string, data: Uint8Array, contentType: string): Promise<void> {
@@ -162,5 +160,5 @@ function isMissingKey(error: unknown): boolean {
   const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
   const name = e.name ?? e.Code;
   if (name === 'NoSuchBucket') return false;
-  return name === 'NoSuchKey' || name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket');
+  return name === 'NoSuchKey' || name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }

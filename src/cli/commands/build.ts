@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -70,8 +70,8 @@ export async function runBuild(
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
 
   // The PDF reader's threads load pdfjs-dist while this thread reads the other inputs; an XML
-  // build starts none (they would take CPU from it).
-  if ((await anyPdf(options.source)) || options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
+  // build starts none (they would take CPU from it). Sources read from disk start them likewise.
+  if (options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
   const previousCategories = known.previousCategories !== undefined ? known.previousCategories : previous && options.previous ? await categoriesOf(options.previous) : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source, ctx.io.env))];
@@ -98,16 +98,6 @@ export async function runBuild(
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
   }
-}
-
-/** Whether the sources may hold a PDF: a URL, a *.pdf file, or a folder with a *.pdf or extensionless file. */
-async function anyPdf(specs: string[]): Promise<boolean> {
-  for (const spec of specs) {
-    if (/^https?:\/\//i.test(spec) || /\.pdf$/i.test(spec)) return true;
-    const names = await readdir(spec).catch(() => [] as string[]);
-    if (names.some((name) => /\.pdf$/i.test(name) || (!name.startsWith('.') && !name.includes('.')))) return true;
-  }
-  return false;
 }
 
 /** The approved barcodes of the registry in the data dir (or TARIFF_REGISTRY), when there is one. */

@@ -38,7 +38,7 @@ async function readPages(job) {
       page.cleanup();
       pages.push({ number, texts, boxes: Float64Array.from(boxes) });
     }
-    return { pageCount: doc.numPages, pages };
+    return { pages };
   } finally {
     await doc.destroy();
   }

@@ -4,7 +4,7 @@ import type { NoticeChange, SourceNotice } from '../source-types.ts';
 import { joinRuns, layoutLines } from './layout-lines.ts';
 import { effectiveDatesIn } from './notice-date.ts';
 import { Problems } from './problems.ts';
-import { readCode, readPrice } from './read-row-values.ts';
+import { readProductRow } from './read-row-values.ts';
 import { recogniseHeader, type TableHeader } from './table-header.ts';
 import { tableRows } from './table-rows.ts';
 import type { PdfPage } from './text-runs.ts';
@@ -73,24 +73,15 @@ function readRows(rows: ReturnType<typeof tableRows>['rows'], table: TableHeader
     problems.add(where, `the table's category "${table.categoryText}" is not one the builder knows (${CATEGORY_NAMES.join(', ')})`);
     return;
   }
-  const at = table.at;
+  const prices = [
+    { column: table.at.fromPerKg!, label: 'old price per conventional kg', example: '1.234,00' },
+    { column: table.at.perKg, label: 'new price per conventional kg', example: '1.234,00' },
+    { column: table.at.perPack, label: 'new price per pack', example: '5,50' },
+  ];
   for (const row of rows) {
-    const cell = (i: number) => row.cells[i]!;
-    const codeText = at.code === null ? '' : cell(at.code);
-    const [name, pack, fromText, toText, packText] = [cell(at.name), cell(at.pack), cell(at.fromPerKg!), cell(at.perKg), cell(at.perPack)];
-    const rowWhere = `${where} row ${row.row}${codeText ? ` (codice ${codeText}${name ? ` "${name}"` : ''})` : name ? ` ("${name}")` : ''}`;
-    const before = problems.count;
-    const admCode = at.code === null ? null : readCode(codeText);
-    if (at.code !== null && admCode === null) problems.add(rowWhere, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
-    if (!name) problems.add(rowWhere, 'the product name is missing');
-    if (!pack) problems.add(rowWhere, 'the pack (Conf.ne) is missing');
-    const fromPerKgCents = readPrice(fromText);
-    const pricePerKgCents = readPrice(toText);
-    const pricePerPackCents = readPrice(packText);
-    if (fromPerKgCents === null) problems.add(rowWhere, `the old price per conventional kg "${fromText}" is not a positive euro amount`);
-    if (pricePerKgCents === null) problems.add(rowWhere, `the new price per conventional kg "${toText}" is not a positive euro amount`);
-    if (pricePerPackCents === null) problems.add(rowWhere, `the new price per pack "${packText}" is not a positive euro amount`);
-    if (problems.count > before) continue;
-    changes.push({ feedCategory, category: CATEGORIES[feedCategory], admCode, name, pack, fromPerKgCents: fromPerKgCents!, pricePerKgCents: pricePerKgCents!, pricePerPackCents: pricePerPackCents!, where: rowWhere });
+    const read = readProductRow(row, table.at, prices, where, problems);
+    if (!read) continue;
+    const [fromPerKgCents, pricePerKgCents, pricePerPackCents] = read.cents as [number, number, number];
+    changes.push({ feedCategory, category: CATEGORIES[feedCategory], admCode: read.admCode, name: read.name, pack: read.pack, fromPerKgCents, pricePerKgCents, pricePerPackCents, where: read.where });
   }
 }

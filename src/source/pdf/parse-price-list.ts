@@ -4,7 +4,7 @@ import type { SourceList, SourceProduct } from '../source-types.ts';
 import { parseCalendarDate } from '../../util/dates.ts';
 import { joinRuns, layoutLines } from './layout-lines.ts';
 import { Problems } from './problems.ts';
-import { readCode, readPrice } from './read-row-values.ts';
+import { readProductRow } from './read-row-values.ts';
 import { recogniseHeader } from './table-header.ts';
 import { tableRows } from './table-rows.ts';
 import type { PdfPage } from './text-runs.ts';
@@ -52,20 +52,13 @@ export function parsePriceList(pages: PdfPage[], source: string): SourceList {
 
     const { rows, end } = tableRows(lines.slice(headerIndex + 1), header.columns, [header.at.code!, header.at.perKg, header.at.perPack]);
     if (end && !FURNITURE.test(end.text)) problems.add(`${where}, below row ${rows.length}`, `text outside the table's rows: "${end.text}"`);
+    const prices = [
+      { column: header.at.perKg, label: 'price per conventional kg', example: '1.234,00' },
+      { column: header.at.perPack, label: 'price per pack', example: '5,50' },
+    ];
     for (const row of rows) {
-      const cell = (i: number) => row.cells[i]!;
-      const [codeText, name, pack, perKgText, perPackText] = [cell(header.at.code!), cell(header.at.name), cell(header.at.pack), cell(header.at.perKg), cell(header.at.perPack)];
-      const rowWhere = `${where} row ${row.row}${codeText ? ` (codice ${codeText}${name ? ` "${name}"` : ''})` : name ? ` ("${name}")` : ''}`;
-      const admCode = readCode(codeText);
-      const pricePerKgCents = readPrice(perKgText);
-      const pricePerPackCents = readPrice(perPackText);
-      const before = problems.count;
-      if (admCode === null) problems.add(rowWhere, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
-      if (!name) problems.add(rowWhere, 'the product name is missing');
-      if (!pack) problems.add(rowWhere, 'the pack (Conf.ne) is missing');
-      if (pricePerKgCents === null) problems.add(rowWhere, `the price per conventional kg "${perKgText}" is not a positive euro amount written the Italian way (e.g. 1.234,00)`);
-      if (pricePerPackCents === null) problems.add(rowWhere, `the price per pack "${perPackText}" is not a positive euro amount written the Italian way (e.g. 5,50)`);
-      if (problems.count === before) products.push({ admCode: admCode!, name, pack, pricePerKgCents: pricePerKgCents!, pricePerPackCents: pricePerPackCents!, where: rowWhere });
+      const read = readProductRow(row, header.at, prices, where, problems);
+      if (read) products.push({ admCode: read.admCode!, name: read.name, pack: read.pack, pricePerKgCents: read.cents[0]!, pricePerPackCents: read.cents[1]!, where: read.where });
     }
   }
 

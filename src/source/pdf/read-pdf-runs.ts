@@ -4,9 +4,12 @@ import { errors } from '../../errors.ts';
 import type { PdfPage } from './text-runs.ts';
 
 export interface ReadPdfOptions {
-  /** Threads to share the pages between (default: one per core, at most 4). */
+  /** Threads to share the pages between (default and most: one per core, at most 4). */
   threads?: number;
 }
+
+/** One reader thread per core, at most 4: beyond that, memory grows faster than the speed. */
+const maxThreads = () => Math.min(availableParallelism(), 4);
 
 /** A list takes about 32 KB a page; below a few pages a second thread costs more than it saves. */
 const BYTES_PER_THREAD_MIN = 256 * 1024;
@@ -20,7 +23,6 @@ interface PackedPage {
 
 interface WorkerReply {
   id: number;
-  pageCount?: number;
   pages?: PackedPage[];
   error?: { name: string; message: string };
 }
@@ -33,7 +35,7 @@ interface WorkerReply {
  * @example const pages = await readPdfRuns(readFileSync('sigari.pdf'), 'sigari.pdf')
  */
 export async function readPdfRuns(bytes: Uint8Array, name: string, options: ReadPdfOptions = {}): Promise<PdfPage[]> {
-  const threads = Math.max(1, Math.min(options.threads ?? Math.min(availableParallelism(), 4), 8));
+  const threads = Math.max(1, Math.min(options.threads ?? maxThreads(), maxThreads()));
   const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
   try {
     // Share k reads pages k+1, k+1+shares, …: no thread needs the page count before it starts.
@@ -64,7 +66,7 @@ class WorkerPool {
   private readonly waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: Worker }>();
   private nextId = 1;
 
-  run(bytes: Uint8Array, offset: number, stride: number): Promise<{ pageCount: number; pages: PdfPage[] }> {
+  run(bytes: Uint8Array, offset: number, stride: number): Promise<{ pages: PdfPage[] }> {
     const slot = this.pick();
     const id = this.nextId++;
     slot.busy++;
@@ -75,22 +77,21 @@ class WorkerPool {
       slot.worker.postMessage({ id, bytes: new Uint8Array(bytes), offset, stride });
     }).then((reply) => {
       if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
-      return { pageCount: reply.pageCount!, pages: reply.pages!.map(unpack) };
+      return { pages: reply.pages!.map(unpack) };
     }).finally(() => {
       slot.busy--;
       if (slot.busy === 0) slot.worker.unref();
     });
   }
 
-  prewarm(threads: number): void {
-    while (this.workers.length < Math.min(threads, availableParallelism(), 4)) this.spawn();
+  prewarm(): void {
+    while (this.workers.length < maxThreads()) this.spawn();
   }
 
   private pick() {
-    const limit = Math.min(availableParallelism(), 4);
     const idle = this.workers.find((w) => w.busy === 0);
     if (idle) return idle;
-    if (this.workers.length < limit) return this.spawn();
+    if (this.workers.length < maxThreads()) return this.spawn();
     return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
   }
 
@@ -104,8 +105,10 @@ class WorkerPool {
       this.waiting.delete(reply.id);
       job?.resolve(reply);
     });
+    // 'error' is followed by 'exit': the slot goes once, its jobs fail once.
     const fail = (error: Error) => {
-      this.workers.splice(this.workers.indexOf(slot), 1);
+      const at = this.workers.indexOf(slot);
+      if (at !== -1) this.workers.splice(at, 1);
       for (const [id, job] of this.waiting) {
         if (job.owner !== worker) continue;
         this.waiting.delete(id);
@@ -125,6 +128,6 @@ const pool = new WorkerPool();
  * Starts the reader threads ahead of the first PDF, so that loading pdfjs-dist in them overlaps
  * with the command's own start-up. Harmless when no PDF comes: the threads never keep the process alive.
  */
-export function prewarmPdfReader(threads = Math.min(availableParallelism(), 4)): void {
-  pool.prewarm(threads);
+export function prewarmPdfReader(): void {
+  pool.prewarm();
 }
