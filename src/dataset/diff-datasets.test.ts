@@ -7,7 +7,7 @@ const product = (admCode: number, overrides: Partial<Product> = {}): Product => 
   pricePerKgCents: 30000, pricePerPackCents: 600, effectiveFrom: '2026-11-01', ...overrides,
 });
 const dataset = (version: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
-  schemaVersion: 2, version, tariffDate: '2026-11-01', source: 'ADM', products, barcodes,
+  schemaVersion: 2, version, tariffDate: '2026-11-01', source: 'ADM', changesSince: null, products, barcodes, changes: [],
 });
 
 describe('diffDatasets', () => {
@@ -33,7 +33,9 @@ describe('diffDatasets', () => {
     expect(diff.products.priceChanged).toEqual([
       { admCode: 2, name: 'P2', oldPricePerPackCents: 600, newPricePerPackCents: 650, oldPricePerKgCents: 30000, newPricePerKgCents: 30000 },
     ]);
-    expect(diff.products.otherChanged).toEqual([{ admCode: 4, name: 'P4', fields: ['pack'] }]);
+    expect(diff.products.otherChanged).toEqual([
+      { admCode: 4, name: 'P4', fields: ['pack'], old: { pack: 'astuccio da 20 pezzi' }, new: { pack: 'cartoccio da 10 pezzi' } },
+    ]);
     expect(diff.barcodes.added.map((b) => b.barcode)).toEqual(['8001001002002']);
     expect(diff.barcodes.removed.map((b) => b.barcode)).toEqual(['8001001001005']);
     expect(diff.barcodes.changed).toEqual([{ barcode: '8001001001012', old: { admCode: 1, kind: 'carton', units: 10 }, new: { admCode: 2, kind: 'carton', units: 10 } }]);

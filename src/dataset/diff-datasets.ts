@@ -20,7 +20,7 @@ export interface DatasetDiff {
     renamed: { admCode: number; oldName: string; newName: string }[];
     priceChanged: PriceChange[];
     /** Other fields that changed (category, pack, effectiveFrom), by tariff code. */
-    otherChanged: { admCode: number; name: string; fields: string[] }[];
+    otherChanged: { admCode: number; name: string; fields: OtherField[]; old: Partial<Product>; new: Partial<Product> }[];
   };
   barcodes: {
     added: Barcode[];
@@ -29,10 +29,14 @@ export interface DatasetDiff {
   };
 }
 
+/** What the comparison reads of a release: its rows, not the changes it carries. */
+type Compared = Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes'>;
+
 const OTHER_FIELDS = ['category', 'pack', 'packQuantity', 'packUnit', 'effectiveFrom'] as const;
+type OtherField = (typeof OTHER_FIELDS)[number];
 
 /** What changed between two releases, for maintainers. The version itself is not a change. */
-export function diffDatasets(older: Dataset, newer: Dataset): DatasetDiff {
+export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
   const oldProducts = new Map(older.products.map((p) => [p.admCode, p]));
   const newProducts = new Map(newer.products.map((p) => [p.admCode, p]));
   const products: DatasetDiff['products'] = { added: [], removed: [], renamed: [], priceChanged: [], otherChanged: [] };
@@ -52,7 +56,10 @@ export function diffDatasets(older: Dataset, newer: Dataset): DatasetDiff {
       });
     }
     const fields = OTHER_FIELDS.filter((field) => before[field] !== after[field]);
-    if (fields.length > 0) products.otherChanged.push({ admCode: after.admCode, name: after.name, fields });
+    if (fields.length > 0) {
+      const pick = (p: Product) => Object.fromEntries(fields.map((field) => [field, p[field]])) as Partial<Product>;
+      products.otherChanged.push({ admCode: after.admCode, name: after.name, fields, old: pick(before), new: pick(after) });
+    }
   }
 
   const oldBarcodes = new Map(older.barcodes.map((b) => [b.barcode, b]));

@@ -30,24 +30,90 @@ export interface Barcode {
   units: number;
 }
 
-/** The content of a release, in canonical order (products by code, barcodes by barcode). */
+/**
+ * What a change row says changed. Product rows: `product_added`, `product_removed`, `price_changed`,
+ * `renamed`, `repacked` (pack text, quantity or unit), `recategorised`, and `redated` when only the
+ * effective date moved (a new list re-dates every product). A product whose price and name both
+ * changed has two rows. A barcode matched again differently is `barcode_removed` then `barcode_added`.
+ */
+export const CHANGE_KINDS = [
+  'product_added', 'product_removed', 'price_changed', 'renamed', 'repacked', 'recategorised', 'redated', 'barcode_added', 'barcode_removed',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** A product's fields other than its code, as they were (`old…`) or are in a change row. */
+export interface ProductState {
+  name: string | null;
+  category: Category | null;
+  pack: string | null;
+  packQuantity: number | null;
+  packUnit: PackUnit | null;
+  pricePerKgCents: number | null;
+  pricePerPackCents: number | null;
+  effectiveFrom: string | null;
+}
+
+/**
+ * One row of a release's `changes`: flat, so the three formats hold it the same way. Product rows
+ * carry the whole product as it was in the compared release (`old…`, null when added) and as it is
+ * in this one (unprefixed, null when removed); barcode rows carry the match and null product fields.
+ */
+export interface Change {
+  kind: ChangeKind;
+  admCode: number;
+  barcode: string | null;
+  barcodeKind: BarcodeKind | null;
+  units: number | null;
+  oldName: string | null;
+  oldCategory: Category | null;
+  oldPack: string | null;
+  oldPackQuantity: number | null;
+  oldPackUnit: PackUnit | null;
+  oldPricePerKgCents: number | null;
+  oldPricePerPackCents: number | null;
+  oldEffectiveFrom: string | null;
+  name: string | null;
+  category: Category | null;
+  pack: string | null;
+  packQuantity: number | null;
+  packUnit: PackUnit | null;
+  pricePerKgCents: number | null;
+  pricePerPackCents: number | null;
+  effectiveFrom: string | null;
+}
+
+/** The content of a release, in canonical order (products by code, barcodes by barcode, changes by code). */
 export interface Dataset {
   schemaVersion: typeof SCHEMA_VERSION;
   version: string;
   tariffDate: string;
   source: string;
+  /** The version the changes were computed against; null for a first release (nothing to compare). */
+  changesSince: string | null;
   products: Product[];
   barcodes: Barcode[];
+  changes: Change[];
 }
 
-/** A dataset before it has a version: what the builder computes from the sources. */
-export type DatasetContent = Omit<Dataset, 'version'>;
+/** A dataset before it has a version and its changes: what the builder computes from the sources. */
+export type DatasetContent = Omit<Dataset, 'version' | 'changesSince' | 'changes'>;
 
 /** A product with its fields in canonical order, so renderings never depend on how an object was built. */
 export function productFields(p: Product): Product {
   return {
     admCode: p.admCode, name: p.name, category: p.category, pack: p.pack, packQuantity: p.packQuantity, packUnit: p.packUnit,
     pricePerKgCents: p.pricePerKgCents, pricePerPackCents: p.pricePerPackCents, effectiveFrom: p.effectiveFrom,
+  };
+}
+
+/** A change row with its fields in canonical order (the order of the `changes` table's columns). */
+export function changeFields(c: Change): Change {
+  return {
+    kind: c.kind, admCode: c.admCode, barcode: c.barcode, barcodeKind: c.barcodeKind, units: c.units,
+    oldName: c.oldName, oldCategory: c.oldCategory, oldPack: c.oldPack, oldPackQuantity: c.oldPackQuantity, oldPackUnit: c.oldPackUnit,
+    oldPricePerKgCents: c.oldPricePerKgCents, oldPricePerPackCents: c.oldPricePerPackCents, oldEffectiveFrom: c.oldEffectiveFrom,
+    name: c.name, category: c.category, pack: c.pack, packQuantity: c.packQuantity, packUnit: c.packUnit,
+    pricePerKgCents: c.pricePerKgCents, pricePerPackCents: c.pricePerPackCents, effectiveFrom: c.effectiveFrom,
   };
 }
 

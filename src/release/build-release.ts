@@ -1,7 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assembleDataset } from '../dataset/assemble-dataset.ts';
-import type { Barcode, Dataset, DatasetContent } from '../dataset/model.ts';
+import type { Barcode, Change, Dataset, DatasetContent } from '../dataset/model.ts';
+import { releaseChanges } from '../dataset/release-changes.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
 import type { NoticeReport } from '../dataset/apply-notices.ts';
 import { parseSource } from '../source/parse-source.ts';
@@ -31,8 +32,12 @@ export interface BuildOptions {
   date: string;
   baseUrl: string;
   previous: Manifest | null;
-  /** Products per category in the previous release, for the per-category shrink guard (null: not known). */
-  previousCategories?: Record<string, number> | null;
+  /**
+   * The previous release's content: the changes are computed against it, and the per-category
+   * shrink guard counts its categories. Null when there is none or it cannot be read (the release
+   * then carries no changes, and only the total guards against shrinking).
+   */
+  previousDataset?: Dataset | null;
   /** Versions already published (kept in the bucket): a new version number goes past them. */
   takenVersions?: string[];
   allowShrink: boolean;
@@ -48,6 +53,9 @@ export interface BuiltRelease {
   files: Record<Format, Buffer>;
   /** True when the content equals `previous`: the release is the previous one, byte for byte. */
   unchanged: boolean;
+  /** The version the changes were computed against (null: a first release, or the previous could not be read). */
+  changesSince: string | null;
+  changes: Change[];
   skippedBarcodes: Barcode[];
   pending: TariffInForce['pending'];
   notices: NoticeReport[];
@@ -80,20 +88,30 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     return { ...assembleDataset(tariff, options.barcodes), pending: tariff.pending, notices: tariff.notices };
   });
   checkShrink(options.previous?.counts.products ?? null, content.products.length, options.maxShrink, options.allowShrink);
-  checkCategoryShrink(options.previousCategories ?? null, categoryCounts(content.products), options.maxShrink, options.allowShrink);
+  const previousDataset = options.previous && options.previousDataset?.version === options.previous.version ? options.previousDataset : null;
+  checkCategoryShrink(previousDataset ? categoryCounts(previousDataset.products) : null, categoryCounts(content.products), options.maxShrink, options.allowShrink);
+  const changes = await time('changes', () => (previousDataset ? releaseChanges(previousDataset, content) : []));
 
   const previous = options.previous;
   let unchanged = false;
   if (previous && previous.tariffDate === content.tariffDate) {
-    // The content is unchanged exactly when rendering it under the previous version reproduces the
-    // previous release's bytes: the JSON file is the canonical rendering, and the docdb engine
-    // version must match too because clients open that file with the exact engine named.
-    const trial = await time('json', () => renderDatasetJson({ ...content, version: previous.version }));
-    const trialSha = await time('hash', () => sha256Hex(gzipDeterministic(trial)));
-    unchanged = trialSha === previous.files.json.sha256 && previous.files.docdb.docdbVersion === docdbVersion;
+    // Unchanged rows keep the previous release, with the changes it carries. It is the same release
+    // exactly when rendering it under the previous version reproduces the previous bytes: the JSON
+    // file is the canonical rendering, and the docdb engine version must match too because clients
+    // open that file with the exact engine named.
+    const same = previousDataset ? changes.length === 0 : true;
+    const carried = { changesSince: previousDataset?.changesSince ?? null, changes: previousDataset?.changes ?? [] };
+    if (same) {
+      const trial = await time('json', () => renderDatasetJson({ ...content, ...carried, version: previous.version }));
+      const trialSha = await time('hash', () => sha256Hex(gzipDeterministic(trial)));
+      unchanged = trialSha === previous.files.json.sha256 && previous.files.docdb.docdbVersion === docdbVersion;
+    }
   }
   const version = nextVersion(content.tariffDate, previous, unchanged, options.takenVersions);
-  const dataset: Dataset = { ...content, version };
+  const dataset: Dataset =
+    unchanged && previousDataset
+      ? { ...content, version, changesSince: previousDataset.changesSince, changes: previousDataset.changes }
+      : { ...content, version, changesSince: previousDataset?.version ?? null, changes };
 
   const raw = {
     json: await time('json', () => renderDatasetJson(dataset)),
@@ -117,7 +135,7 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     digests,
     docdbVersion,
   });
-  return { manifest, files, unchanged, skippedBarcodes, pending, notices, timings };
+  return { manifest, files, unchanged, changesSince: dataset.changesSince, changes: dataset.changes, skippedBarcodes, pending, notices, timings };
 }
 
 export function countsOf(content: DatasetContent): Manifest['counts'] {

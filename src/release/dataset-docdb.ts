@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import Datastore from 'nedb-promises';
-import { productFields, type Barcode, type Dataset, type Product } from '../dataset/model.ts';
+import { changeFields, productFields, type Barcode, type Change, type Dataset, type Product } from '../dataset/model.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -12,13 +12,14 @@ export const DOCDB_ENGINE = '@seald-io/nedb';
 export const docdbVersion: string = (require(`${DOCDB_ENGINE}/package.json`) as { version: string }).version;
 
 const productId = (admCode: number) => `product:${String(admCode).padStart(10, '0')}`;
+const changeId = (index: number) => `change:${String(index).padStart(8, '0')}`;
 
 type BarcodeEntry = Omit<Barcode, 'admCode'>;
 type ProductDocument = Product & { _id: string; type: 'product'; barcodes: BarcodeEntry[] };
 
 /**
- * Writes the `docdb` format: one NeDB datafile with a `meta` document and one document per
- * product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the way a document
+ * Writes the `docdb` format: one NeDB datafile with a `meta` document, one `change` document per
+ * change row (`{ _id: 'change:<8-digit index>', type: 'change', change: {…} }`, in row order) and one document per product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the way a document
  * database is queried: `findOne({ 'barcodes.barcode': code })` answers a scan with the product.
  * Indexes on `admCode` and `barcodes.barcode` (both unique) are declared in the file.
  *
@@ -35,8 +36,14 @@ export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise
   const documents = new Map<number, ProductDocument>();
   for (const product of dataset.products) documents.set(product.admCode, { _id: productId(product.admCode), type: 'product', ...productFields(product), barcodes: [] });
   for (const barcode of dataset.barcodes) documents.get(barcode.admCode)?.barcodes.push({ barcode: barcode.barcode, kind: barcode.kind, units: barcode.units });
-  const meta = { _id: 'meta', type: 'meta', schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source };
-  await store.insert([meta, ...documents.values()]);
+  const meta = {
+    _id: 'meta', type: 'meta', schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source,
+    changesSince: dataset.changesSince,
+  };
+  // Nested, so that a client's product query (`{ admCode }`, `{ name }`) never meets a change, and
+  // the unique index on admCode holds.
+  const changes = dataset.changes.map((change, i) => ({ _id: changeId(i), type: 'change', change: changeFields(change) }));
+  await store.insert([...changes, meta, ...documents.values()]);
 }
 
 /** Reads the `docdb` format back with NeDB itself into the canonical shape. */
@@ -45,6 +52,7 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
   await store.load();
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
   const documents = (await store.find({ type: 'product' }).sort({ admCode: 1 })) as unknown as ProductDocument[];
+  const changes = ((await store.find({ type: 'change' }).sort({ _id: 1 })) as unknown as { change: Change }[]).map((doc) => changeFields(doc.change));
   const products: Product[] = [];
   const barcodes: Barcode[] = [];
   for (const { _id, type, barcodes: entries, ...product } of documents) {
@@ -57,7 +65,10 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
     version: String(meta?.version ?? ''),
     tariffDate: String(meta?.tariffDate ?? ''),
     source: String(meta?.source ?? ''),
+    // Releases built before changes were added lack the field: they read as a first release.
+    changesSince: (meta?.changesSince as string | null | undefined) ?? null,
     products,
     barcodes,
+    changes,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
-import { barcodeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
+import { barcodeFields, CHANGE_KINDS, changeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
 
 const productSchema = z.strictObject({
   admCode: z.number().int().positive(),
@@ -21,23 +21,53 @@ const barcodeSchema = z.strictObject({
   units: z.number().int().min(1).max(1000),
 });
 
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const changeSchema = z.strictObject({
+  kind: z.enum(CHANGE_KINDS),
+  admCode: z.number().int().positive(),
+  barcode: barcodeSchema.shape.barcode.nullable(),
+  barcodeKind: barcodeSchema.shape.kind.nullable(),
+  units: barcodeSchema.shape.units.nullable(),
+  oldName: z.string().nullable(),
+  oldCategory: productSchema.shape.category.nullable(),
+  oldPack: z.string().nullable(),
+  oldPackQuantity: z.number().nullable(),
+  oldPackUnit: productSchema.shape.packUnit,
+  oldPricePerKgCents: z.number().int().nullable(),
+  oldPricePerPackCents: z.number().int().nullable(),
+  oldEffectiveFrom: z.string().regex(DATE).nullable(),
+  name: z.string().nullable(),
+  category: productSchema.shape.category.nullable(),
+  pack: z.string().nullable(),
+  packQuantity: z.number().nullable(),
+  packUnit: productSchema.shape.packUnit,
+  pricePerKgCents: z.number().int().nullable(),
+  pricePerPackCents: z.number().int().nullable(),
+  effectiveFrom: z.string().regex(DATE).nullable(),
+});
+
 const datasetSchema = z.strictObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
   version: z.string().regex(/^\d{8}\.\d+$/),
   tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   source: z.string(),
+  // Releases built before changes were added have neither field: they read as a first release.
+  changesSince: z.string().regex(/^\d{8}\.\d+$/).nullable().default(null),
   products: z.array(productSchema),
   barcodes: z.array(barcodeSchema),
+  changes: z.array(changeSchema).default([]),
 });
 
 /**
- * The `json` format: one JSON document, one product or barcode per line so that `zcat | grep`
+ * The `json` format: one JSON document, one product, barcode or change per line so that `zcat | grep`
  * and line diffs work on it (layout in docs/dataset.md).
  */
 export function renderDatasetJson(dataset: Dataset): Buffer {
-  const head = JSON.stringify({ schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source });
+  const head = JSON.stringify({
+    schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source, changesSince: dataset.changesSince,
+  });
   const rows = (items: unknown[]) => (items.length === 0 ? '[]' : `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`);
-  const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))}}\n`;
+  const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))},"changes":${rows(dataset.changes.map(changeFields))}}\n`;
   return Buffer.from(text, 'utf8');
 }
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Barcode, Dataset, Product } from '../dataset/model.ts';
+import { changeFields, type Barcode, type Change, type Dataset, type Product } from '../dataset/model.ts';
 
 /** JSON field ↔ SQL column of the `sqlite` format, in table order (docs/dataset.md). */
 const PRODUCT_COLUMNS = [
@@ -21,14 +21,39 @@ const BARCODE_COLUMNS = [
   ['units', 'units', 'INTEGER NOT NULL'],
 ] as const satisfies readonly (readonly [keyof Barcode, string, string])[];
 
-const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source'] as const;
+/** Unprefixed columns hold the product as it is in this release, `old_…` as it was in the compared one. */
+const CHANGE_COLUMNS = [
+  ['kind', 'kind', 'TEXT NOT NULL'],
+  ['admCode', 'adm_code', 'INTEGER NOT NULL'],
+  ['barcode', 'barcode', 'TEXT'],
+  ['barcodeKind', 'barcode_kind', 'TEXT'],
+  ['units', 'units', 'INTEGER'],
+  ['oldName', 'old_name', 'TEXT'],
+  ['oldCategory', 'old_category', 'TEXT'],
+  ['oldPack', 'old_pack', 'TEXT'],
+  ['oldPackQuantity', 'old_pack_quantity', 'REAL'],
+  ['oldPackUnit', 'old_pack_unit', 'TEXT'],
+  ['oldPricePerKgCents', 'old_price_per_kg_cents', 'INTEGER'],
+  ['oldPricePerPackCents', 'old_price_per_pack_cents', 'INTEGER'],
+  ['oldEffectiveFrom', 'old_effective_from', 'TEXT'],
+  ['name', 'name', 'TEXT'],
+  ['category', 'category', 'TEXT'],
+  ['pack', 'pack', 'TEXT'],
+  ['packQuantity', 'pack_quantity', 'REAL'],
+  ['packUnit', 'pack_unit', 'TEXT'],
+  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER'],
+  ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER'],
+  ['effectiveFrom', 'effective_from', 'TEXT'],
+] as const satisfies readonly (readonly [keyof Change, string, string])[];
+
+const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;
 
 const columnsSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([, column, type]) => `${column} ${type}`).join(', ');
 const selectSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
 
 /**
- * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes, indexed on
- * tariff code and barcode, then VACUUMed so the file is compact and its bytes depend only on
+ * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes and changes,
+ * indexed on tariff code and barcode, then VACUUMed so the file is compact and its bytes depend only on
  * the data and the SQLite version.
  */
 export function writeDatasetSqlite(dataset: Dataset, path: string): void {
@@ -43,15 +68,20 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       CREATE TABLE products (${columnsSql(PRODUCT_COLUMNS)});
       CREATE TABLE barcodes (${columnsSql(BARCODE_COLUMNS)}) WITHOUT ROWID;
       CREATE INDEX barcodes_adm_code ON barcodes (adm_code);
+      CREATE TABLE changes (id INTEGER PRIMARY KEY, ${columnsSql(CHANGE_COLUMNS)});
+      CREATE INDEX changes_adm_code ON changes (adm_code);
     `);
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     // Named parameters bind the row objects as they are: no per-row array to build.
     const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
     const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
+    const insertChange = db.prepare(`INSERT INTO changes VALUES (NULL, ${CHANGE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
     db.transaction(() => {
-      for (const key of META_KEYS) insertMeta.run(key, String(dataset[key]));
+      // A first release has no changesSince row: meta holds text only, and absent reads as null.
+      for (const key of META_KEYS) if (dataset[key] !== null) insertMeta.run(key, String(dataset[key]));
       for (const product of dataset.products) insertProduct.run(product);
       for (const barcode of dataset.barcodes) insertBarcode.run(barcode);
+      for (const change of dataset.changes) insertChange.run(change);
     })();
     db.exec('VACUUM');
   } finally {
@@ -66,13 +96,18 @@ export function readDatasetSqlite(path: string): Dataset {
     const meta = Object.fromEntries((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
     const products = db.prepare(`SELECT ${selectSql(PRODUCT_COLUMNS)} FROM products ORDER BY adm_code`).all() as Product[];
     const barcodes = db.prepare(`SELECT ${selectSql(BARCODE_COLUMNS)} FROM barcodes ORDER BY barcode`).all() as Barcode[];
+    // Releases built before changes were added have no such table: they read as a first release.
+    const hasChanges = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'changes'").get() !== undefined;
+    const changes = hasChanges ? (db.prepare(`SELECT ${selectSql(CHANGE_COLUMNS)} FROM changes ORDER BY id`).all() as Change[]).map(changeFields) : [];
     return {
       schemaVersion: Number(meta.schemaVersion) as Dataset['schemaVersion'],
       version: meta.version ?? '',
       tariffDate: meta.tariffDate ?? '',
       source: meta.source ?? '',
+      changesSince: meta.changesSince ?? null,
       products,
       barcodes,
+      changes,
     };
   } finally {
     db.close();

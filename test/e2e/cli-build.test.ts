@@ -130,6 +130,9 @@ describe('tariff verify and tariff diff', () => {
     expect(different.stdout).toMatch(/Price changes \(4\)\ncode\s+name\s+old price\s+new price/);
     expect(different.stdout).toMatch(/1001\s+AURORA ROSSA\s+6,00\s+6,20/);
     expect(different.stdout).toMatch(/Products added \(1\)/);
+    // The December list re-dates its products: one summary line, not a row per product.
+    expect(different.stdout).toMatch(/Effective dates \(\d+ products\)\n2026-11-01 → 2026-12-01: \d+ products/);
+    expect(different.stdout).not.toContain('effectiveFrom');
     const json = await runCli(['diff', older, newer, '--json']);
     expect(JSON.parse(json.stdout).products.priceChanged).toHaveLength(4);
     expect((await runCli(['diff', older, join(older, 'missing')])).status).toBe(2);

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatasetFile } from '../../src/release/read-release.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
@@ -24,6 +25,7 @@ afterEach(async () => {
 const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) =>
   runCli(['release', '--data-dir', dataDir, '--date', date, '--quiet', ...extra], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...env } });
 const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
 
 describe('tariff release over a sequence of days', () => {
   it('publishes the tariff in force, then nothing until the future tariff takes effect on its day', async () => {
@@ -39,6 +41,13 @@ describe('tariff release over a sequence of days', () => {
     expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'published 20261201.1 (was 20261101.1)\n' });
     expect(current()).toMatchObject({ version: '20261201.1', tariffDate: '2026-12-01', counts: { products: 15 } });
     expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'unchanged 20261201.1\n' });
+
+    // Each release carries what changed since the one before it; the first one, nothing.
+    expect(await published('20261101.1')).toMatchObject({ changesSince: null, changes: [] });
+    const december = await published('20261201.1');
+    expect(december.changesSince).toBe('20261101.1');
+    expect(december.changes.filter((c) => c.kind === 'product_added').map((c) => c.admCode)).toHaveLength(1);
+    expect(december.changes.some((c) => c.kind === 'price_changed' && c.effectiveFrom === '2026-12-01')).toBe(true);
 
     // Every published release has a local copy with what it was built from.
     const provenance = JSON.parse(readFileSync(join(dataDir, 'releases', '20261201.1', 'provenance.json'), 'utf8'));
@@ -66,7 +75,8 @@ describe('tariff release over a sequence of days', () => {
   it('prints one line per step without a terminal, and a summary with --json', async () => {
     const lines = await runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22'], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(',') } });
     expect(lines.status).toBe(0);
-    expect(lines.stderr.trim().split('\n').map((line) => line.split(':')[1])).toEqual([' fetch', ' fetch', ' fetch', ' fetch', ' build', ' build', ' upload', ' upload', ' upload', ' verify', ' switch', ' prune']);
+    expect(lines.stderr.trim().split('\n').map((line) => line.split(':')[1])).toEqual([' fetch', ' fetch', ' fetch', ' fetch', ' build', ' build', ' build', ' upload', ' upload', ' upload', ' verify', ' switch', ' prune']);
+    expect(lines.stderr).toContain('build: no changes recorded: nothing to compare with (a first release');
     const json = await release('2026-11-22', ['--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'unchanged', version: '20261101.1', fetch: [{ status: 'unchanged' }, {}, {}, {}] });
   });
@@ -117,5 +127,12 @@ describe('tariff release, publish, releases and rollback on S3 through the stand
 
     expect(await runCli(['rollback', '20261101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 0, stdout: '20261101.1 is current (was 20261201.1)\n' });
     expect(await runCli(['rollback', '20251101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 1 });
+
+    // After a rollback the next release is compared with the release rolled back to, and says so.
+    const after = await runCli(['release', '--bucket', bucket, '--data-dir', dataDir, '--date', '2026-12-01', '--json'], {
+      env: { ...s3.env, TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' ') },
+    });
+    expect(JSON.parse(after.stdout)).toMatchObject({ status: 'published', version: '20261201.2', previousVersion: '20261101.1', changesSince: '20261101.1', changes: { added: 1 } });
+    expect((await published('20261201.2')).changesSince).toBe('20261101.1');
   });
 });

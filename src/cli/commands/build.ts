@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseBarcodeList } from '../../dataset/parse-barcode-list.ts';
-import type { Barcode } from '../../dataset/model.ts';
+import type { Barcode, Dataset } from '../../dataset/model.ts';
+import { describeChangeSummary, summariseChanges } from '../../dataset/summarise-changes.ts';
 import { errors } from '../../errors.ts';
 import { buildRelease, type BuiltRelease, type SourceDocument } from '../../release/build-release.ts';
-import { categoryCounts, DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
+import { DEFAULT_MAX_SHRINK } from '../../release/check-shrink.ts';
 import type { Manifest } from '../../release/manifest.ts';
 import { readManifest, readReleaseDataset } from '../../release/read-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
@@ -62,7 +63,7 @@ async function buildCommand(ctx: CommandContext, options: BuildCommandOptions): 
 export async function runBuild(
   ctx: CommandContext,
   options: Omit<BuildCommandOptions, 'out'>,
-  known: { previous?: Manifest | null; previousCategories?: Record<string, number> | null; takenVersions?: string[]; extraBarcodes?: Barcode[] } = {},
+  known: { previous?: Manifest | null; previousDataset?: Dataset | null; takenVersions?: string[]; extraBarcodes?: Barcode[] } = {},
 ): Promise<BuiltRelease> {
   const date = buildDate(options.date, ctx.io.now(), dateInRome);
   const maxShrink = parsePercent(options.maxShrink ?? ctx.io.env.TARIFF_MAX_SHRINK ?? String(DEFAULT_MAX_SHRINK * 100), '--max-shrink');
@@ -73,7 +74,8 @@ export async function runBuild(
   // build starts none (they would take CPU from it). Sources read from disk start them likewise.
   if (options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
-  const previousCategories = known.previousCategories !== undefined ? known.previousCategories : previous && options.previous ? await categoriesOf(options.previous) : null;
+  const previousDataset =
+    known.previousDataset !== undefined ? known.previousDataset : previous && options.previous ? await previousRows(options.previous, (line) => ctx.io.stderr.write(`tariff: ${line}\n`)) : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source, ctx.io.env))];
   const fromFile = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
   // The registry's approved matches win over a list's: they are the moderated truth.
@@ -88,7 +90,7 @@ export async function runBuild(
       date,
       baseUrl,
       previous,
-      previousCategories,
+      previousDataset,
       takenVersions: known.takenVersions,
       allowShrink: options.allowShrink ?? false,
       maxShrink,
@@ -122,13 +124,19 @@ async function readPreviousIfAny(path: string): Promise<Manifest | null> {
   }
 }
 
-/** Products per category of a release directory, or null when its JSON file cannot be read (the guard then checks the total only). */
-async function categoriesOf(path: string): Promise<Record<string, number> | null> {
+/** The previous release's rows, or null when its JSON file cannot be read: said, because the new release then carries no changes. */
+async function previousRows(path: string, say: (line: string) => void): Promise<Dataset | null> {
   try {
-    return categoryCounts((await readReleaseDataset(path)).dataset.products);
-  } catch {
+    return (await readReleaseDataset(path)).dataset;
+  } catch (error) {
+    say(`${unreadablePrevious(path, error)}`);
     return null;
   }
+}
+
+/** What an unreadable previous release costs, in one line for the operator. */
+export function unreadablePrevious(where: string, error: unknown): string {
+  return `cannot read the previous release's rows in ${where} (${(error as Error).message}): the new release carries no changes, and only the total product count guards against shrinking`;
 }
 
 async function readBarcodeFile(path: string): Promise<string> {
@@ -147,6 +155,11 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
       ? `unchanged: the content equals the previous release ${manifest.version}; ${where} holds it`
       : `built ${manifest.version}: tariff in force from ${manifest.tariffDate}, ${manifest.counts.products} products, ${manifest.counts.barcodes} barcodes in ${where}`,
   ];
+  if (!built.unchanged) {
+    lines.push(built.changesSince
+      ? `changes since ${built.changesSince}: ${describeChangeSummary(summariseChanges(built.changes))}`
+      : 'no changes recorded: nothing to compare with (a first release, or the previous one could not be read)');
+  }
   if (built.skippedBarcodes.length > 0) lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
   for (const list of built.pending) lines.push(`waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})`);
   for (const notice of built.notices) {
@@ -162,7 +175,7 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
 export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
   if (!ctx.json) for (const line of describeBuild(built, where)) ctx.io.stderr.write(`tariff: ${line}\n`);
   ctx.result(
-    { version: built.manifest.version, unchanged: built.unchanged, out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending, notices: built.notices },
+    { version: built.manifest.version, unchanged: built.unchanged, changesSince: built.changesSince, changes: summariseChanges(built.changes), out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending, notices: built.notices },
     built.manifest.version,
   );
 }

@@ -7,7 +7,8 @@ import { bucketFileProblems } from '../../publish/check-bucket-release.ts';
 import { listReleases, publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
 import { compareVersions, releaseFileKey, versionsToPrune } from '../../publish/bucket-layout.ts';
 import { SnapshotStore } from '../../fetch/snapshot-store.ts';
-import { categoryCounts } from '../../release/check-shrink.ts';
+import type { Dataset } from '../../dataset/model.ts';
+import { summariseChanges } from '../../dataset/summarise-changes.ts';
 import type { Manifest } from '../../release/manifest.ts';
 import { openDatasetFile } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
@@ -19,7 +20,7 @@ import { cleanLeftovers } from '../../util/leftovers.ts';
 import type { Runner } from '../context.ts';
 import { FORMATS } from '../../release/manifest.ts';
 import { StepReporter } from '../step-reporter.ts';
-import { describeBuild, runBuild } from './build.ts';
+import { describeBuild, runBuild, unreadablePrevious } from './build.ts';
 import { runFetch, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION } from './fetch.ts';
 import { BUCKET_OPTION, bucketSettings, KEEP_OPTION, type BucketOptions } from './publish.ts';
 
@@ -66,13 +67,16 @@ export function registerRelease(program: Command, run: Runner): void {
           if (documents.length === 0) throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
 
           const [previous, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
-          const previousCategories = previous ? await publishedCategories(bucket, previous, (line) => reporter.step('build', line)) : null;
+          const previousDataset = previous ? await publishedRows(bucket, previous, (line) => reporter.step('build', line)) : null;
           const built = await runBuild(
             ctx,
             { source: [], documents, barcodes: options.barcodes, date: options.date, baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl, allowShrink: options.allowShrink, maxShrink: options.maxShrink },
-            { previous, previousCategories, takenVersions: [...kept.versions, ...kept.incomplete] },
+            { previous, previousDataset, takenVersions: [...kept.versions, ...kept.incomplete] },
           );
-          const summary = { fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description };
+          const summary = {
+            fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description,
+            changesSince: built.changesSince, changes: summariseChanges(built.changes),
+          };
           for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
           // Unchanged content is nothing to do only when the bucket still holds it whole; otherwise the publish below repairs it.
           const damaged = built.unchanged ? await bucketFileProblems(bucket, built.manifest) : [];
@@ -106,14 +110,15 @@ export function registerRelease(program: Command, run: Runner): void {
     );
 }
 
-/** Products per category of the published release, for the per-category shrink guard; null (total guard only) when its JSON file cannot be read. */
-async function publishedCategories(bucket: Bucket, manifest: Manifest, say: (line: string) => void): Promise<Record<string, number> | null> {
+/** The published release's rows (changes are computed against them, the shrink guard counts them), or null when its JSON file cannot be read. */
+async function publishedRows(bucket: Bucket, manifest: Manifest, say: (line: string) => void): Promise<Dataset | null> {
+  const key = releaseFileKey(manifest.version, 'json');
   try {
-    const bytes = await bucket.get(releaseFileKey(manifest.version, 'json'));
+    const bytes = await bucket.get(key);
     if (!bytes) throw new Error('the file is missing');
-    return categoryCounts((await openDatasetFile('json', bytes)).products);
+    return await openDatasetFile('json', bytes);
   } catch (error) {
-    say(`cannot read the current release's ${releaseFileKey(manifest.version, 'json')} (${(error as Error).message}): only the total product count guards against shrinking`);
+    say(unreadablePrevious(`${bucket.description}${key}`, error));
     return null;
   }
 }
