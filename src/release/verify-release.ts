@@ -80,9 +80,10 @@ function metadataProblems(name: string, dataset: Dataset, manifest: Manifest): s
 }
 
 function firstDifference(a: Dataset, b: Dataset): string {
-  for (const key of ['products', 'barcodes'] as const) {
+  for (const key of ['products', 'barcodes', 'changes'] as const) {
     const index = a[key].findIndex((row, i) => !isDeepStrictEqual(row, b[key][i]));
     if (index !== -1) return ` (first at ${key}[${index}])`;
   }
+  if (a.changesSince !== b.changesSince) return ` (changesSince ${b.changesSince} instead of ${a.changesSince})`;
   return '';
 }

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Barcode, Product } from '../../src/dataset/model.ts';
 import { applyChanges } from '../../src/dataset/release-changes.ts';
 import { buildRelease, type BuiltRelease, type SourceDocument } from '../../src/release/build-release.ts';
+import { gunzip, gzipDeterministic, sha256Hex } from '../../src/release/gzip.ts';
 import { FORMATS } from '../../src/release/manifest.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { verifyRelease } from '../../src/release/verify-release.ts';
@@ -119,5 +120,14 @@ describe('changes carried by a sequence of releases starting from the real list'
     const dir = `${await tempDir()}/release`;
     await writeReleaseDir(second, dir);
     expect(await verifyRelease(dir)).toMatchObject({ ok: true, problems: [] });
+
+    // A docdb file whose change rows say something else is caught, even with a matching manifest.
+    const docdb = gunzip(readFileSync(`${dir}/dataset.docdb.gz`)).toString('utf8').replace('"kind":"price_changed"', '"kind":"renamed"');
+    const tampered = gzipDeterministic(Buffer.from(docdb));
+    writeFileSync(`${dir}/dataset.docdb.gz`, tampered);
+    const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8'));
+    manifest.files.docdb = { ...manifest.files.docdb, sha256: sha256Hex(tampered), size: tampered.length };
+    writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
+    expect((await verifyRelease(dir)).problems).toEqual([expect.stringMatching(/^dataset\.docdb\.gz: its rows differ from dataset\.json\.gz \(first at changes\[\d+\]\)/)]);
   });
 });
