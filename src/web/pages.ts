@@ -5,7 +5,8 @@ const dateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dat
 const when = (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : 'mai');
 const TYPE_NAMES: Record<Account['type'], string> = { User: 'Utente', Supplier: 'Fornitore', Integration: 'Integrazione' };
 
-function layout(title: string, body: SafeHtml, signedIn = false): string {
+/** The page frame; `head` adds elements to <head> (the feed's link on the public pages). */
+export function layout(title: string, body: SafeHtml, signedIn = false, head: SafeHtml | '' = ''): string {
   return html`<!doctype html>
 <html lang="it">
 <head>
@@ -13,9 +14,10 @@ function layout(title: string, body: SafeHtml, signedIn = false): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Tariffa tabacchi</title>
 <link rel="stylesheet" href="/static/style.css">
+${head}
 </head>
 <body>
-<header><a href="${signedIn ? '/account' : '/accedi'}">Tariffa tabacchi · servizio dati</a></header>
+<header><nav class="row"><a href="${signedIn ? '/account' : '/accedi'}">Tariffa tabacchi · servizio dati</a><a class="nav" href="/aggiornamenti">Aggiornamenti</a></nav></header>
 <main>
 ${body}
 </main>

@@ -8,6 +8,9 @@ import { dayWindow, hourWindow } from '../server/quota-window.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import { html } from './html.ts';
+import { releaseFeed } from './release-feed.ts';
+import type { ReleaseNotes } from './release-notes.ts';
+import { releaseDetailPage, releasesPage } from './release-pages.ts';
 import { accountPage, confirmRevokePage, confirmSignInPage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
 
 export interface WebsiteOptions {
@@ -27,6 +30,8 @@ export interface WebsiteOptions {
    */
   trustProxy?: number;
   log: (event: Record<string, unknown>) => void;
+  /** The recent releases and their changes, for the public pages and the feed. */
+  history: { recent(): Promise<ReleaseNotes[]> };
 }
 
 export const DEFAULT_SIGN_IN_TTL_MS = 15 * 60_000;
@@ -128,6 +133,11 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     if (asset) return { status: 200, headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }, body: asset.body };
 
     if (path === '/' && method === 'GET') return redirect((await session(request)) ? '/account' : '/accedi');
+
+    if (path === '/aggiornamenti' || path === '/aggiornamenti.atom' || path.startsWith('/aggiornamenti/')) {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(['GET', 'HEAD']);
+      return releasePages(request);
+    }
 
     if (path === '/accedi') {
       if (method === 'GET') {
@@ -233,6 +243,29 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     }
     return page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));
   };
+  /** Public (prices are public information): no session needed, cacheable for a few minutes. */
+  async function releasePages(request: HttpRequest): Promise<HttpResponse> {
+    let releases: ReleaseNotes[];
+    try {
+      releases = await options.history.recent();
+    } catch {
+      return { ...page(503, messagePage('Servizio non disponibile', 'L\'elenco degli aggiornamenti non è disponibile in questo momento. Riprova tra qualche minuto.', { href: '/aggiornamenti', label: 'Riprova' })), headers: { ...pageHeaders, 'retry-after': '60' } };
+    }
+    const signedIn = (await session(request)) !== null;
+    const publicHeaders = { ...pageHeaders, 'cache-control': signedIn ? 'private, max-age=60' : 'public, max-age=300' };
+    if (request.path === '/aggiornamenti') return { status: 200, headers: publicHeaders, body: releasesPage(releases, signedIn) };
+    if (request.path === '/aggiornamenti.atom') {
+      const body = releaseFeed(releases, options.siteUrl(), clock().toISOString());
+      // Feed readers poll: an unchanged feed costs them a 304.
+      const etag = `"${sha256(body).slice(0, 32)}"`;
+      const headers = { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300', etag, 'x-content-type-options': 'nosniff' };
+      return header(request, 'if-none-match') === etag ? { status: 304, headers, body: null } : { status: 200, headers, body };
+    }
+    const notes = releases.find((candidate) => `/aggiornamenti/${candidate.version}` === request.path);
+    if (!notes) return page(404, messagePage('Rilascio non trovato', 'Questo rilascio non è tra quelli recenti.', { href: '/aggiornamenti', label: 'Tutti gli aggiornamenti' }, 'error', signedIn));
+    return { status: 200, headers: publicHeaders, body: releaseDetailPage(notes, signedIn) };
+  }
+
   handler.settled = async () => {
     while (pending.size > 0) await Promise.all([...pending].map((work) => work.finally(() => pending.delete(work))));
   };

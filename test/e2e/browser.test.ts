@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestSignInLink } from '../helpers/outbox.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(REPO, 'test-artifacts', 'screenshots');
@@ -21,7 +22,8 @@ let dataDir: string;
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  dataDir = await tempDir('tariff-browser-');
+  // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
+  dataDir = await mkdtemp(join(tmpdir(), 'tariff-browser-'));
   const out = join(dataDir, 'build');
   await runCli(['build', '--source', join(REPO, 'fixtures/sample/tariff'), '--date', '2026-11-22', '--out', out, '--data-dir', dataDir]);
   await runCli(['publish', out, '--data-dir', dataDir]);
@@ -38,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 async function signIn(page: Page, shot?: string): Promise<void> {
@@ -117,6 +120,19 @@ describe.skipIf(!available)('the website in a real browser', () => {
     await other.getByRole('heading', { name: 'Accedi' }).waitFor({ state: 'visible' });
     await first.close();
     await second.close();
+  });
+});
+
+describe.skipIf(!available)('the public page of releases on a phone', () => {
+  it('fits a phone screen without sideways scrolling, signed out', async () => {
+    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await phone.newPage();
+    await page.goto(`${service.url}/aggiornamenti`);
+    await page.getByRole('heading', { name: 'Aggiornamenti della tariffa' }).waitFor({ state: 'visible' });
+    expect(await textOf(page.locator('article p').nth(1))).toBe('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SCREENSHOTS, '06-aggiornamenti-telefono.png'), fullPage: true });
+    await phone.close();
   });
 });
 

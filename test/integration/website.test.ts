@@ -15,6 +15,7 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: num
   const site = createWebsite({
     registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: extra.perClient ?? 100 }, trustProxy: extra.trustProxy, log: () => {},
     mailer: extra.mailer ?? { description: 'test', send: async (message) => void mailbox.push(message) },
+    history: { recent: async () => [] },
   });
   let cookies = new Map<string, string>();
   const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1', forwardedFor?: string): Promise<HttpResponse & { text: string }> => {

@@ -8,6 +8,7 @@ import { createApp } from '../../server/app.ts';
 import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
 import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
+import { DEFAULT_HISTORY_DEPTH, DEFAULT_HISTORY_REFRESH_MS, ReleaseHistory } from '../../server/release-history.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_STALE_AFTER_MS, DEFAULT_POLL_MS } from '../../server/current-release.ts';
 import { DEFAULT_PURGE_INTERVAL_MS, startPurgeLoop } from '../../server/purge-loop.ts';
 import { DEFAULT_SERVER_LIMITS, listen, type ListeningServer, type ServerLimits } from '../../server/node-adapter.ts';
@@ -67,6 +68,11 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     },
     trustProxy: trustedHops(env.TARIFF_TRUST_PROXY),
     log: (event) => log.write(event),
+    history: new ReleaseHistory(bucket, {
+      depth: positiveInteger(env.TARIFF_HISTORY_DEPTH, 'TARIFF_HISTORY_DEPTH') ?? DEFAULT_HISTORY_DEPTH,
+      refreshMs: (positiveInteger(env.TARIFF_HISTORY_REFRESH_SECONDS, 'TARIFF_HISTORY_REFRESH_SECONDS') ?? DEFAULT_HISTORY_REFRESH_MS / 1000) * 1000,
+      log: (event) => log.write(event),
+    }),
   });
   // /v1 and /healthz are the API; every other path is the website.
   const handler: Handler = (request) => (request.path.startsWith('/v1/') || request.path === '/v1' || request.path === '/healthz' ? api(request) : website(request));

@@ -1,0 +1,81 @@
+import { releaseFileKey } from '../publish/bucket-layout.ts';
+import { readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
+import { openDatasetFile } from '../release/read-release.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { releaseNotes, type ReleaseNotes } from '../web/release-notes.ts';
+
+export const DEFAULT_HISTORY_DEPTH = 12;
+export const DEFAULT_HISTORY_REFRESH_MS = 60_000;
+
+export interface ReleaseHistoryOptions {
+  /** Releases shown, newest first. */
+  depth: number;
+  /** The bucket is read again at most this often; page views in between share one answer. */
+  refreshMs: number;
+  log: (event: Record<string, unknown>) => void;
+  now?: () => number;
+}
+
+/**
+ * The recent releases and what each changed, for the public page and the Atom feed: the current
+ * release, the one its changes were computed against, and so on back. A release that was rolled
+ * back is not in that line, so it is not shown: the page tells the history clients lived through.
+ * A published version never changes, so each one's notes are read from the bucket once.
+ */
+export class ReleaseHistory {
+  private readonly notes = new Map<string, ReleaseNotes>();
+  private answer: { at: number; releases: ReleaseNotes[] } | null = null;
+  private reading: Promise<ReleaseNotes[]> | null = null;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly bucket: Bucket,
+    private readonly options: ReleaseHistoryOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Newest first. When the bucket cannot be read, the last answer stays (logged); with none yet, the error is thrown. */
+  async recent(): Promise<ReleaseNotes[]> {
+    if (this.answer && this.now() - this.answer.at < this.options.refreshMs) return this.answer.releases;
+    this.reading ??= this.read()
+      .then((releases) => {
+        this.answer = { at: this.now(), releases };
+        return releases;
+      })
+      .catch((error: unknown) => {
+        this.options.log({ event: 'history.read_failed', error: (error as Error).message });
+        if (this.answer) return this.answer.releases;
+        throw error;
+      })
+      .finally(() => {
+        this.reading = null;
+      });
+    return this.reading;
+  }
+
+  private async read(): Promise<ReleaseNotes[]> {
+    const releases: ReleaseNotes[] = [];
+    let version = (await readCurrentManifest(this.bucket))?.version ?? null;
+    while (version && releases.length < this.options.depth) {
+      const notes = this.notes.get(version) ?? (await this.readNotes(version));
+      if (!notes) break;
+      releases.push(notes);
+      version = notes.changesSince;
+    }
+    // Only what the page can still show stays in memory.
+    const shown = new Set(releases.map((r) => r.version));
+    for (const version of this.notes.keys()) if (!shown.has(version)) this.notes.delete(version);
+    return releases;
+  }
+
+  /** One kept release's notes; null when the bucket no longer keeps it (pruned): the line ends there. */
+  private async readNotes(version: string): Promise<ReleaseNotes | null> {
+    const manifest = await readReleaseManifest(this.bucket, version);
+    const bytes = manifest ? await this.bucket.get(releaseFileKey(version, 'json')) : null;
+    if (!manifest || !bytes) return null;
+    const notes = releaseNotes(manifest, await openDatasetFile('json', bytes));
+    this.notes.set(version, notes);
+    return notes;
+  }
+}

@@ -1,0 +1,90 @@
+import type { Change, Dataset } from '../dataset/model.ts';
+import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
+import type { Manifest } from '../release/manifest.ts';
+
+/** A product line of the public page: what a shop reads to relabel a shelf. */
+export interface NoteLine {
+  admCode: number;
+  name: string;
+  pack: string;
+  /** Price per pack before, in cents (null for a new product). */
+  before: number | null;
+  /** Price per pack now, in cents (null for a withdrawn product). */
+  after: number | null;
+  /** From when the new price or state applies. */
+  effectiveFrom: string | null;
+  /** For other changes: what changed, in Italian ("nome: A → B"). */
+  what?: string;
+}
+
+/** One release as the public page and the feed show it. */
+export interface ReleaseNotes {
+  version: string;
+  tariffDate: string;
+  generatedAt: string;
+  products: number;
+  barcodes: number;
+  changesSince: string | null;
+  summary: ChangeSummary;
+  rises: NoteLine[];
+  cuts: NoteLine[];
+  added: NoteLine[];
+  removed: NoteLine[];
+  other: NoteLine[];
+}
+
+const byLargestMove = (a: NoteLine, b: NoteLine) => Math.abs(b.after! - b.before!) - Math.abs(a.after! - a.before!) || a.admCode - b.admCode;
+
+/**
+ * What a release changed, in the shape of the public page: price rises and cuts (largest first),
+ * new and withdrawn products, and the other changes. Re-dating and barcodes are counted, not listed:
+ * a shop has nothing to relabel for them.
+ */
+export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changesSince' | 'changes'>): ReleaseNotes {
+  const notes: ReleaseNotes = {
+    version: manifest.version, tariffDate: manifest.tariffDate, generatedAt: manifest.generatedAt, products: manifest.counts.products, barcodes: manifest.counts.barcodes,
+    changesSince: dataset.changesSince, summary: summariseChanges(dataset.changes), rises: [], cuts: [], added: [], removed: [], other: [],
+  };
+  for (const change of dataset.changes) {
+    const line = (extra: Partial<NoteLine> = {}): NoteLine => ({
+      admCode: change.admCode, name: (change.name ?? change.oldName)!, pack: (change.pack ?? change.oldPack)!,
+      before: change.oldPricePerPackCents, after: change.pricePerPackCents, effectiveFrom: change.effectiveFrom, ...extra,
+    });
+    if (change.kind === 'price_changed') {
+      if (change.pricePerPackCents! > change.oldPricePerPackCents!) notes.rises.push(line());
+      else if (change.pricePerPackCents! < change.oldPricePerPackCents!) notes.cuts.push(line());
+    } else if (change.kind === 'product_added') notes.added.push(line());
+    else if (change.kind === 'product_removed') notes.removed.push(line());
+    else if (change.kind === 'renamed' || change.kind === 'repacked' || change.kind === 'recategorised') notes.other.push(line({ what: otherChange(change) }));
+  }
+  notes.rises.sort(byLargestMove);
+  notes.cuts.sort(byLargestMove);
+  return notes;
+}
+
+function otherChange(change: Change): string {
+  if (change.kind === 'renamed') return `nome: ${change.oldName} → ${change.name}`;
+  if (change.kind === 'repacked') return `confezione: ${change.oldPack} → ${change.pack}`;
+  return `categoria: ${change.oldCategory} → ${change.category}`;
+}
+
+const ITALIAN: [keyof ChangeSummary, string, string][] = [
+  ['priceRises', 'aumento di prezzo', 'aumenti di prezzo'],
+  ['priceCuts', 'riduzione di prezzo', 'riduzioni di prezzo'],
+  ['added', 'nuovo prodotto', 'nuovi prodotti'],
+  ['removed', 'prodotto ritirato', 'prodotti ritirati'],
+  ['renamed', 'nome cambiato', 'nomi cambiati'],
+  ['repacked', 'confezione cambiata', 'confezioni cambiate'],
+  ['recategorised', 'categoria cambiata', 'categorie cambiate'],
+  ['otherPriceChanges', 'prezzo al kg cambiato', 'prezzi al kg cambiati'],
+  ['redated', 'nuova data di decorrenza', 'nuove date di decorrenza'],
+  ['barcodesAdded', 'codice a barre aggiunto', 'codici a barre aggiunti'],
+  ['barcodesRemoved', 'codice a barre tolto', 'codici a barre tolti'],
+];
+
+/** "3 aumenti di prezzo, 1 nuovo prodotto", or a sentence saying there is nothing. */
+export function describeNotesItalian(notes: ReleaseNotes): string {
+  if (notes.changesSince === null) return 'Primo rilascio: nessun rilascio precedente con cui confrontarlo.';
+  const parts = ITALIAN.filter(([key]) => notes.summary[key] > 0).map(([key, one, many]) => `${notes.summary[key]} ${notes.summary[key] === 1 ? one : many}`);
+  return parts.length > 0 ? `${parts.join(', ')}.` : 'Nessuna modifica ai prodotti.';
+}

@@ -1,0 +1,75 @@
+import { formatEuroCents } from '../util/format-euro.ts';
+import { html, type SafeHtml } from './html.ts';
+import { layout } from './pages.ts';
+import { describeNotesItalian, type NoteLine, type ReleaseNotes } from './release-notes.ts';
+
+/** Lines per list on the overview; the release's own page lists them all. */
+export const LINES_ON_OVERVIEW = 10;
+
+const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+const shortDateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
+const day = (iso: string) => longDate.format(new Date(`${iso}T00:00:00Z`));
+const euro = (cents: number) => `${formatEuroCents(cents)} €`;
+const count = new Intl.NumberFormat('it-IT');
+
+const feedLink = html`<link rel="alternate" type="application/atom+xml" title="Aggiornamenti della tariffa" href="/aggiornamenti.atom">`;
+
+function line(l: NoteLine): SafeHtml {
+  const product = html`<strong>${l.name}</strong> <span class="muted">(cod. ${l.admCode}, ${l.pack})</span>`;
+  const from = l.effectiveFrom ? html` <span class="muted">dal ${day(l.effectiveFrom)}</span>` : '';
+  if (l.what) return html`<li>${product}: ${l.what}</li>`;
+  if (l.before !== null && l.after !== null) {
+    const delta = l.after - l.before;
+    return html`<li>${product}: ${euro(l.before)} → <strong>${euro(l.after)}</strong> <span class="${delta > 0 ? 'up' : 'down'}">${delta > 0 ? '+' : '−'}${euro(Math.abs(delta))}</span>${from}</li>`;
+  }
+  if (l.after !== null) return html`<li>${product}: ${euro(l.after)}${from}</li>`;
+  return html`<li>${product}: ultimo prezzo ${euro(l.before!)}</li>`;
+}
+
+function lists(notes: ReleaseNotes, limit: number): SafeHtml {
+  const list = (title: string, lines: NoteLine[]) =>
+    lines.length === 0
+      ? ''
+      : html`<h3>${title} (${count.format(lines.length)})</h3>
+<ul class="changes">${lines.slice(0, limit).map(line)}</ul>
+${lines.length > limit ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${count.format(lines.length)}</a></p>` : ''}`;
+  return html`${list('Aumenti di prezzo', notes.rises)}${list('Riduzioni di prezzo', notes.cuts)}${list('Nuovi prodotti', notes.added)}${list('Prodotti ritirati', notes.removed)}${list('Altre modifiche', notes.other)}`;
+}
+
+function release(notes: ReleaseNotes, limit: number, heading: 'h1' | 'h2'): SafeHtml {
+  const title = `Tariffa in vigore dal ${day(notes.tariffDate)}`;
+  return html`<article>
+${heading === 'h1' ? html`<h1>${title}</h1>` : html`<h2><a href="/aggiornamenti/${notes.version}">${title}</a></h2>`}
+<p class="muted">Versione ${notes.version} · pubblicata il ${shortDateTime.format(new Date(notes.generatedAt))} · ${count.format(notes.products)} prodotti, ${count.format(notes.barcodes)} codici a barre</p>
+<p>${notes.changesSince ? html`Rispetto alla versione ${notes.changesSince}: ` : ''}${describeNotesItalian(notes)}</p>
+${lists(notes, limit)}
+</article>`;
+}
+
+/** The public list of recent releases, newest first, each with what changed. */
+export function releasesPage(releases: ReleaseNotes[], signedIn: boolean): string {
+  return layout(
+    'Aggiornamenti della tariffa',
+    html`<h1>Aggiornamenti della tariffa</h1>
+<p>I prezzi di vendita al pubblico dei tabacchi lavorati come li pubblica l'Agenzia delle Dogane e dei Monopoli: ogni rilascio del servizio dati, dal più recente, e cosa è cambiato rispetto al precedente. Per essere avvisati di ogni nuovo rilascio senza consumare letture: <a href="/aggiornamenti.atom">feed Atom</a>.</p>
+${releases.length === 0 ? html`<p class="notice">Nessun rilascio pubblicato finora.</p>` : releases.map((notes) => html`<section>${release(notes, LINES_ON_OVERVIEW, 'h2')}</section>`)}`,
+    signedIn,
+    feedLink,
+  );
+}
+
+/** One release with every change listed. */
+export function releaseDetailPage(notes: ReleaseNotes, signedIn: boolean): string {
+  return layout(
+    `Tariffa ${notes.version}`,
+    html`<section>${release(notes, Infinity, 'h1')}</section>
+<p><a href="/aggiornamenti">Tutti gli aggiornamenti</a></p>`,
+    signedIn,
+    feedLink,
+  );
+}
+
+/** The lists of a release as HTML for the feed's entry content. */
+export function releaseContentHtml(notes: ReleaseNotes): string {
+  return html`<p>${describeNotesItalian(notes)}</p>${lists(notes, LINES_ON_OVERVIEW)}`.value;
+}
