@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Checks every response of the service that a test fetches against docs/openapi.json.
+    setupFiles: ['test/setup/openapi-fetch.ts'],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-report.json' }]],
   },

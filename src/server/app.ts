@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { DEFAULT_RULES, type StatusRules } from '../barcodes/status-rules.ts';
 import { checkItem } from '../barcodes/validate-item.ts';
 import { fingerprintOf, looksLikeApiKey } from '../registry/api-key.ts';
@@ -51,6 +52,12 @@ const route = <Input>(definition: Route<Input>) => definition as unknown as Rout
  * account's daily counter in the same transaction as the key lookup (429 when spent); POST
  * /v1/barcodes takes one submission per item, atomically with recording the batch.
  */
+/** The paths the API answers (no session, JSON errors); every other path is the website's. */
+export const isApiPath = (path: string): boolean => path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
+
+/** The machine-readable description of this API (docs/openapi.json), served as kept in the repository. */
+const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url));
+
 export function createApp(options: AppOptions): Handler {
   const { registry, release, now: clock } = options;
   const rules = options.rules ?? DEFAULT_RULES;
@@ -149,6 +156,10 @@ export function createApp(options: AppOptions): Handler {
   };
 
   return async (request) => {
+    if (request.path === '/openapi.json') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return httpErrors.methodNotAllowed(['GET', 'HEAD']);
+      return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body: OPENAPI };
+    }
     if (request.path === '/healthz') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return httpErrors.methodNotAllowed(['GET', 'HEAD']);
       // 503 when stale, so a load balancer or monitor acts on it (docs/operations.md).

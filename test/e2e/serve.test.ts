@@ -235,6 +235,12 @@ describe('tariff serve', () => {
     const health = await get(url, '/healthz');
     expect(await health.json()).toMatchObject({ status: 'ok', release: '20261101.1', failingSince: null, problem: null, fallback: false, lastRefreshAt: expect.any(String) });
     expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
+
+    // The API's description, without a key and without a read.
+    const openapi = await get(url, '/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect(await openapi.text()).toBe(readFileSync(join(REPO, 'docs/openapi.json'), 'utf8'));
+    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(2);
   });
 
   it('says clearly when its port is taken, and exits 1', async () => {

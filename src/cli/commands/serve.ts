@@ -4,7 +4,7 @@ import { positiveInteger, readConfigFile } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
-import { createApp } from '../../server/app.ts';
+import { createApp, isApiPath } from '../../server/app.ts';
 import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
 import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
@@ -74,8 +74,8 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
       log: (event) => log.write(event),
     }),
   });
-  // /v1 and /healthz are the API; every other path is the website.
-  const handler: Handler = (request) => (request.path.startsWith('/v1/') || request.path === '/v1' || request.path === '/healthz' ? api(request) : website(request));
+  // /v1, /healthz and /openapi.json are the API; every other path is the website.
+  const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
   const listening = await listen(handler, { host, port: Number(port), log, limits: serverLimits(env) });
   if (!env.TARIFF_SITE_URL) siteUrl = listening.url;
   log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
