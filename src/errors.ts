@@ -122,6 +122,20 @@ export const errors = {
   listenFailed: (address: string, detail: string) =>
     new TariffError('listen_failed', `Cannot listen on ${address}: ${detail}`, 'Another process may use that port: stop it, or choose another with --port.'),
 
+  syncWaiting: (until: string, why: string) =>
+    new TariffError('sync_waiting', `Not calling the service before ${until}: it asked to wait (${why})`, 'Nothing to do: a later run calls again after that moment. The installed copy is unchanged.'),
+
+  syncRefused: (where: string, status: number, code: string, detail: string) =>
+    new TariffError(`sync_${code}`, `${where}: the service answered ${status} ${code}: ${detail}`, code === 'invalid_api_key'
+      ? 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).'
+      : 'The installed copy is unchanged.'),
+
+  syncFailed: (where: string, detail: string) =>
+    new TariffError('sync_failed', `${where}: ${detail}`, 'The installed copy is unchanged; the next run tries again.'),
+
+  syncVerifyFailed: (where: string, detail: string) =>
+    new TariffError('sync_verify_failed', `${where}: the downloaded file does not verify: ${detail}`, 'It was not installed: the installed copy is unchanged. The next run downloads it again.'),
+
   outputFailed: (where: string, detail: string) =>
     new TariffError('output_failed', `${where}: cannot write the release: ${detail}`, 'Check that the output directory is writable and the disk has space.'),
 } as const;

@@ -19,6 +19,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   accounts: async () => (await import('./commands/accounts.ts')).registerAccounts,
   barcodes: async () => (await import('./commands/moderation.ts')).registerModeration,
   start: async () => (await import('./commands/start.ts')).registerStart,
+  sync: async () => (await import('./commands/sync.ts')).registerSync,
 };
 const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish', keys: 'accounts', contributors: 'barcodes' };
 

@@ -1,15 +1,14 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeNoticePdf } from '../../fixtures/adm-pdf.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { publishRealReleases } from '../helpers/real-releases.ts';
+import { runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 // The authority's real cigar list, then a notice raising one of its prices and cutting another.
-const REAL_LIST = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
 let dataDir: string;
 let service: ServeProcess;
 const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
@@ -17,21 +16,7 @@ const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
 beforeAll(async () => {
   // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
   dataDir = await mkdtemp(join(tmpdir(), 'tariff-pages-'));
-  const notice = join(dataDir, 'avviso-agosto.pdf');
-  await writeFile(notice, await makeNoticePdf({
-    sentence: 'Le nuove tariffe si applicano con decorrenza dal 1° agosto 2026.',
-    tables: [{ category: 'Sigari', withCode: true, rows: [
-      ['20663', '2012 BY OSCAR VALLADARES COROJO ROBUSTO', 'da 20 pezzi', '2.400,00', '2.500,00', '250,00'],
-      ['19784', 'ADVENTURA THE EXPLORER CORONA GORDA', 'da 19 pezzi', '2.100,00', '2.000,00', '190,00'],
-    ] }],
-  }));
-  const july = join(dataDir, 'build', 'july');
-  const august = join(dataDir, 'build', 'august');
-  expect((await cli(['build', '--source', REAL_LIST, '--date', '2026-07-22', '--out', july])).status).toBe(0);
-  expect((await cli(['publish', july])).status).toBe(0);
-  const built = await cli(['build', '--source', REAL_LIST, '--source', notice, '--date', '2026-08-01', '--previous', july, '--out', august]);
-  expect(built.stderr).toContain('changes since 20260722.1: 1 price rise(s), 1 price cut(s)');
-  expect((await cli(['publish', august])).status).toBe(0);
+  await publishRealReleases(dataDir);
   service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_SITE_URL: 'https://tariffa.example.it', TARIFF_HISTORY_REFRESH_SECONDS: '1' });
 });
 afterAll(async () => {

@@ -1,0 +1,73 @@
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { positiveInteger } from '../../config/load-settings.ts';
+import { errors } from '../../errors.ts';
+import { FORMATS, type Format } from '../../release/manifest.ts';
+import { syncDataset } from '../../sync/sync-dataset.ts';
+import { acquireLock } from '../../util/run-lock.ts';
+import type { CommandContext, Runner } from '../context.ts';
+
+export const DEFAULT_SYNC_DEADLINE_SECONDS = 600;
+
+interface SyncCommandOptions {
+  api?: string;
+  format: Format;
+  dest: string;
+  keyFile?: string;
+}
+
+export function registerSync(program: Command, run: Runner): void {
+  program
+    .command('sync')
+    .description('Keep a local copy of the dataset current from the /v1 service: one /version call, one download only when the version changed (for cron at a point of sale)')
+    .option('--api <base-url>', 'the service\'s API base URL, with /v1 (env TARIFF_API_URL)')
+    .addOption(new Option('--format <format>', 'the format to install').choices([...FORMATS]).makeOptionMandatory())
+    .requiredOption('--dest <dir>', 'where the dataset is installed (dataset.<format>) with sync-state.json')
+    .option('--key-file <file>', 'file holding the API key (else env TARIFF_API_KEY; never on the command line, where ps shows it)')
+    .addHelpText(
+      'after',
+      '\nQuiet when the installed copy is current. Exit status: 0 current or updated, 1 failure (the installed copy is unchanged), 2 usage.' +
+        '\nAfter a 429 or a server error it records when the service said to try again, and until then makes no call.' +
+        '\n\nExample (crontab, twice a day, within the 10 reads a day):\n  17 6,18 * * *  tariff sync --api https://tariffa.example.it/v1 --format sqlite --dest /var/lib/cassa/tariffa --key-file /etc/cassa/tariffa.key',
+    )
+    .action(run(syncCommand));
+}
+
+async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Promise<void> {
+  const env = ctx.io.env;
+  const api = options.api ?? env.TARIFF_API_URL;
+  if (!api) throw errors.usage('give the service with --api <base-url> (or TARIFF_API_URL), e.g. https://tariffa.example.it/v1');
+  if (!/^https?:\/\/[^/]/.test(api)) throw errors.usage(`--api ${api} is not an http(s) URL`);
+  const key = await apiKey(ctx, options.keyFile);
+  const dest = resolve(options.dest);
+  const deadlineSeconds = positiveInteger(env.TARIFF_SYNC_DEADLINE_SECONDS, 'TARIFF_SYNC_DEADLINE_SECONDS') ?? DEFAULT_SYNC_DEADLINE_SECONDS;
+  const unlock = await acquireLock(dest, 'sync');
+  try {
+    const result = await syncDataset({ api, format: options.format, dest, key, now: ctx.io.now, deadlineMs: deadlineSeconds * 1000 });
+    // Quiet when current, for cron: only news is printed.
+    ctx.result(result, result.status === 'updated' ? `updated ${result.version} (was ${result.previousVersion ?? 'none'}): ${result.file}` : undefined);
+  } finally {
+    await unlock();
+  }
+}
+
+/** The key from --key-file or TARIFF_API_KEY: never an argument, which any user's `ps` shows. */
+async function apiKey(ctx: CommandContext, keyFile: string | undefined): Promise<string> {
+  if (keyFile) {
+    let text: string;
+    try {
+      text = await readFile(keyFile, 'utf8');
+    } catch (error) {
+      throw errors.usage(`--key-file ${keyFile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const key = text.trim();
+    if (!key || /\s/.test(key)) throw errors.usage(`--key-file ${keyFile}: it should hold one API key on one line`);
+    const mode = (await stat(keyFile)).mode;
+    if (mode & 0o077) ctx.io.stderr.write(`tariff: warning: ${keyFile} can be read by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it\n`);
+    return key;
+  }
+  const key = ctx.io.env.TARIFF_API_KEY?.trim();
+  if (!key) throw errors.usage('no API key: give --key-file <file>, or set TARIFF_API_KEY');
+  return key;
+}

@@ -1,0 +1,188 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
+import { parseDatasetJson } from '../../src/release/dataset-json.ts';
+import { publishRealReleases } from '../helpers/real-releases.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const JULY = '20260722.1';
+const AUGUST = '20260801.1';
+let dataDir: string;
+let service: ServeProcess;
+let api: string;
+const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+
+beforeAll(async () => {
+  // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
+  dataDir = await mkdtemp(join(tmpdir(), 'tariff-sync-'));
+  await publishRealReleases(dataDir);
+  service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_MANIFEST_POLL_MS: '100' });
+  api = `${service.url}/v1`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+let accounts = 0;
+/** A new account (its own quota) and a key file readable by its owner only. */
+async function keyFile(): Promise<string> {
+  const email = `cassa${(accounts += 1)}@example.it`;
+  expect((await cli(['accounts', 'create', email, '--type', 'User'])).status).toBe(0);
+  const file = join(await tempDir(), 'tariffa.key');
+  writeFileSync(file, `${JSON.parse((await cli(['keys', 'create', email, '--json'])).stdout).key}\n`);
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/** Makes a kept release current and waits until the service serves it. */
+async function current(version: string): Promise<void> {
+  expect((await cli(['rollback', version])).status).toBe(0);
+  await waitFor(async () => (await (await fetch(`${service.url}/healthz`)).json()).release === version, `the service to serve ${version}`);
+}
+
+const sync = (format: string, dest: string, key: string, options: { api?: string; extra?: string[] } = {}) =>
+  runCli(['sync', '--api', options.api ?? api, '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])]);
+
+/** The /v1 requests the service logged since `from` (an index in its log). */
+const requestsSince = (from: number) => service.log.slice(from).filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/')).map((entry) => `${entry.path} ${entry.status}`);
+
+const state = (dest: string) => JSON.parse(readFileSync(join(dest, 'sync-state.json'), 'utf8'));
+
+async function installedRows(format: string, file: string) {
+  if (format === 'json') return parseDatasetJson(readFileSync(file));
+  if (format === 'docdb') return readDatasetDocdb(file);
+  const db = new Database(file, { readonly: true });
+  try {
+    return { version: (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string }).value, products: db.prepare('SELECT * FROM products').all() };
+  } finally {
+    db.close();
+  }
+}
+
+describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the service', (format) => {
+  it('installs the current release, spends one read when nothing changed, and installs the next release', async () => {
+    await current(JULY);
+    const key = await keyFile();
+    const dest = join(await tempDir(), 'tariffa');
+
+    let from = service.log.length;
+    const first = await sync(format, dest, key, { extra: ['--json'] });
+    expect(first.status).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: 'updated', version: JULY, previousVersion: null, reads: 2, file: join(dest, `dataset.${format}`) });
+    expect(requestsSince(from)).toEqual(['/v1/version 200', `/v1/dataset.${format}.gz 200`]);
+    expect(await installedRows(format, join(dest, `dataset.${format}`))).toMatchObject({ version: JULY, products: expect.arrayContaining([expect.objectContaining({ name: '2012 BY OSCAR VALLADARES COROJO ROBUSTO' })]) });
+    expect((await installedRows(format, join(dest, `dataset.${format}`))).products).toHaveLength(2821);
+    expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
+
+    // Nothing changed: quiet, exit 0, one read.
+    from = service.log.length;
+    expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(requestsSince(from)).toEqual(['/v1/version 200']);
+
+    await current(AUGUST);
+    const next = await sync(format, dest, key);
+    expect(next).toMatchObject({ status: 0, stdout: `updated ${AUGUST} (was ${JULY}): ${join(dest, `dataset.${format}`)}\n` });
+    expect(state(dest).installed.version).toBe(AUGUST);
+  });
+});
+
+describe('tariff sync when things go wrong', () => {
+  it('stops on 429 with when to try again, and makes no call before then', async () => {
+    await current(AUGUST);
+    const key = await keyFile();
+    const bearer = { authorization: `Bearer ${readFileSync(key, 'utf8').trim()}` };
+    for (let i = 0; i < 10; i += 1) expect((await fetch(`${api}/me`, { headers: bearer })).status).toBe(200);
+    const dest = join(await tempDir(), 'tariffa');
+
+    const refused = await sync('sqlite', dest, key);
+    expect(refused.status).toBe(1);
+    // Retry-After counts the seconds to the next UTC midnight, when the read quota resets.
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    const until = /try again after (\S+); until then this command makes no call/.exec(refused.stderr)?.[1];
+    expect(refused.stderr).toContain('the service answered 429 rate_limited');
+    expect(Date.parse(until!) - midnight.getTime()).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(until!) - midnight.getTime()).toBeLessThan(60_000);
+    expect(state(dest)).toMatchObject({ installed: null, notBefore: until, waitReason: '429 rate_limited' });
+
+    const from = service.log.length;
+    const waiting = await sync('sqlite', dest, key);
+    expect(waiting.status).toBe(1);
+    expect(waiting.stderr).toContain(`Not calling the service before ${until}: it asked to wait (429 rate_limited)`);
+    expect(requestsSince(from)).toEqual([]);
+  });
+
+  it('keeps the installed copy when the file is corrupted in transit, and installs it whole on the next run', async () => {
+    await current(JULY);
+    const key = await keyFile();
+    const dest = join(await tempDir(), 'tariffa');
+    expect((await sync('sqlite', dest, key)).status).toBe(0);
+    const installed = readFileSync(join(dest, 'dataset.sqlite'));
+    await current(AUGUST);
+
+    const proxy = await flippingProxy(new URL(service.url));
+    try {
+      const corrupted = await sync('sqlite', dest, key, { api: `${proxy.url}/v1` });
+      expect(corrupted.status).toBe(1);
+      expect(corrupted.stderr).toMatch(/dataset\.sqlite\.gz: the downloaded file does not verify: (SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}|it does not unpack)/);
+      expect(corrupted.stderr).toContain('the installed copy is unchanged');
+    } finally {
+      await proxy.close();
+    }
+    expect(readFileSync(join(dest, 'dataset.sqlite')).equals(installed)).toBe(true);
+    expect(state(dest)).toMatchObject({ installed: { version: JULY }, notBefore: null });
+    expect((await sync('sqlite', dest, key)).stdout).toBe(`updated ${AUGUST} (was ${JULY}): ${join(dest, 'dataset.sqlite')}\n`);
+  });
+
+  it('says so when the service is down, and changes nothing', async () => {
+    const key = await keyFile();
+    const dest = join(await tempDir(), 'tariffa');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const down = await sync('json', dest, key, { api: `http://127.0.0.1:${port}/v1` });
+    expect(down.status).toBe(1);
+    expect(down.stderr).toContain(`http://127.0.0.1:${port}/v1/version: cannot reach the service`);
+    expect(existsSync(join(dest, 'dataset.json'))).toBe(false);
+    expect(existsSync(join(dest, 'sync-state.json'))).toBe(false);
+  });
+
+  it('takes the key only from a file or the environment, and exits 2 on usage errors', async () => {
+    const dest = join(await tempDir(), 'tariffa');
+    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: '' } })).status).toBe(2);
+    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key', 'ttd_x'])).status).toBe(2);
+    expect((await runCli(['sync', '--api', api, '--format', 'xml', '--dest', dest, '--key-file', '/nonexistent'])).status).toBe(2);
+    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain('--key-file /nonexistent: cannot read it (ENOENT)');
+    const key = readFileSync(await keyFile(), 'utf8').trim();
+    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+  });
+});
+
+/** An HTTP proxy to the service that flips one byte in the middle of every dataset file it passes on. */
+async function flippingProxy(target: URL): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((incoming, outgoing) => {
+    const upstream = request({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (incoming.url?.startsWith('/v1/dataset.') && body.length > 0) body[Math.floor(body.length / 2)]! ^= 0x01;
+        outgoing.writeHead(response.statusCode!, response.headers).end(body);
+      });
+    });
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
