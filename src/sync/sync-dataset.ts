@@ -10,7 +10,6 @@ import { errors } from '../errors.ts';
 import { manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
 import { mustWait, retryNotBefore } from './retry-rules.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
-import { checkInstallable } from './check-installable.ts';
 
 export interface SyncOptions {
   /** The API's base URL, with /v1 ("https://tariff.example.it/v1"). */
@@ -118,6 +117,8 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     const sha256 = hash.digest('hex');
     if (bytes !== expected.size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${expected.size}`);
     if (sha256 !== expected.sha256) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expected.sha256}`);
+    // Loaded only here: a sync with nothing new (the usual run at a till) needs no dataset engine.
+    const { checkInstallable } = await import('./check-installable.ts');
     const problem = await checkInstallable(format, unpacked, manifest);
     if (problem) throw errors.syncVerifyFailed(url, problem);
     await rename(unpacked, join(dest, name));
