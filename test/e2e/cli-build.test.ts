@@ -157,6 +157,8 @@ describe('tariff start (npm start)', () => {
     const again = await startServe(['start', '--date', '2026-11-22'], { TARIFF_DATA_DIR: dataDir });
     try {
       expect(await again.stderr()).toContain('demo account demo@example.org exists');
+      // Compared with what the bucket holds (rows and changes): the same release, not a new version.
+      expect(await again.stderr()).toContain('already-current 20261101.1');
     } finally {
       await again.stop();
     }

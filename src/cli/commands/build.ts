@@ -12,6 +12,7 @@ import type { Manifest } from '../../release/manifest.ts';
 import { readManifest, readReleaseDataset } from '../../release/read-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
 import { readSources } from '../../source/read-sources.ts';
+import { unreadablePrevious } from '../../publish/read-published-rows.ts';
 import { sourceFormat } from '../../source/parse-source.ts';
 import { prewarmPdfReader } from '../../source/pdf/read-pdf-runs.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
@@ -132,11 +133,6 @@ async function previousRows(path: string, say: (line: string) => void): Promise<
     say(`${unreadablePrevious(path, error)}`);
     return null;
   }
-}
-
-/** What an unreadable previous release costs, in one line for the operator. */
-export function unreadablePrevious(where: string, error: unknown): string {
-  return `cannot read the previous release's rows in ${where} (${(error as Error).message}): the new release carries no changes, and only the total product count guards against shrinking`;
 }
 
 async function readBarcodeFile(path: string): Promise<string> {

@@ -4,14 +4,11 @@ import type { Command } from 'commander';
 import { positiveInteger } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
 import { bucketFileProblems } from '../../publish/check-bucket-release.ts';
+import { readPublishedRows } from '../../publish/read-published-rows.ts';
 import { listReleases, publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
-import { compareVersions, releaseFileKey, versionsToPrune } from '../../publish/bucket-layout.ts';
+import { compareVersions, versionsToPrune } from '../../publish/bucket-layout.ts';
 import { SnapshotStore } from '../../fetch/snapshot-store.ts';
-import type { Dataset } from '../../dataset/model.ts';
 import { summariseChanges } from '../../dataset/summarise-changes.ts';
-import type { Manifest } from '../../release/manifest.ts';
-import { openDatasetFile } from '../../release/read-release.ts';
-import type { Bucket } from '../../storage/bucket.ts';
 import { sha256Hex } from '../../release/gzip.ts';
 import { verifyRelease } from '../../release/verify-release.ts';
 import { writeReleaseDir } from '../../release/write-release-dir.ts';
@@ -20,7 +17,7 @@ import { cleanLeftovers } from '../../util/leftovers.ts';
 import type { Runner } from '../context.ts';
 import { FORMATS } from '../../release/manifest.ts';
 import { StepReporter } from '../step-reporter.ts';
-import { describeBuild, runBuild, unreadablePrevious } from './build.ts';
+import { describeBuild, runBuild } from './build.ts';
 import { runFetch, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION } from './fetch.ts';
 import { BUCKET_OPTION, bucketSettings, KEEP_OPTION, type BucketOptions } from './publish.ts';
 
@@ -67,7 +64,7 @@ export function registerRelease(program: Command, run: Runner): void {
           if (documents.length === 0) throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
 
           const [previous, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
-          const previousDataset = previous ? await publishedRows(bucket, previous, (line) => reporter.step('build', line)) : null;
+          const previousDataset = previous ? await readPublishedRows(bucket, previous, (line) => reporter.step('build', line)) : null;
           const built = await runBuild(
             ctx,
             { source: [], documents, barcodes: options.barcodes, date: options.date, baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl, allowShrink: options.allowShrink, maxShrink: options.maxShrink },
@@ -108,19 +105,6 @@ export function registerRelease(program: Command, run: Runner): void {
         }
       }),
     );
-}
-
-/** The published release's rows (changes are computed against them, the shrink guard counts them), or null when its JSON file cannot be read. */
-async function publishedRows(bucket: Bucket, manifest: Manifest, say: (line: string) => void): Promise<Dataset | null> {
-  const key = releaseFileKey(manifest.version, 'json');
-  try {
-    const bytes = await bucket.get(key);
-    if (!bytes) throw new Error('the file is missing');
-    return await openDatasetFile('json', bytes);
-  } catch (error) {
-    say(unreadablePrevious(`${bucket.description}${key}`, error));
-    return null;
-  }
 }
 
 async function provenance(version: string, documents: { name: string; bytes: Uint8Array }[], barcodes: string | undefined) {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { publishRelease, readCurrentManifest } from '../../publish/publish-release.ts';
+import { readPublishedRows } from '../../publish/read-published-rows.ts';
 import { openRegistry } from '../../registry/open-registry.ts';
 import type { Runner } from '../context.ts';
 import { createKey } from '../../registry/create-key.ts';
@@ -26,7 +27,8 @@ export function registerStart(program: Command, run: Runner): void {
         const say = (line: string) => ctx.io.stderr.write(`tariff: ${line}\n`);
         const { bucket, keep } = await bucketSettings(ctx, {});
         const previous = await readCurrentManifest(bucket);
-        const built = await runBuild(ctx, { source: [SAMPLE_TARIFF], barcodes: SAMPLE_BARCODES, date: options.date }, { previous });
+        const previousDataset = previous ? await readPublishedRows(bucket, previous, say) : null;
+        const built = await runBuild(ctx, { source: [SAMPLE_TARIFF], barcodes: SAMPLE_BARCODES, date: options.date }, { previous, previousDataset });
         const published = await publishRelease(bucket, built, { keep });
         for (const line of describeBuild(built, bucket.description)) say(line);
         say(`${published.status} ${published.version}`);
