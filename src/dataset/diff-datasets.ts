@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Barcode, Dataset, Product } from './model.ts';
 
 export interface PriceChange {
@@ -35,18 +34,32 @@ type Compared = Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes'
 const OTHER_FIELDS = ['category', 'pack', 'packQuantity', 'packUnit', 'effectiveFrom'] as const;
 type OtherField = (typeof OTHER_FIELDS)[number];
 
+/**
+ * Walks two lists in key order side by side: what only the older has, only the newer has, and
+ * pairs. Releases keep their rows in key order, so this needs no index (a first barcode import
+ * compares 100,000 rows); lists out of order are sorted first.
+ */
+function mergeByKey<T, K extends number | string>(older: readonly T[], newer: readonly T[], key: (row: T) => K) {
+  const ordered = (rows: readonly T[]) => (rows.every((row, i) => i === 0 || key(rows[i - 1]!) < key(row)) ? rows : [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)));
+  const [a, b] = [ordered(older), ordered(newer)];
+  const onlyOld: T[] = [];
+  const onlyNew: T[] = [];
+  const pairs: [T, T][] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && key(a[i]!) < key(b[j]!))) onlyOld.push(a[i++]!);
+    else if (i >= a.length || key(b[j]!) < key(a[i]!)) onlyNew.push(b[j++]!);
+    else pairs.push([a[i++]!, b[j++]!]);
+  }
+  return { onlyOld, onlyNew, pairs };
+}
+
 /** What changed between two releases, for maintainers. The version itself is not a change. */
 export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
-  const oldProducts = new Map(older.products.map((p) => [p.admCode, p]));
-  const newProducts = new Map(newer.products.map((p) => [p.admCode, p]));
-  const products: DatasetDiff['products'] = { added: [], removed: [], renamed: [], priceChanged: [], otherChanged: [] };
-  for (const product of newer.products) if (!oldProducts.has(product.admCode)) products.added.push(product);
-  for (const before of older.products) {
-    const after = newProducts.get(before.admCode);
-    if (!after) {
-      products.removed.push(before);
-      continue;
-    }
+  const productRows = mergeByKey(older.products, newer.products, (p) => p.admCode);
+  const products: DatasetDiff['products'] = { added: productRows.onlyNew, removed: productRows.onlyOld, renamed: [], priceChanged: [], otherChanged: [] };
+  for (const [before, after] of productRows.pairs) {
     if (before.name !== after.name) products.renamed.push({ admCode: before.admCode, oldName: before.name, newName: after.name });
     if (before.pricePerPackCents !== after.pricePerPackCents || before.pricePerKgCents !== after.pricePerKgCents) {
       products.priceChanged.push({
@@ -62,14 +75,10 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
     }
   }
 
-  const oldBarcodes = new Map(older.barcodes.map((b) => [b.barcode, b]));
-  const newBarcodes = new Map(newer.barcodes.map((b) => [b.barcode, b]));
-  const barcodes: DatasetDiff['barcodes'] = { added: [], removed: [], changed: [] };
-  for (const barcode of newer.barcodes) if (!oldBarcodes.has(barcode.barcode)) barcodes.added.push(barcode);
-  for (const before of older.barcodes) {
-    const after = newBarcodes.get(before.barcode);
-    if (!after) barcodes.removed.push(before);
-    else if (!isDeepStrictEqual(before, after)) {
+  const barcodeRows = mergeByKey(older.barcodes, newer.barcodes, (b) => b.barcode);
+  const barcodes: DatasetDiff['barcodes'] = { added: barcodeRows.onlyNew, removed: barcodeRows.onlyOld, changed: [] };
+  for (const [before, after] of barcodeRows.pairs) {
+    if (before.admCode !== after.admCode || before.kind !== after.kind || before.units !== after.units) {
       const { barcode, ...oldMatch } = before;
       const { barcode: _, ...newMatch } = after;
       barcodes.changed.push({ barcode, old: oldMatch, new: newMatch });
