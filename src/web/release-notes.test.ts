@@ -1,0 +1,64 @@
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import type { Product } from '../dataset/model.ts';
+import { releaseChanges } from '../dataset/release-changes.ts';
+import type { Manifest } from '../release/manifest.ts';
+import { releaseFeed } from './release-feed.ts';
+import { describeNotesItalian, releaseNotes } from './release-notes.ts';
+import { releasesPage } from './release-pages.ts';
+
+const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
+  admCode, name: `SIGARO ${admCode}`, category: 'cigars', pack: 'da 5 pezzi', packQuantity: 5, packUnit: 'pieces',
+  pricePerKgCents: 100_000, pricePerPackCents: 1000, effectiveFrom: '2026-07-22', ...overrides,
+});
+const manifest = (version: string): Manifest => ({
+  version, tariffDate: '2026-08-01', generatedAt: '2026-08-01T06:00:00+02:00', source: 'Agenzia delle Dogane e dei Monopoli', schemaVersion: 2,
+  counts: { products: 4, barcodes: 0 },
+  files: {
+    json: { url: 'https://t.example/v1/dataset.json.gz', sha256: 'a'.repeat(64), size: 1 },
+    sqlite: { url: 'https://t.example/v1/dataset.sqlite.gz', sha256: 'b'.repeat(64), size: 1 },
+    docdb: { url: 'https://t.example/v1/dataset.docdb.gz', sha256: 'c'.repeat(64), size: 1, docdbVersion: '4.1.2', schemaVersion: 2 },
+  },
+});
+const older = { tariffDate: '2026-07-22', products: [product(1), product(2), product(3), product(4)], barcodes: [] };
+const newer = {
+  tariffDate: '2026-08-01',
+  products: [
+    product(1, { pricePerPackCents: 1100, effectiveFrom: '2026-08-01' }),
+    product(2, { pricePerPackCents: 1500, effectiveFrom: '2026-08-01' }),
+    product(3, { pricePerPackCents: 900, effectiveFrom: '2026-08-01', name: 'SIGARO <3> & CO' }),
+    product(5, { effectiveFrom: '2026-08-01' }),
+  ],
+  barcodes: [],
+};
+
+describe('release notes', () => {
+  const notes = releaseNotes(manifest('20260801.1'), { changesSince: '20260722.1', changes: releaseChanges(older, newer) });
+
+  it('sorts rises and cuts by how much they move, and says the counts in Italian', () => {
+    expect(notes.rises.map((l) => [l.admCode, l.before, l.after])).toEqual([[2, 1000, 1500], [1, 1000, 1100]]);
+    expect(notes.cuts.map((l) => l.admCode)).toEqual([3]);
+    expect(notes.added.map((l) => l.admCode)).toEqual([5]);
+    expect(notes.removed.map((l) => [l.admCode, l.before, l.after])).toEqual([[4, 1000, null]]);
+    expect(notes.other).toEqual([expect.objectContaining({ admCode: 3, what: 'nome: SIGARO 3 → SIGARO <3> & CO' })]);
+    expect(describeNotesItalian(notes)).toBe('2 aumenti di prezzo, 1 riduzione di prezzo, 1 nuovo prodotto, 1 prodotto ritirato, 1 nome cambiato.');
+    expect(describeNotesItalian({ ...notes, changesSince: null })).toBe('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
+  });
+
+  it('escapes names on the page and in the feed', () => {
+    const page = releasesPage([notes], false);
+    expect(page).toContain('SIGARO &lt;3&gt; &amp; CO');
+    expect(page).not.toContain('SIGARO <3>');
+    const feed = releaseFeed([notes], 'https://tariffa.example.it/', '2026-08-01T00:00:00Z');
+    const parsed = new XMLParser({ ignoreAttributes: false }).parse(feed);
+    // The HTML content survives the XML round trip whole, still escaped as HTML inside.
+    expect(parsed.feed.entry.content['#text']).toContain('SIGARO &lt;3&gt; &amp; CO');
+    expect(parsed.feed.entry.id).toBe('https://tariffa.example.it/aggiornamenti/20260801.1');
+  });
+
+  it('gives an empty feed a date', () => {
+    const parsed = new XMLParser().parse(releaseFeed([], 'https://tariffa.example.it', '2026-08-01T00:00:00.000Z'));
+    expect(parsed.feed.updated).toBe('2026-08-01T00:00:00.000Z');
+    expect(parsed.feed.entry).toBeUndefined();
+  });
+});
