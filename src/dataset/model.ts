@@ -53,34 +53,22 @@ export interface ProductState {
   effectiveFrom: string | null;
 }
 
+/** The same fields named as they were in the compared release: `name` → `oldName`. */
+export type OldProductState = { [K in keyof ProductState as `old${Capitalize<K>}`]: ProductState[K] };
+
 /**
  * One row of a release's `changes`: flat, so the three formats hold it the same way. Product rows
  * carry the whole product as it was in the compared release (`old…`, null when added) and as it is
  * in this one (unprefixed, null when removed); barcode rows carry the match and null product fields.
  */
-export interface Change {
+export type Change = {
   kind: ChangeKind;
   admCode: number;
   barcode: string | null;
   barcodeKind: BarcodeKind | null;
   units: number | null;
-  oldName: string | null;
-  oldCategory: Category | null;
-  oldPack: string | null;
-  oldPackQuantity: number | null;
-  oldPackUnit: PackUnit | null;
-  oldPricePerKgCents: number | null;
-  oldPricePerPackCents: number | null;
-  oldEffectiveFrom: string | null;
-  name: string | null;
-  category: Category | null;
-  pack: string | null;
-  packQuantity: number | null;
-  packUnit: PackUnit | null;
-  pricePerKgCents: number | null;
-  pricePerPackCents: number | null;
-  effectiveFrom: string | null;
-}
+} & OldProductState &
+  ProductState;
 
 /** The content of a release, in canonical order (products by code, barcodes by barcode, changes by code). */
 export interface Dataset {

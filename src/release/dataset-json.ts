@@ -22,20 +22,8 @@ const barcodeSchema = z.strictObject({
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const changeSchema = z.strictObject({
-  kind: z.enum(CHANGE_KINDS),
-  admCode: z.number().int().positive(),
-  barcode: barcodeSchema.shape.barcode.nullable(),
-  barcodeKind: barcodeSchema.shape.kind.nullable(),
-  units: barcodeSchema.shape.units.nullable(),
-  oldName: z.string().nullable(),
-  oldCategory: productSchema.shape.category.nullable(),
-  oldPack: z.string().nullable(),
-  oldPackQuantity: z.number().nullable(),
-  oldPackUnit: productSchema.shape.packUnit,
-  oldPricePerKgCents: z.number().int().nullable(),
-  oldPricePerPackCents: z.number().int().nullable(),
-  oldEffectiveFrom: z.string().regex(DATE).nullable(),
+/** A product's fields in a change row: nullable, since an added product has no old side and a removed one no new side. */
+const stateFields = {
   name: z.string().nullable(),
   category: productSchema.shape.category.nullable(),
   pack: z.string().nullable(),
@@ -44,6 +32,16 @@ const changeSchema = z.strictObject({
   pricePerKgCents: z.number().int().nullable(),
   pricePerPackCents: z.number().int().nullable(),
   effectiveFrom: z.string().regex(DATE).nullable(),
+};
+const oldStateFields = Object.fromEntries(Object.entries(stateFields).map(([field, schema]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}`, schema]));
+const changeSchema = z.strictObject({
+  kind: z.enum(CHANGE_KINDS),
+  admCode: z.number().int().positive(),
+  barcode: barcodeSchema.shape.barcode.nullable(),
+  barcodeKind: barcodeSchema.shape.kind.nullable(),
+  units: barcodeSchema.shape.units.nullable(),
+  ...oldStateFields,
+  ...stateFields,
 });
 
 const datasetSchema = z.strictObject({

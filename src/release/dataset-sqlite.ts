@@ -21,30 +21,19 @@ const BARCODE_COLUMNS = [
   ['units', 'units', 'INTEGER NOT NULL'],
 ] as const satisfies readonly (readonly [keyof Barcode, string, string])[];
 
+/** A product's columns in a change row: nullable, since an added product has no old side and a removed one no new side. */
+const STATE_COLUMNS = PRODUCT_COLUMNS.slice(1).map(([field, column, type]) => [field, column, type.replace(' NOT NULL', '')] as const);
+
 /** Unprefixed columns hold the product as it is in this release, `old_…` as it was in the compared one. */
-const CHANGE_COLUMNS = [
+const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
   ['kind', 'kind', 'TEXT NOT NULL'],
   ['admCode', 'adm_code', 'INTEGER NOT NULL'],
   ['barcode', 'barcode', 'TEXT'],
   ['barcodeKind', 'barcode_kind', 'TEXT'],
   ['units', 'units', 'INTEGER'],
-  ['oldName', 'old_name', 'TEXT'],
-  ['oldCategory', 'old_category', 'TEXT'],
-  ['oldPack', 'old_pack', 'TEXT'],
-  ['oldPackQuantity', 'old_pack_quantity', 'REAL'],
-  ['oldPackUnit', 'old_pack_unit', 'TEXT'],
-  ['oldPricePerKgCents', 'old_price_per_kg_cents', 'INTEGER'],
-  ['oldPricePerPackCents', 'old_price_per_pack_cents', 'INTEGER'],
-  ['oldEffectiveFrom', 'old_effective_from', 'TEXT'],
-  ['name', 'name', 'TEXT'],
-  ['category', 'category', 'TEXT'],
-  ['pack', 'pack', 'TEXT'],
-  ['packQuantity', 'pack_quantity', 'REAL'],
-  ['packUnit', 'pack_unit', 'TEXT'],
-  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER'],
-  ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER'],
-  ['effectiveFrom', 'effective_from', 'TEXT'],
-] as const satisfies readonly (readonly [keyof Change, string, string])[];
+  ...STATE_COLUMNS.map(([field, column, type]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const),
+  ...STATE_COLUMNS,
+];
 
 const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;
 

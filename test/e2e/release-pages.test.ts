@@ -1,32 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishRealReleases } from '../helpers/real-releases.ts';
+import { describe, expect, it } from 'vitest';
+import { serveRealReleases } from '../helpers/real-releases.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 // The authority's real cigar list, then a notice raising one of its prices and cutting another.
-let dataDir: string;
-let service: ServeProcess;
-const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
-
-beforeAll(async () => {
-  // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
-  dataDir = await mkdtemp(join(tmpdir(), 'tariff-pages-'));
-  await publishRealReleases(dataDir);
-  service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_SITE_URL: 'https://tariffa.example.it', TARIFF_HISTORY_REFRESH_SECONDS: '1' });
-});
-afterAll(async () => {
-  await service?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const stand = serveRealReleases({ TARIFF_SITE_URL: 'https://tariffa.example.it', TARIFF_HISTORY_REFRESH_SECONDS: '1' });
+const cli = (args: string[]) => runCli([...args, '--data-dir', stand.dataDir]);
 
 describe('the public page of recent releases', () => {
   it('lists the releases newest first with their price rises and cuts, in Italian, without signing in', async () => {
-    const response = await fetch(`${service.url}/aggiornamenti`);
+    const response = await fetch(`${stand.service.url}/aggiornamenti`);
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');
     const page = await response.text();
@@ -37,15 +21,15 @@ describe('the public page of recent releases', () => {
     expect(page).toContain('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
     expect(page).toContain('2821 prodotti');
 
-    const detail = await fetch(`${service.url}/aggiornamenti/20260801.1`);
+    const detail = await fetch(`${stand.service.url}/aggiornamenti/20260801.1`);
     expect(detail.status).toBe(200);
     expect(await detail.text()).toContain('<h1>Tariffa in vigore dal 1 agosto 2026</h1>');
-    expect((await fetch(`${service.url}/aggiornamenti/20250101.1`)).status).toBe(404);
-    expect((await fetch(`${service.url}/aggiornamenti`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${stand.service.url}/aggiornamenti/20250101.1`)).status).toBe(404);
+    expect((await fetch(`${stand.service.url}/aggiornamenti`, { method: 'POST' })).status).toBe(405);
   });
 
   it('has an Atom feed of the releases that a reader polls with a conditional request', async () => {
-    const response = await fetch(`${service.url}/aggiornamenti.atom`);
+    const response = await fetch(`${stand.service.url}/aggiornamenti.atom`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
     const text = await response.text();
@@ -57,7 +41,7 @@ describe('the public page of recent releases', () => {
     expect(feed.entry[0].summary).toBe('1 aumento di prezzo, 1 riduzione di prezzo.');
     // The entry's HTML travels escaped, as Atom's type="html" wants.
     expect(text).toContain('&lt;strong&gt;2012 BY OSCAR VALLADARES COROJO ROBUSTO&lt;/strong&gt;');
-    const again = await fetch(`${service.url}/aggiornamenti.atom`, { headers: { 'if-none-match': response.headers.get('etag')! } });
+    const again = await fetch(`${stand.service.url}/aggiornamenti.atom`, { headers: { 'if-none-match': response.headers.get('etag')! } });
     expect(again.status).toBe(304);
   });
 
@@ -67,11 +51,11 @@ describe('the public page of recent releases', () => {
     expect(rolled.status).toBe(0);
     let page = '';
     await waitFor(async () => {
-      page = await (await fetch(`${service.url}/aggiornamenti`)).text();
+      page = await (await fetch(`${stand.service.url}/aggiornamenti`)).text();
       return !page.includes('1 agosto 2026');
     }, 'the page to follow the rollback');
     expect(page).toContain('Tariffa in vigore dal 22 luglio 2026');
-    const { feed } = new XMLParser().parse(await (await fetch(`${service.url}/aggiornamenti.atom`)).text());
+    const { feed } = new XMLParser().parse(await (await fetch(`${stand.service.url}/aggiornamenti.atom`)).text());
     expect(feed.entry.id).toBe('https://tariffa.example.it/aggiornamenti/20260722.1');
   });
 });

@@ -1,37 +1,22 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
-import { publishRealReleases } from '../helpers/real-releases.ts';
+import { serveRealReleases } from '../helpers/real-releases.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const JULY = '20260722.1';
 const AUGUST = '20260801.1';
-let dataDir: string;
-let service: ServeProcess;
-let api: string;
-const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
-
-beforeAll(async () => {
-  // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
-  dataDir = await mkdtemp(join(tmpdir(), 'tariff-sync-'));
-  await publishRealReleases(dataDir);
-  service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_MANIFEST_POLL_MS: '100' });
-  api = `${service.url}/v1`;
-});
-afterAll(async () => {
-  await service?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const stand = serveRealReleases({ TARIFF_MANIFEST_POLL_MS: '100' });
+const cli = (args: string[]) => runCli([...args, '--data-dir', stand.dataDir]);
+const serviceUrl = () => stand.service.url;
+const apiUrl = () => `${stand.service.url}/v1`;
 
 let accounts = 0;
 /** A new account (its own quota) and a key file readable by its owner only. */
@@ -47,14 +32,14 @@ async function keyFile(): Promise<string> {
 /** Makes a kept release current and waits until the service serves it. */
 async function current(version: string): Promise<void> {
   expect((await cli(['rollback', version])).status).toBe(0);
-  await waitFor(async () => (await (await fetch(`${service.url}/healthz`)).json()).release === version, `the service to serve ${version}`);
+  await waitFor(async () => (await (await fetch(`${serviceUrl()}/healthz`)).json()).release === version, `the service to serve ${version}`);
 }
 
 const sync = (format: string, dest: string, key: string, options: { api?: string; extra?: string[] } = {}) =>
-  runCli(['sync', '--api', options.api ?? api, '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])]);
+  runCli(['sync', '--api', options.api ?? apiUrl(), '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])]);
 
 /** The /v1 requests the service logged since `from` (an index in its log). */
-const requestsSince = (from: number) => service.log.slice(from).filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/')).map((entry) => `${entry.path} ${entry.status}`);
+const requestsSince = (from: number) => stand.service.log.slice(from).filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/')).map((entry) => `${entry.path} ${entry.status}`);
 
 const state = (dest: string) => JSON.parse(readFileSync(join(dest, 'sync-state.json'), 'utf8'));
 
@@ -75,7 +60,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     const key = await keyFile();
     const dest = join(await tempDir(), 'tariffa');
 
-    let from = service.log.length;
+    let from = stand.service.log.length;
     const first = await sync(format, dest, key, { extra: ['--json'] });
     expect(first.status).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ status: 'updated', version: JULY, previousVersion: null, reads: 2, file: join(dest, `dataset.${format}`) });
@@ -85,7 +70,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
 
     // Nothing changed: quiet, exit 0, one read.
-    from = service.log.length;
+    from = stand.service.log.length;
     expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(requestsSince(from)).toEqual(['/v1/version 200']);
 
@@ -101,7 +86,7 @@ describe('tariff sync when things go wrong', () => {
     await current(AUGUST);
     const key = await keyFile();
     const bearer = { authorization: `Bearer ${readFileSync(key, 'utf8').trim()}` };
-    for (let i = 0; i < 10; i += 1) expect((await fetch(`${api}/me`, { headers: bearer })).status).toBe(200);
+    for (let i = 0; i < 10; i += 1) expect((await fetch(`${apiUrl()}/me`, { headers: bearer })).status).toBe(200);
     const dest = join(await tempDir(), 'tariffa');
 
     const refused = await sync('sqlite', dest, key);
@@ -115,7 +100,7 @@ describe('tariff sync when things go wrong', () => {
     expect(Date.parse(until!) - midnight.getTime()).toBeLessThan(60_000);
     expect(state(dest)).toMatchObject({ installed: null, notBefore: until, waitReason: '429 rate_limited' });
 
-    const from = service.log.length;
+    const from = stand.service.log.length;
     const waiting = await sync('sqlite', dest, key);
     expect(waiting.status).toBe(1);
     expect(waiting.stderr).toContain(`Not calling the service before ${until}: it asked to wait (429 rate_limited)`);
@@ -130,7 +115,7 @@ describe('tariff sync when things go wrong', () => {
     const installed = readFileSync(join(dest, 'dataset.sqlite'));
     await current(AUGUST);
 
-    const proxy = await flippingProxy(new URL(service.url));
+    const proxy = await flippingProxy(new URL(serviceUrl()));
     try {
       const corrupted = await sync('sqlite', dest, key, { api: `${proxy.url}/v1` });
       expect(corrupted.status).toBe(1);
@@ -160,12 +145,12 @@ describe('tariff sync when things go wrong', () => {
 
   it('takes the key only from a file or the environment, and exits 2 on usage errors', async () => {
     const dest = join(await tempDir(), 'tariffa');
-    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: '' } })).status).toBe(2);
-    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key', 'ttd_x'])).status).toBe(2);
-    expect((await runCli(['sync', '--api', api, '--format', 'xml', '--dest', dest, '--key-file', '/nonexistent'])).status).toBe(2);
-    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain('--key-file /nonexistent: cannot read it (ENOENT)');
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: '' } })).status).toBe(2);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key', 'ttd_x'])).status).toBe(2);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'xml', '--dest', dest, '--key-file', '/nonexistent'])).status).toBe(2);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain('--key-file /nonexistent: cannot read it (ENOENT)');
     const key = readFileSync(await keyFile(), 'utf8').trim();
-    expect((await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
   });
 });
 

@@ -1,8 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { makeNoticePdf } from '../../fixtures/adm-pdf.ts';
 import { REPO, runCli } from './run-cli.ts';
+import { startServe, type ServeProcess } from './serve-process.ts';
 
 /** The authority's real cigar list (22/07/2026). */
 export const REAL_LIST = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
@@ -29,4 +31,23 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
   const built = await cli(['build', '--source', REAL_LIST, '--source', notice, '--date', '2026-08-01', '--previous', july, '--out', august]);
   expect(built.stderr).toContain('changes since 20260722.1: 1 price rise(s), 1 price cut(s)');
   expect((await cli(['publish', august])).status).toBe(0);
+}
+
+/**
+ * For a whole test file: a data dir holding the two real releases, served by `tariff serve` as a
+ * process. The dir is the file's own (tempDir's are removed after each test, and the service reads
+ * it throughout), removed after the file.
+ */
+export function serveRealReleases(env: Record<string, string>): { dataDir: string; service: ServeProcess } {
+  const stand = { dataDir: '', service: null as unknown as ServeProcess };
+  beforeAll(async () => {
+    stand.dataDir = await mkdtemp(join(tmpdir(), 'tariff-real-'));
+    await publishRealReleases(stand.dataDir);
+    stand.service = await startServe(['serve', '--data-dir', stand.dataDir], env);
+  });
+  afterAll(async () => {
+    await stand.service?.stop();
+    if (stand.dataDir) await rm(stand.dataDir, { recursive: true, force: true });
+  });
+  return stand;
 }
