@@ -81,7 +81,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
   });
 });
 
-describe('tariff sync when things go wrong', () => {
+describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s when things go wrong', (format) => {
   it('stops on 429 with when to try again, and makes no call before then', async () => {
     await current(AUGUST);
     const key = await keyFile();
@@ -89,7 +89,7 @@ describe('tariff sync when things go wrong', () => {
     for (let i = 0; i < 10; i += 1) expect((await fetch(`${apiUrl()}/me`, { headers: bearer })).status).toBe(200);
     const dest = join(await tempDir(), 'tariffa');
 
-    const refused = await sync('sqlite', dest, key);
+    const refused = await sync(format, dest, key);
     expect(refused.status).toBe(1);
     // Retry-After counts the seconds to the next UTC midnight, when the read quota resets.
     const midnight = new Date();
@@ -101,7 +101,7 @@ describe('tariff sync when things go wrong', () => {
     expect(state(dest)).toMatchObject({ installed: null, notBefore: until, waitReason: '429 rate_limited' });
 
     const from = stand.service.log.length;
-    const waiting = await sync('sqlite', dest, key);
+    const waiting = await sync(format, dest, key);
     expect(waiting.status).toBe(1);
     expect(waiting.stderr).toContain(`Not calling the service before ${until}: it asked to wait (429 rate_limited)`);
     expect(requestsSince(from)).toEqual([]);
@@ -111,22 +111,22 @@ describe('tariff sync when things go wrong', () => {
     await current(JULY);
     const key = await keyFile();
     const dest = join(await tempDir(), 'tariffa');
-    expect((await sync('sqlite', dest, key)).status).toBe(0);
-    const installed = readFileSync(join(dest, 'dataset.sqlite'));
+    expect((await sync(format, dest, key)).status).toBe(0);
+    const installed = readFileSync(join(dest, `dataset.${format}`));
     await current(AUGUST);
 
     const proxy = await flippingProxy(new URL(serviceUrl()));
     try {
-      const corrupted = await sync('sqlite', dest, key, { api: `${proxy.url}/v1` });
+      const corrupted = await sync(format, dest, key, { api: `${proxy.url}/v1` });
       expect(corrupted.status).toBe(1);
-      expect(corrupted.stderr).toMatch(/dataset\.sqlite\.gz: the downloaded file does not verify: (SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}|it does not unpack)/);
+      expect(corrupted.stderr).toMatch(new RegExp(`dataset\\.${format}\\.gz: the downloaded file does not verify: (SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}|it does not unpack)`));
       expect(corrupted.stderr).toContain('the installed copy is unchanged');
     } finally {
       await proxy.close();
     }
-    expect(readFileSync(join(dest, 'dataset.sqlite')).equals(installed)).toBe(true);
+    expect(readFileSync(join(dest, `dataset.${format}`)).equals(installed)).toBe(true);
     expect(state(dest)).toMatchObject({ installed: { version: JULY }, notBefore: null });
-    expect((await sync('sqlite', dest, key)).stdout).toBe(`updated ${AUGUST} (was ${JULY}): ${join(dest, 'dataset.sqlite')}\n`);
+    expect((await sync(format, dest, key)).stdout).toBe(`updated ${AUGUST} (was ${JULY}): ${join(dest, `dataset.${format}`)}\n`);
   });
 
   it('says so when the service is down, and changes nothing', async () => {
@@ -136,13 +136,16 @@ describe('tariff sync when things go wrong', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const down = await sync('json', dest, key, { api: `http://127.0.0.1:${port}/v1` });
+    const down = await sync(format, dest, key, { api: `http://127.0.0.1:${port}/v1` });
     expect(down.status).toBe(1);
     expect(down.stderr).toContain(`http://127.0.0.1:${port}/v1/version: cannot reach the service`);
-    expect(existsSync(join(dest, 'dataset.json'))).toBe(false);
+    expect(existsSync(join(dest, `dataset.${format}`))).toBe(false);
     expect(existsSync(join(dest, 'sync-state.json'))).toBe(false);
   });
 
+});
+
+describe('tariff sync usage', () => {
   it('takes the key only from a file or the environment, and exits 2 on usage errors', async () => {
     const dest = join(await tempDir(), 'tariffa');
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: '' } })).status).toBe(2);
