@@ -10,17 +10,16 @@ import { canonicalGtin } from '../gs1/gtin.ts';
 import { formatWithOffset } from '../util/dates.ts';
 import { sameFingerprint } from './api-key.ts';
 import { PG_MIGRATIONS } from './pg-migrations.ts';
+import { toAccount, toAuditRecord } from './rows.ts';
+import { confirmationStep, numbered, SIGN_UP_SQL, signUpAccountValues, toSignUp } from './sign-up-rules.ts';
 import {
   DEFAULT_SUBMIT_LIMIT, MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
-  type Principal, type Registry, type SubmissionRecord, type SubmitOutcome, type WebSession,
+  type AuditRecord, type Principal, type Registry, type SignUp, type SignUpConfirmation, type SubmissionRecord, type SubmitOutcome, type WebSession,
 } from './registry.ts';
 
 type Row = Record<string, unknown>;
 type Queryable = pg.Pool | pg.PoolClient;
 
-const toAccount = (row: Row): Account => ({
-  id: Number(row.id), email: String(row.email), type: row.type as AccountType, blocked: Boolean(row.blocked), submitLimit: Number(row.submit_limit), createdAt: String(row.created_at),
-});
 const toKey = (row: Row): ApiKeyRecord => ({
   id: Number(row.id), accountId: Number(row.account_id), prefix: String(row.prefix), label: String(row.label), createdAt: String(row.created_at),
   lastUsedAt: (row.last_used_at as string | null) ?? null, revokedAt: (row.revoked_at as string | null) ?? null,
@@ -162,6 +161,10 @@ export class PgRegistry implements Registry {
       }
       return row;
     });
+  }
+
+  async setAdmin(email: string, admin: boolean, actor: string, now: Date): Promise<Account> {
+    return this.changeAccount(email, actor, now, admin ? 'account.admin' : 'account.unadmin', (client) => this.one(client, 'UPDATE accounts SET admin = $1 WHERE email = $2 RETURNING *', [admin, email]));
   }
 
   async setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account> {
@@ -446,6 +449,62 @@ export class PgRegistry implements Registry {
     if (row) return { allowed: true, used: Number(row.used) };
     const current = await this.one(this.pool, 'SELECT used FROM request_limits WHERE key = $1 AND period_start = $2', [key, periodStart]);
     return { allowed: false, used: Number(current?.used ?? 0) };
+  }
+
+  async createSignUp(input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date }, now: Date): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query(numbered(SIGN_UP_SQL.purge), [now.toISOString()]);
+      await client.query(numbered(SIGN_UP_SQL.insert), [input.email, input.type, input.organisation, input.rulesVersion, input.tokenHash, now.toISOString(), input.expiresAt.toISOString()]);
+    });
+  }
+
+  async signUpUsable(tokenHash: string, now: Date): Promise<boolean> {
+    return Boolean(await this.one(this.pool, numbered(SIGN_UP_SQL.usable), [tokenHash, now.toISOString()]));
+  }
+
+  async confirmSignUp(tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null> {
+    return this.transaction(async (client): Promise<SignUpConfirmation | null> => {
+      const claimed = await this.one(client, numbered(SIGN_UP_SQL.claim), [now.toISOString(), tokenHash, now.toISOString()]);
+      if (!claimed) return null;
+      const signUp = toSignUp(claimed);
+      // Two sign-ups of one address confirmed at once: the account's unique e-mail lets one create it.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [signUp.email]);
+      const existing = await this.one(client, 'SELECT * FROM accounts WHERE email = $1', [signUp.email]);
+      const step = confirmationStep(signUp, existing ? toAccount(existing) : null, approvalTypes);
+      if (step === 'existed') {
+        await client.query(numbered(SIGN_UP_SQL.setStatus), ['existed', signUp.id]);
+        return { outcome: 'existed', account: toAccount(existing!) };
+      }
+      if (step === 'awaiting_approval') return { outcome: 'awaiting_approval', signUp: toSignUp((await this.one(client, numbered(SIGN_UP_SQL.setStatus), ['awaiting_approval', signUp.id]))!) };
+      return { outcome: 'created', account: await this.insertSignedUp(client, signUp, now, 'web (sign-up)') };
+    });
+  }
+
+  async pendingSignUps(): Promise<SignUp[]> {
+    return (await this.pool.query(numbered(SIGN_UP_SQL.pending))).rows.map(toSignUp);
+  }
+
+  async decideSignUp(id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null> {
+    return this.transaction(async (client) => {
+      const row = await this.one(client, numbered(SIGN_UP_SQL.decide), [approve ? 'approved' : 'refused', now.toISOString(), actor, id]);
+      if (!row) return null;
+      const signUp = toSignUp(row);
+      await this.auditWith(client, { actor, action: approve ? 'sign_up.approve' : 'sign_up.refuse', subject: signUp.email, before: null, after: signUp }, now);
+      if (!approve) return { signUp, account: null };
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [signUp.email]);
+      const existing = await this.one(client, 'SELECT * FROM accounts WHERE email = $1', [signUp.email]);
+      return { signUp, account: existing ? toAccount(existing) : await this.insertSignedUp(client, signUp, now, actor) };
+    });
+  }
+
+  private async insertSignedUp(client: pg.PoolClient, signUp: SignUp, now: Date, actor: string): Promise<Account> {
+    const account = toAccount((await this.one(client, numbered(SIGN_UP_SQL.insertAccount), [signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), ...signUpAccountValues(signUp)]))!);
+    await this.auditWith(client, { actor, action: 'account.sign_up', subject: account.email, before: null, after: account }, now);
+    return account;
+  }
+
+  async auditLog(limit: number): Promise<AuditRecord[]> {
+    return (await this.pool.query(numbered(SIGN_UP_SQL.auditLog), [limit])).rows.map(toAuditRecord);
   }
 
   private async auditWith(db: Queryable, entry: AuditEntry, now: Date): Promise<void> {

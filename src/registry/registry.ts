@@ -16,6 +16,42 @@ export interface Account {
   blocked: boolean;
   submitLimit: number;
   createdAt: string;
+  /** May use the website's moderation desk (set by `tariff accounts admin`). */
+  admin: boolean;
+  /** As given at sign-up; null for accounts the operator created. */
+  organisation: string | null;
+  /** The version of the usage rules the account accepted, and when (null: created by the operator). */
+  rulesVersion: string | null;
+  rulesAcceptedAt: string | null;
+}
+
+export type SignUpStatus = 'unconfirmed' | 'awaiting_approval' | 'approved' | 'refused' | 'created' | 'existed';
+
+/** A sign-up request from the website: the account exists only once its link is confirmed (and, by policy, approved). */
+export interface SignUp {
+  id: number;
+  email: string;
+  type: AccountType;
+  organisation: string;
+  rulesVersion: string;
+  /** When the form was sent: when the usage rules were accepted. */
+  createdAt: string;
+  status: SignUpStatus;
+  confirmedAt: string | null;
+  decidedAt: string | null;
+  decidedBy: string | null;
+}
+
+/** What confirming a sign-up link did. */
+export type SignUpConfirmation =
+  | { outcome: 'created'; account: Account }
+  | { outcome: 'awaiting_approval'; signUp: SignUp }
+  /** The address got an account meanwhile (another sign-up, or the operator): nothing created. */
+  | { outcome: 'existed'; account: Account };
+
+export interface AuditRecord extends AuditEntry {
+  id: number;
+  at: string;
 }
 
 export interface ApiKeyRecord {
@@ -111,6 +147,8 @@ import type { PurgeCounts } from './purge-rules.ts';
 
 export interface Registry {
   createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
+  /** Makes an account an administrator of the website's moderation desk, or no longer one. */
+  setAdmin(email: string, admin: boolean, actor: string, now: Date): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   findAccount(email: string): Promise<Account | null>;
   /** Blocks or unblocks an account: its keys stop (or resume) working and its votes stop (or resume) counting. */
@@ -171,7 +209,24 @@ export interface Registry {
   /** A generic counter for request limits (sign-in requests per address and per client). */
   countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
 
+  /** Stores a sign-up request and its link's token (SHA-256), valid until `expiresAt`. */
+  createSignUp(input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date }, now: Date): Promise<void>;
+  /** Whether a sign-up link can still be confirmed, without confirming it. */
+  signUpUsable(tokenHash: string, now: Date): Promise<boolean>;
+  /**
+   * Confirms a sign-up link once, atomically: creates the account (with the organisation and the
+   * rules accepted), or leaves it waiting for an administrator when its type is in
+   * `approvalTypes`. Null when the link is unknown, used or expired.
+   */
+  confirmSignUp(tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null>;
+  /** Confirmed sign-ups waiting for an administrator, oldest first. */
+  pendingSignUps(): Promise<SignUp[]>;
+  /** An administrator approves (the account is created) or refuses a waiting sign-up; null when it is not waiting. */
+  decideSignUp(id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null>;
+
   audit(entry: AuditEntry, now: Date): Promise<void>;
+  /** The most recent audit entries, newest first. */
+  auditLog(limit: number): Promise<AuditRecord[]>;
   /** Deletes up to `batch` expired rows of each kind (purge-rules.ts); returns how many went. */
   purgeExpired(now: Date, batch: number): Promise<PurgeCounts>;
   close(): Promise<void>;

@@ -7,12 +7,16 @@ import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import {
   DEFAULT_SUBMIT_LIMIT, MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
-  type Principal, type Registry, type SubmissionRecord, type SubmitOutcome, type WebSession,
+  type AuditRecord, type Principal, type Registry, type SignUp, type SignUpConfirmation, type SubmissionRecord, type SubmitOutcome, type WebSession,
 } from './registry.ts';
 import { SqliteBarcodes } from './sqlite-barcodes.ts';
 import { durably } from './sqlite-durably.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 import { sameFingerprint } from './api-key.ts';
+import { toAccount as accountOf, toAuditRecord } from './rows.ts';
+import { confirmationStep, SIGN_UP_SQL, signUpAccountValues, toSignUp } from './sign-up-rules.ts';
+
+const toAccount = (row: AccountRow): Account => accountOf(row as unknown as Record<string, unknown>);
 
 interface AccountRow {
   id: number;
@@ -21,6 +25,10 @@ interface AccountRow {
   blocked: number;
   submit_limit: number;
   created_at: string;
+  admin: number;
+  organisation: string | null;
+  rules_version: string | null;
+  rules_accepted_at: string | null;
 }
 
 interface KeyRow {
@@ -33,7 +41,6 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const toAccount = (row: AccountRow): Account => ({ id: row.id, email: row.email, type: row.type, blocked: row.blocked === 1, submitLimit: row.submit_limit, createdAt: row.created_at });
 const toKey = (row: KeyRow): ApiKeyRecord => ({ id: row.id, accountId: row.account_id, prefix: row.prefix, label: row.label, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at });
 
 interface PendingAuthentication {
@@ -73,6 +80,7 @@ export class SqliteRegistry implements Registry {
       accounts: db.prepare('SELECT * FROM accounts ORDER BY email'),
       setBlocked: db.prepare('UPDATE accounts SET blocked = ? WHERE email = ? RETURNING *'),
       setLimit: db.prepare('UPDATE accounts SET submit_limit = ? WHERE email = ? RETURNING *'),
+      setAdmin: db.prepare('UPDATE accounts SET admin = ? WHERE email = ? RETURNING *'),
       activeKeyCount: db.prepare('SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
       insertKey: db.prepare('INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *'),
       keys: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id'),
@@ -150,6 +158,10 @@ export class SqliteRegistry implements Registry {
       if (row) this.barcodes.recomputeAccount(row.id, now, rules);
       return row;
     });
+  }
+
+  async setAdmin(email: string, admin: boolean, actor: string, now: Date): Promise<Account> {
+    return this.changeAccount(email, actor, now, admin ? 'account.admin' : 'account.unadmin', () => this.statements.setAdmin.get(admin ? 1 : 0, email) as AccountRow | undefined);
   }
 
   async setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account> {
@@ -309,6 +321,60 @@ export class SqliteRegistry implements Registry {
     const row = this.statements.countRequest.get({ key, period: periodStart, limit }) as { used: number } | undefined;
     if (row) return { allowed: true, used: row.used };
     return { allowed: false, used: (this.statements.requestCount.get(key, periodStart) as { used: number } | undefined)?.used ?? 0 };
+  }
+
+  async createSignUp(input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date }, now: Date): Promise<void> {
+    durably(this.db, () => {
+      this.db.prepare(SIGN_UP_SQL.purge).run(now.toISOString());
+      this.db.prepare(SIGN_UP_SQL.insert).run(input.email, input.type, input.organisation, input.rulesVersion, input.tokenHash, now.toISOString(), input.expiresAt.toISOString());
+    });
+  }
+
+  async signUpUsable(tokenHash: string, now: Date): Promise<boolean> {
+    return Boolean(this.db.prepare(SIGN_UP_SQL.usable).get(tokenHash, now.toISOString()));
+  }
+
+  async confirmSignUp(tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null> {
+    return durably(this.db, () => this.db.transaction((): SignUpConfirmation | null => {
+      const claimed = this.db.prepare(SIGN_UP_SQL.claim).get(now.toISOString(), tokenHash, now.toISOString()) as Record<string, unknown> | undefined;
+      if (!claimed) return null;
+      const signUp = toSignUp(claimed);
+      const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
+      const step = confirmationStep(signUp, existing ? toAccount(existing) : null, approvalTypes);
+      if (step === 'existed') {
+        this.db.prepare(SIGN_UP_SQL.setStatus).run('existed', signUp.id);
+        return { outcome: 'existed', account: toAccount(existing!) };
+      }
+      if (step === 'awaiting_approval') return { outcome: 'awaiting_approval', signUp: toSignUp(this.db.prepare(SIGN_UP_SQL.setStatus).get('awaiting_approval', signUp.id) as Record<string, unknown>) };
+      const account = this.insertSignedUp(signUp, now, 'web (sign-up)');
+      return { outcome: 'created', account };
+    }).immediate());
+  }
+
+  async pendingSignUps(): Promise<SignUp[]> {
+    return (this.db.prepare(SIGN_UP_SQL.pending).all() as Record<string, unknown>[]).map(toSignUp);
+  }
+
+  async decideSignUp(id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null> {
+    return durably(this.db, () => this.db.transaction(() => {
+      const row = this.db.prepare(SIGN_UP_SQL.decide).get(approve ? 'approved' : 'refused', now.toISOString(), actor, id) as Record<string, unknown> | undefined;
+      if (!row) return null;
+      const signUp = toSignUp(row);
+      this.statements.audit.run(now.toISOString(), actor, approve ? 'sign_up.approve' : 'sign_up.refuse', signUp.email, JSON.stringify(null), JSON.stringify(signUp));
+      if (!approve) return { signUp, account: null };
+      const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
+      return { signUp, account: existing ? toAccount(existing) : this.insertSignedUp(signUp, now, actor) };
+    }).immediate());
+  }
+
+  private insertSignedUp(signUp: SignUp, now: Date, actor: string): Account {
+    const account = toAccount(this.db.prepare(SIGN_UP_SQL.insertAccount).get(signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), ...signUpAccountValues(signUp)) as AccountRow);
+    this.statements.audit.run(now.toISOString(), actor, 'account.sign_up', account.email, JSON.stringify(null), JSON.stringify(account));
+    return account;
+  }
+
+  async auditLog(limit: number): Promise<AuditRecord[]> {
+    return (this.db.prepare(SIGN_UP_SQL.auditLog).all(limit) as Record<string, unknown>[]).map(toAuditRecord);
   }
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {

@@ -105,6 +105,52 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
     expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: false, used: 2 });
   });
 
+  it('creates an account when a sign-up link is confirmed, once, with the organisation and the rules accepted', async () => {
+    const r = await (await location()).open();
+    const later = new Date(now.getTime() + 60_000);
+    await r.createSignUp({ email: 'nuova@example.it', type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: '2026-11', tokenHash: 'e'.repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
+    expect(await r.signUpUsable('e'.repeat(64), later)).toBe(true);
+    const confirmed = await r.confirmSignUp('e'.repeat(64), ['Integration'], later);
+    expect(confirmed).toMatchObject({ outcome: 'created', account: { email: 'nuova@example.it', type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: '2026-11', rulesAcceptedAt: now.toISOString(), admin: false, blocked: false } });
+    // Single use: the second confirmation, and a look at the used link, find nothing.
+    expect(await r.confirmSignUp('e'.repeat(64), ['Integration'], later)).toBeNull();
+    expect(await r.signUpUsable('e'.repeat(64), later)).toBe(false);
+    // An expired link confirms nothing; a second sign-up of an address that has an account creates nothing.
+    await r.createSignUp({ email: 'tardi@example.it', type: 'User', organisation: 'X', rulesVersion: '2026-11', tokenHash: 'f'.repeat(64), expiresAt: later }, now);
+    expect(await r.confirmSignUp('f'.repeat(64), [], new Date(later.getTime() + 1))).toBeNull();
+    await r.createSignUp({ email: 'nuova@example.it', type: 'Supplier', organisation: 'Y', rulesVersion: '2026-11', tokenHash: '1'.repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
+    expect(await r.confirmSignUp('1'.repeat(64), [], later)).toMatchObject({ outcome: 'existed', account: { type: 'User' } });
+    expect((await r.listAccounts()).map((a) => a.email)).toEqual(['nuova@example.it']);
+    expect((await r.auditLog(10)).map((e) => [e.action, e.subject, e.actor])).toEqual([['account.sign_up', 'nuova@example.it', 'web (sign-up)']]);
+  });
+
+  it('keeps a sign-up of a type that needs approval waiting until an administrator decides', async () => {
+    const r = await (await location()).open();
+    for (const [i, email] of ['integrazione@example.it', 'rifiutata@example.it'].entries()) {
+      await r.createSignUp({ email, type: 'Integration', organisation: `Org ${i}`, rulesVersion: '2026-11', tokenHash: String(i).repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
+      expect(await r.confirmSignUp(String(i).repeat(64), ['Integration'], now)).toMatchObject({ outcome: 'awaiting_approval', signUp: { email, status: 'awaiting_approval' } });
+    }
+    expect(await r.findAccount('integrazione@example.it')).toBeNull();
+    const pending = await r.pendingSignUps();
+    expect(pending.map((p) => p.email)).toEqual(['integrazione@example.it', 'rifiutata@example.it']);
+    expect(await r.decideSignUp(pending[0]!.id, true, 'web (admin@example.it)', now)).toMatchObject({ signUp: { status: 'approved', decidedBy: 'web (admin@example.it)' }, account: { email: 'integrazione@example.it', organisation: 'Org 0', type: 'Integration' } });
+    expect(await r.decideSignUp(pending[1]!.id, false, 'web (admin@example.it)', now)).toMatchObject({ signUp: { status: 'refused' }, account: null });
+    expect(await r.decideSignUp(pending[1]!.id, true, 'web (admin@example.it)', now)).toBeNull();
+    expect(await r.pendingSignUps()).toEqual([]);
+    expect(await r.findAccount('rifiutata@example.it')).toBeNull();
+    expect((await r.auditLog(10)).map((e) => e.action)).toEqual(['sign_up.refuse', 'account.sign_up', 'sign_up.approve']);
+  });
+
+  it('makes an account an administrator and back, in the audit log', async () => {
+    const r = await (await location()).open();
+    await r.createAccount({ email: 'capo@example.it', type: 'User' }, now);
+    expect((await r.setAdmin('capo@example.it', true, 'operator (cli)', now)).admin).toBe(true);
+    expect((await r.findAccount('capo@example.it'))!.admin).toBe(true);
+    expect((await r.setAdmin('capo@example.it', false, 'operator (cli)', now)).admin).toBe(false);
+    expect((await r.auditLog(1))[0]).toMatchObject({ action: 'account.unadmin', before: { admin: true }, after: { admin: false } });
+    await expect(r.setAdmin('nessuno@example.it', true, 'operator (cli)', now)).rejects.toMatchObject({ code: 'account_not_found' });
+  });
+
   it('runs its migrations once, however many instances open it', async () => {
     const place = await location();
     await Promise.all([place.open(), place.open(), place.open()]);
