@@ -3,7 +3,7 @@ import { html, type SafeHtml } from './html.ts';
 
 const dateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
 const when = (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : 'mai');
-const TYPE_NAMES: Record<Account['type'], string> = { User: 'Utente', Supplier: 'Fornitore', Integration: 'Integrazione' };
+export const TYPE_NAMES: Record<Account['type'], string> = { User: 'Utente', Supplier: 'Fornitore', Integration: 'Integrazione' };
 
 /** The page frame; `head` adds elements to <head> (the feed's link on the public pages). */
 export function layout(title: string, body: SafeHtml, signedIn = false, head: SafeHtml | '' = ''): string {
@@ -41,7 +41,7 @@ ${options.message ?? ''}
   <p><input id="email" name="email" type="email" autocomplete="email" required value="${options.email ?? ''}"></p>
   <button type="submit">Inviami il link di accesso</button>
 </form>
-<p class="muted">Non hai un account? Gli account sono creati dal gestore del servizio: scrivigli indicando la tua rivendita o la tua integrazione.</p>`,
+<p class="muted">Non hai un account? <a href="/registrati">Registrati</a>.</p>`,
   );
 }
 

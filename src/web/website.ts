@@ -2,13 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createKey } from '../registry/create-key.ts';
 import { normaliseEmail } from '../registry/email.ts';
-import { MAX_ACTIVE_KEYS, READ_LIMIT, type Registry, type WebSession } from '../registry/registry.ts';
+import { ACCOUNT_TYPES, MAX_ACTIVE_KEYS, READ_LIMIT, type AccountType, type Registry, type WebSession } from '../registry/registry.ts';
 import { header, type Handler, type HttpRequest, type HttpResponse } from '../server/http.ts';
 import { dayWindow, hourWindow } from '../server/quota-window.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import { html } from './html.ts';
 import { releaseFeed } from './release-feed.ts';
+import { alreadyRegisteredEmail, confirmSignUpPage, signUpClosedPage, signUpEmail, signUpPage, signUpSentPage } from './sign-up-pages.ts';
+import { USAGE_RULES_VERSION } from './usage-rules.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import { releaseDetailPage, releasesPage } from './release-pages.ts';
 import { accountPage, confirmRevokePage, confirmSignInPage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
@@ -32,7 +34,16 @@ export interface WebsiteOptions {
   log: (event: Record<string, unknown>) => void;
   /** The recent releases and their changes, for the public pages and the feed. */
   history: { recent(): Promise<ReleaseNotes[]> };
+  /** Sign-up policy: open or closed, and the account types an administrator approves by hand. */
+  signUp?: SignUpPolicy;
 }
+
+export interface SignUpPolicy {
+  open: boolean;
+  approvalTypes: readonly AccountType[];
+}
+
+export const DEFAULT_SIGN_UP_POLICY: SignUpPolicy = { open: true, approvalTypes: ['Integration'] };
 
 export const DEFAULT_SIGN_IN_TTL_MS = 15 * 60_000;
 export const DEFAULT_SESSION_TTL_MS = 14 * 86_400_000;
@@ -127,6 +138,26 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     await options.mailer.send({ to: email, ...signInEmail(`${options.siteUrl().replace(/\/+$/, '')}/accesso?t=${token}`, minutes) });
   };
 
+  const signUpPolicy = options.signUp ?? DEFAULT_SIGN_UP_POLICY;
+  const siteLink = (path: string) => `${options.siteUrl().replace(/\/+$/, '')}${path}`;
+  const sendSignUpLink = async (request: { email: string; type: AccountType; organisation: string }, now: Date) => {
+    if (await registry.findAccount(request.email)) {
+      await options.mailer.send({ to: request.email, ...alreadyRegisteredEmail(siteLink('/accedi')) });
+      return;
+    }
+    const token = randomToken();
+    await registry.createSignUp({ ...request, rulesVersion: USAGE_RULES_VERSION, tokenHash: sha256(token), expiresAt: new Date(now.getTime() + options.signInTtlMs) }, now);
+    await options.mailer.send({ to: request.email, ...signUpEmail(siteLink(`/conferma-registrazione?t=${token}`), minutes) });
+  };
+
+  /** Per client and per address, as for sign-in links: the second is counted only when the first allows. */
+  const withinLimits = async (request: HttpRequest, purpose: string, email: string, now: Date) => {
+    const hour = hourWindow(now).periodStart;
+    const perClient = await registry.countRequest(`${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`, hour, options.limits.perClient);
+    return perClient.allowed && (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
+  };
+  const tooMany = () => page(429, messagePage('Troppe richieste', 'Hai fatto troppe richieste in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
+
   const handler: Handler & { settled: () => Promise<void> } = async (request) => {
     const { method, path } = request;
     const asset = STATIC[path];
@@ -152,19 +183,71 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const email = normaliseEmail(fields.get('email') ?? '');
         if (!email) return page(400, signInPage(cookieToken!, { email: fields.get('email') ?? '', message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>` }));
         const now = clock();
-        const hour = hourWindow(now).periodStart;
-        const client = clientAddress(request, options.trustProxy ?? 0);
-        const perClient = await registry.countRequest(`sign-in:client:${client}`, hour, options.limits.perClient);
-        const perAddress = perClient.allowed ? await registry.countRequest(`sign-in:address:${email}`, hour, options.limits.perAddress) : perClient;
-        if (!perClient.allowed || !perAddress.allowed) {
-          return page(429, messagePage('Troppe richieste', 'Hai chiesto troppi link di accesso in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
-        }
+        if (!(await withinLimits(request, 'sign-in', email, now))) return tooMany();
         // The same page, in the same time, whether or not the address has an account: the lookup,
         // the token and the mail happen after the answer, so neither the page nor its timing tells.
         pending.add(
           sendSignInLink(email, now).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })),
         );
         return page(200, linkSentPage(minutes));
+      }
+      return methodNotAllowed(['GET', 'POST']);
+    }
+
+    if (path === '/registrati') {
+      if (method !== 'GET' && method !== 'POST') return methodNotAllowed(['GET', 'POST']);
+      if (!signUpPolicy.open) return page(403, signUpClosedPage());
+      if (method === 'GET') {
+        if (await session(request)) return redirect('/account');
+        const csrf = anonymousCsrf(request);
+        return page(200, signUpPage(csrf.token, {}, signUpPolicy.approvalTypes), csrf.setCookie ? { 'set-cookie': csrf.setCookie } : {});
+      }
+      const fields = await form(request);
+      const cookieToken = parseCookies(header(request, 'cookie')).get(csrfCookie);
+      if (!sameSecret(fields.get('_csrf') ?? undefined, cookieToken)) return forbidden();
+      const values = { email: fields.get('email') ?? '', type: fields.get('type') ?? '', organisation: (fields.get('organisation') ?? '').trim() };
+      const email = normaliseEmail(values.email);
+      const problem = !email
+        ? 'Scrivi un indirizzo e-mail valido.'
+        : !(ACCOUNT_TYPES as readonly string[]).includes(values.type)
+          ? 'Scegli il tipo di account.'
+          : values.organisation.length < 2 || values.organisation.length > 200
+            ? "Scrivi il nome dell'organizzazione (da 2 a 200 caratteri)."
+            : fields.get('accept') !== USAGE_RULES_VERSION
+              ? "Per registrarti devi accettare le regole d'uso."
+              : null;
+      if (problem) return page(400, signUpPage(cookieToken!, { ...values, message: html`<p class="error" role="alert">${problem}</p>` }, signUpPolicy.approvalTypes));
+      const now = clock();
+      if (!(await withinLimits(request, 'sign-up', email!, now))) return tooMany();
+      // The same page, in the same time, whether or not the address has an account: the lookup,
+      // the request and the mail happen after the answer (as for sign-in links).
+      pending.add(
+        sendSignUpLink({ email: email!, type: values.type as AccountType, organisation: values.organisation }, now).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })),
+      );
+      return page(200, signUpSentPage(minutes));
+    }
+
+    if (path === '/conferma-registrazione') {
+      if (method === 'GET') {
+        // Showing the page does not use the link: mail scanners that open links must not spend it.
+        const token = request.query.get('t') ?? '';
+        if (!(await registry.signUpUsable(sha256(token), clock()))) return page(410, invalidSignUpLinkPage());
+        const csrf = anonymousCsrf(request);
+        return page(200, confirmSignUpPage(token, csrf.token), csrf.setCookie ? { 'set-cookie': csrf.setCookie } : {});
+      }
+      if (method === 'POST') {
+        const fields = await form(request);
+        if (!sameSecret(fields.get('_csrf') ?? undefined, parseCookies(header(request, 'cookie')).get(csrfCookie))) return forbidden();
+        const now = clock();
+        const confirmed = await registry.confirmSignUp(sha256(fields.get('token') ?? ''), signUpPolicy.approvalTypes, now);
+        if (!confirmed) return page(410, invalidSignUpLinkPage());
+        if (confirmed.outcome === 'awaiting_approval') {
+          options.log({ event: 'web.sign_up_waiting', type: confirmed.signUp.type });
+          return page(200, messagePage('Registrazione confermata', "Grazie: un amministratore esaminerà la richiesta. Riceverai un'e-mail quando l'account sarà attivo.", { href: '/aggiornamenti', label: 'Intanto, gli aggiornamenti della tariffa' }, 'notice'));
+        }
+        if (confirmed.outcome === 'existed') return page(200, messagePage('Account già esistente', 'Questo indirizzo ha già un account: entra con il link di accesso.', { href: '/accedi', label: 'Vai all\'accesso' }, 'notice'));
+        options.log({ event: 'web.sign_up', account: confirmed.account.id });
+        return signInAs(confirmed.account.id, now, '/account?benvenuto=1');
       }
       return methodNotAllowed(['GET', 'POST']);
     }
@@ -185,10 +268,8 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const now = clock();
         const account = await registry.consumeSignInToken(sha256(token), now);
         if (!account) return page(410, invalidLinkPage());
-        const id = randomToken();
-        await registry.createSession(account.id, sha256(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
         options.log({ event: 'web.sign_in', account: account.id });
-        return redirect('/account', { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000) }) });
+        return signInAs(account.id, now, '/account');
       }
       return methodNotAllowed(['GET', 'POST']);
     }
@@ -198,7 +279,10 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       if (!current) return method === 'GET' ? redirect('/accedi') : forbidden();
       const accountId = current.account.id;
 
-      if (path === '/account' && method === 'GET') return { ...(await renderAccount(current)), accountId };
+      if (path === '/account' && method === 'GET') {
+        const welcome = request.query.get('benvenuto') === '1' ? { notice: 'Benvenuto: l\'account è attivo. Crea qui sotto la chiave API per il tuo software.' } : {};
+        return { ...(await renderAccount(current, welcome)), accountId };
+      }
 
       if (method !== 'POST' && !(method === 'GET' && /^\/account\/chiavi\/\d+\/revoca$/.test(path))) return methodNotAllowed(['POST']);
       const fields = method === 'POST' ? await form(request) : new URLSearchParams();
@@ -243,6 +327,13 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     }
     return page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));
   };
+  /** Opens a session for the account and goes to `location`. */
+  async function signInAs(accountId: number, now: Date, location: string): Promise<HttpResponse> {
+    const id = randomToken();
+    await registry.createSession(accountId, sha256(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
+    return redirect(location, { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000) }) });
+  }
+
   /** Public (prices are public information): no session needed, cacheable for a few minutes. */
   async function releasePages(request: HttpRequest): Promise<HttpResponse> {
     let releases: ReleaseNotes[];
@@ -285,6 +376,10 @@ export function clientAddress(request: HttpRequest, trustedHops: number): string
   if (trustedHops <= 0) return request.remoteAddress;
   const chain = (header(request, 'x-forwarded-for') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
   return chain[chain.length - trustedHops] ?? request.remoteAddress;
+}
+
+function invalidSignUpLinkPage(): string {
+  return messagePage('Link non valido', 'Questo link di registrazione è scaduto, è già stato usato oppure non è valido. Registrati di nuovo.', { href: '/registrati', label: 'Vai alla registrazione' });
 }
 
 function invalidLinkPage(): string {

@@ -1,13 +1,15 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
 import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
-import { createWebsite } from '../../src/web/website.ts';
+import { createWebsite, type SignUpPolicy } from '../../src/web/website.ts';
+import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
 
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
 let backend: () => Promise<RegistryLocation>;
 
-async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: number; trustProxy?: number; mailer?: Mailer } = {}) {
+async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy } = {}) {
   const registry = await (await backend()).open();
   await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
   let now = new Date('2026-11-22T10:00:00Z');
@@ -16,6 +18,7 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: num
     registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: extra.perClient ?? 100 }, trustProxy: extra.trustProxy, log: () => {},
     mailer: extra.mailer ?? { description: 'test', send: async (message) => void mailbox.push(message) },
     history: { recent: async () => [] },
+    signUp: extra.signUp,
   });
   let cookies = new Map<string, string>();
   const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1', forwardedFor?: string): Promise<HttpResponse & { text: string }> => {
@@ -190,5 +193,91 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     expect(response.headers['set-cookie']).toMatch(/^__Host-csrf=.*; Secure$/);
     expect((await (await setUp()).call('GET', '/accedi')).headers['strict-transport-security']).toBeUndefined();
     expect(response.text).not.toMatch(/<script>(?!<\/script>)/);
+  });
+});
+
+describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
+  beforeEach(() => {
+    backend = location;
+  });
+
+  /** Fills the sign-up form as a browser would, and waits for the mail work done after the answer. */
+  const signUp = async (stand: Awaited<ReturnType<typeof setUp>>, fields: Record<string, string>, remoteAddress?: string) => {
+    const form = await stand.call('GET', '/registrati');
+    const response = await stand.call('POST', '/registrati', { _csrf: stand.csrf(form.text), type: 'User', organisation: 'Tabaccheria Nuova', accept: USAGE_RULES_VERSION, ...fields }, remoteAddress);
+    await stand.site.settled();
+    return response;
+  };
+  const linkOf = (text: string) => /http:\/\/127\.0\.0\.1:8080(\/conferma-registrazione\?t=[A-Za-z0-9_-]+)/.exec(text)?.[1];
+
+  it('shows the usage rules in full, and creates the account only when the e-mail link is confirmed', async () => {
+    const stand = await setUp();
+    const form = await stand.call('GET', '/registrati');
+    expect(form.status).toBe(200);
+    for (const words of ['Un solo account per organizzazione', 'Nessuna chiamata per ogni vendita', 'codici a barre letti davvero', 'pubblicità o marketing', "blocco dell&#39;account"]) expect(form.text).toContain(words);
+
+    expect((await signUp(stand, { email: 'Nuova@Example.it' })).status).toBe(200);
+    expect(await stand.registry.findAccount('nuova@example.it')).toBeNull();
+    const path = linkOf(stand.mailbox[0]!.text)!;
+    // Opening the link (a mail scanner does) uses nothing.
+    expect((await stand.call('GET', path)).status).toBe(200);
+    expect((await stand.call('GET', path)).status).toBe(200);
+    const confirm = await stand.call('GET', path);
+    const token = /name="token" value="([^"]+)"/.exec(confirm.text)![1]!;
+    const done = await stand.call('POST', '/conferma-registrazione', { token, _csrf: stand.csrf(confirm.text) });
+    expect(done).toMatchObject({ status: 303, headers: { location: '/account?benvenuto=1' } });
+    expect((await stand.call('GET', '/account?benvenuto=1')).text).toContain('Benvenuto');
+    expect(await stand.registry.findAccount('nuova@example.it')).toMatchObject({ type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: USAGE_RULES_VERSION, rulesAcceptedAt: '2026-11-22T10:00:00.000Z' });
+    stand.clearCookies();
+    expect((await stand.call('GET', path)).status).toBe(410);
+  });
+
+  it('answers the same, and in the same way, whether or not the address has an account', async () => {
+    // A mailer that never finishes: the answer cannot be waiting for the lookup or the mail.
+    const stuck: MailMessage[] = [];
+    const stand = await setUp('http://127.0.0.1:8080', { mailer: { description: 'stuck', send: (message) => { stuck.push(message); return new Promise(() => {}); } } });
+    const form = await stand.call('GET', '/registrati');
+    const send = (email: string) => stand.call('POST', '/registrati', { _csrf: stand.csrf(form.text), email, type: 'User', organisation: 'Tabaccheria', accept: USAGE_RULES_VERSION });
+    const known = await send('shop@example.it');
+    const unknown = await send('nobody@example.it');
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.text).toBe(known.text);
+    expect(unknown.headers).toEqual(known.headers);
+    await waitFor(() => stuck.length === 2, 'both mails');
+    // The account holder learns that a sign-up was asked with its address; nobody else does.
+    expect(stuck.find((m) => m.to === 'shop@example.it')!.text).toContain('ha già un account');
+    expect(linkOf(stuck.find((m) => m.to === 'nobody@example.it')!.text)).toBeDefined();
+  });
+
+  it('limits sign-ups per address and per client, refuses forged or incomplete forms, and can be closed', async () => {
+    const stand = await setUp('http://127.0.0.1:8080', { perClient: 4 });
+    for (let i = 0; i < 3; i++) expect((await signUp(stand, { email: 'ripetuta@example.it' })).status).toBe(200);
+    expect((await signUp(stand, { email: 'ripetuta@example.it' })).status).toBe(429);
+    expect((await signUp(stand, { email: 'altra@example.it' }, '10.0.0.1')).status).toBe(200);
+    expect((await signUp(stand, { email: 'altra2@example.it' })).status).toBe(429);
+    expect(stand.mailbox).toHaveLength(4);
+
+    expect((await stand.call('POST', '/registrati', { email: 'x@example.it', type: 'User', organisation: 'X', accept: USAGE_RULES_VERSION })).status).toBe(403);
+    const noRules = await signUp(stand, { email: 'senza@example.it', accept: '' }, '10.0.0.2');
+    expect(noRules.status).toBe(400);
+    expect(noRules.text).toContain('devi accettare le regole d&#39;uso');
+    expect((await signUp(stand, { email: 'tipo@example.it', type: 'Admin' }, '10.0.0.2')).status).toBe(400);
+    expect(stand.mailbox).toHaveLength(4);
+
+    const closed = await setUp('http://127.0.0.1:8080', { signUp: { open: false, approvalTypes: [] } });
+    expect((await closed.call('GET', '/registrati')).status).toBe(403);
+  });
+
+  it('leaves an Integration waiting for an administrator by default', async () => {
+    const stand = await setUp();
+    await signUp(stand, { email: 'software@example.it', type: 'Integration', organisation: 'Cassa Srl' });
+    const confirm = await stand.call('GET', linkOf(stand.mailbox[0]!.text)!);
+    const done = await stand.call('POST', '/conferma-registrazione', { token: /name="token" value="([^"]+)"/.exec(confirm.text)![1]!, _csrf: stand.csrf(confirm.text) });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('un amministratore esaminerà la richiesta');
+    expect(done.headers['set-cookie']).toBeUndefined();
+    expect(await stand.registry.findAccount('software@example.it')).toBeNull();
+    expect((await stand.registry.pendingSignUps()).map((p) => [p.email, p.organisation])).toEqual([['software@example.it', 'Cassa Srl']]);
   });
 });

@@ -34,7 +34,7 @@ export async function requireAccount(registry: Registry, address: string): Promi
   return account;
 }
 
-const accountRow = (a: Account) => [a.email, a.type, a.blocked ? 'blocked' : 'active', String(a.submitLimit), a.createdAt];
+const accountRow = (a: Account) => [a.email, a.type, a.blocked ? 'blocked' : 'active', a.admin ? 'yes' : '', a.organisation ?? '', String(a.submitLimit), a.createdAt];
 
 export function registerAccounts(program: Command, run: Runner): void {
   const accounts = program.command('accounts').description('Manage accounts in the registry (operator)');
@@ -60,7 +60,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .action(
       run(async (ctx) => {
         const list = await withRegistry(ctx, (registry) => registry.listAccounts());
-        ctx.result(list, list.length ? renderTable(['email', 'type', 'state', 'submit/hour', 'created'], list.map(accountRow)) : 'no account');
+        ctx.result(list, list.length ? renderTable(['email', 'type', 'state', 'admin', 'organisation', 'submit/hour', 'created'], list.map(accountRow)) : 'no account');
       }),
     );
   for (const [name, blocked] of [['block', true], ['unblock', false]] as const) {
@@ -76,6 +76,18 @@ export function registerAccounts(program: Command, run: Runner): void {
         }),
       );
   }
+  accounts
+    .command('admin')
+    .description("Let an account use the website's moderation desk (or, with --remove, no longer)")
+    .argument('<email>')
+    .option('--remove', 'take the administrator flag away')
+    .addHelpText('after', '\nExample:\n  tariff accounts admin moderazione@example.it')
+    .action(
+      run(async (ctx, address: string, options: { remove?: boolean }) => {
+        const account = await withRegistry(ctx, (registry) => registry.setAdmin(email(address), !options.remove, OPERATOR, ctx.io.now()));
+        ctx.result(account, `${account.email} ${account.admin ? 'is an administrator' : 'is no longer an administrator'}`);
+      }),
+    );
   accounts
     .command('set-limit')
     .description("Set an account's hourly barcode submission limit")

@@ -7,7 +7,8 @@ import { openRegistry } from '../../registry/open-registry.ts';
 import { createApp, isApiPath } from '../../server/app.ts';
 import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
-import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS } from '../../web/website.ts';
+import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS, DEFAULT_SIGN_UP_POLICY, type SignUpPolicy } from '../../web/website.ts';
+import { ACCOUNT_TYPES, type AccountType } from '../../registry/registry.ts';
 import { DEFAULT_HISTORY_DEPTH, DEFAULT_HISTORY_REFRESH_MS, ReleaseHistory } from '../../server/release-history.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_STALE_AFTER_MS, DEFAULT_POLL_MS } from '../../server/current-release.ts';
 import { DEFAULT_PURGE_INTERVAL_MS, startPurgeLoop } from '../../server/purge-loop.ts';
@@ -68,6 +69,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     },
     trustProxy: trustedHops(env.TARIFF_TRUST_PROXY),
     log: (event) => log.write(event),
+    signUp: signUpPolicy(env),
     history: new ReleaseHistory(bucket, {
       depth: positiveInteger(env.TARIFF_HISTORY_DEPTH, 'TARIFF_HISTORY_DEPTH') ?? DEFAULT_HISTORY_DEPTH,
       refreshMs: (positiveInteger(env.TARIFF_HISTORY_REFRESH_SECONDS, 'TARIFF_HISTORY_REFRESH_SECONDS') ?? DEFAULT_HISTORY_REFRESH_MS / 1000) * 1000,
@@ -183,4 +185,16 @@ async function superviseWorkers(ctx: CommandContext, workers: number): Promise<v
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** TARIFF_SIGNUP (open or closed) and TARIFF_SIGNUP_APPROVAL (the account types an administrator approves: a comma list, or none). */
+export function signUpPolicy(env: NodeJS.ProcessEnv): SignUpPolicy {
+  const open = env.TARIFF_SIGNUP ?? 'open';
+  if (open !== 'open' && open !== 'closed') throw errors.usage(`TARIFF_SIGNUP=${open} is neither open nor closed`);
+  const listed = env.TARIFF_SIGNUP_APPROVAL;
+  if (listed === undefined) return { ...DEFAULT_SIGN_UP_POLICY, open: open === 'open' };
+  const types = listed.trim() === 'none' ? [] : listed.split(',').map((type) => type.trim()).filter(Boolean);
+  const unknown = types.filter((type) => !(ACCOUNT_TYPES as readonly string[]).includes(type));
+  if (unknown.length > 0) throw errors.usage(`TARIFF_SIGNUP_APPROVAL: ${unknown.join(', ')} is not an account type (${ACCOUNT_TYPES.join(', ')}, or none)`);
+  return { open: open === 'open', approvalTypes: types as AccountType[] };
 }
