@@ -137,6 +137,11 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
     <p class="muted">Al massimo ${view.maxKeys} chiavi attive per account. Le chiavi di un account condividono gli stessi limiti.</p>
   </form>
 </section>
+<h2>Segnalazioni di codici a barre</h2>
+<section>
+  <p><a href="/account/segnalazioni">Le mie segnalazioni</a>: i codici a barre che hai segnalato, con il loro stato.</p>
+  ${account.admin ? html`<p><a href="/moderazione">Moderazione</a>: codici da esaminare, registrazioni in attesa, blocchi, registro delle decisioni.</p>` : ''}
+</section>
 <h2>Sessioni</h2>
 <section class="row">
   <form class="inline" method="post" action="/esci">${csrfField(csrf)}<button class="secondary" type="submit">Esci</button></form>

@@ -8,7 +8,10 @@ import { dayWindow, hourWindow } from '../server/quota-window.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import { html } from './html.ts';
+import { DEFAULT_RULES, type StatusRules } from '../barcodes/status-rules.ts';
+import { createModerationDesk } from './moderation-desk.ts';
 import { releaseFeed } from './release-feed.ts';
+import { submissionsPage, SUBMISSIONS_PER_PAGE } from './submissions-page.ts';
 import { alreadyRegisteredEmail, confirmSignUpPage, signUpClosedPage, signUpEmail, signUpPage, signUpSentPage } from './sign-up-pages.ts';
 import { USAGE_RULES_VERSION } from './usage-rules.ts';
 import type { ReleaseNotes } from './release-notes.ts';
@@ -36,6 +39,8 @@ export interface WebsiteOptions {
   history: { recent(): Promise<ReleaseNotes[]> };
   /** Sign-up policy: open or closed, and the account types an administrator approves by hand. */
   signUp?: SignUpPolicy;
+  /** The status rules the moderation desk's decisions recompute barcodes with (the same as the API's). */
+  rules?: StatusRules;
 }
 
 export interface SignUpPolicy {
@@ -157,6 +162,11 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     return perClient.allowed && (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
   };
   const tooMany = () => page(429, messagePage('Troppe richieste', 'Hai fatto troppe richieste in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
+
+  const desk = createModerationDesk({
+    registry, rules: options.rules ?? DEFAULT_RULES, mailer: options.mailer, now: clock, siteLink, log: options.log,
+    page: (status, body) => page(status, body), redirect: (location) => redirect(location),
+  });
 
   const handler: Handler & { settled: () => Promise<void> } = async (request) => {
     const { method, path } = request;
@@ -284,6 +294,15 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         return { ...(await renderAccount(current, welcome)), accountId };
       }
 
+      if (path === '/account/segnalazioni') {
+        if (method !== 'GET') return methodNotAllowed(['GET']);
+        const requested = Number(request.query.get('pagina') ?? '1');
+        const pageNumber = Number.isInteger(requested) && requested >= 1 && requested <= 100_000 ? requested : 1;
+        // One more than a page tells whether another page follows.
+        const records = await registry.mySubmissions(accountId, SUBMISSIONS_PER_PAGE + 1, (pageNumber - 1) * SUBMISSIONS_PER_PAGE);
+        return { ...page(200, submissionsPage(records.slice(0, SUBMISSIONS_PER_PAGE), pageNumber, records.length > SUBMISSIONS_PER_PAGE)), accountId };
+      }
+
       if (method !== 'POST' && !(method === 'GET' && /^\/account\/chiavi\/\d+\/revoca$/.test(path))) return methodNotAllowed(['POST']);
       const fields = method === 'POST' ? await form(request) : new URLSearchParams();
       if (method === 'POST' && !sameSecret(fields.get('_csrf') ?? undefined, current.csrfToken)) return forbidden();
@@ -323,6 +342,16 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const ended = await registry.deleteAccountSessions(accountId);
         options.log({ event: 'web.sign_out_everywhere', account: accountId, sessions: ended });
         return redirect('/accedi', { 'set-cookie': serializeCookie(sessionCookie, '', { secure, maxAgeSeconds: 0 }) });
+      }
+    }
+    if (path === '/moderazione' || path.startsWith('/moderazione/')) {
+      // For anyone but an administrator the desk does not exist: the same 404 as any unknown page.
+      const current = await session(request);
+      if (current?.account.admin) {
+        const fields = method === 'POST' ? await form(request) : null;
+        if (fields && !sameSecret(fields.get('_csrf') ?? undefined, current.csrfToken)) return forbidden();
+        const answer = await desk(request, current, fields);
+        if (answer) return { ...answer, accountId: current.account.id };
       }
     }
     return page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));

@@ -4,6 +4,8 @@ import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { createWebsite, type SignUpPolicy } from '../../src/web/website.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
+import { checkItem } from '../../src/barcodes/validate-item.ts';
 import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
 
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
@@ -279,5 +281,72 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     expect(done.headers['set-cookie']).toBeUndefined();
     expect(await stand.registry.findAccount('software@example.it')).toBeNull();
     expect((await stand.registry.pendingSignUps()).map((p) => [p.email, p.organisation])).toEqual([['software@example.it', 'Cassa Srl']]);
+  });
+});
+
+describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
+  beforeEach(() => {
+    backend = location;
+  });
+
+  /** Signs the test's browser in as `email` (an account made an administrator when asked). */
+  const signedIn = async (stand: Awaited<ReturnType<typeof setUp>>, email: string, admin: boolean) => {
+    if (!(await stand.registry.findAccount(email))) await stand.registry.createAccount({ email, type: 'User' }, new Date());
+    if (admin) await stand.registry.setAdmin(email, true, 'test', new Date());
+    stand.clearCookies();
+    stand.mailbox.length = 0;
+    await stand.requestLink(email);
+    const token = new URL(stand.linkIn(stand.mailbox[0]!)).searchParams.get('t')!;
+    expect((await stand.signIn(token)).status).toBe(303);
+  };
+
+  it('does not exist for anyone but an administrator', async () => {
+    const stand = await setUp();
+    const unknownPage = await stand.call('GET', '/nessuna-pagina');
+    for (const path of ['/moderazione', '/moderazione/revoca']) {
+      const anonymous = await stand.call('GET', path);
+      expect(anonymous.status).toBe(404);
+      expect(anonymous.text).toBe(unknownPage.text);
+    }
+    await signedIn(stand, 'shop@example.it', false);
+    expect((await stand.call('GET', '/moderazione')).status).toBe(404);
+    const account = await stand.call('GET', '/account');
+    expect(account.text).not.toContain('/moderazione');
+    expect((await stand.call('POST', '/moderazione/revoca', { _csrf: stand.csrf(account.text), barcode: '8001001001005', conferma: '1' })).status).toBe(404);
+  });
+
+  it('asks to confirm each decision, makes it through the same code as the CLI, and shows it in the audit log', async () => {
+    const stand = await setUp();
+    const voter = await stand.registry.createAccount({ email: 'voter@example.it', type: 'Supplier' }, new Date());
+    const checks = [{ barcode: '8001001001005', admCode: 1001 }, { barcode: '80000006', admCode: 1002 }].map((item) => checkItem(item, 'Supplier', () => true));
+    await stand.registry.submitBarcodes({ account: voter, periodStart: '2026-11-22T10:00:00.000Z', checks, rules: DEFAULT_RULES }, new Date());
+    await signedIn(stand, 'capo@example.it', true);
+    const desk = await stand.call('GET', '/moderazione');
+    expect(desk.status).toBe(200);
+    expect(desk.text).toContain('voter@example.it');
+    const csrf = stand.csrf(desk.text);
+
+    const asked = await stand.call('POST', '/moderazione/revoca', { _csrf: csrf, barcode: '8001001001005' });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Revocare il codice a barre 8001001001005?');
+    expect((await stand.registry.barcodeVotes('08001001001005')).summary!.status).toBe('to_confirm');
+    const done = await stand.call('POST', '/moderazione/revoca', { _csrf: csrf, barcode: '8001001001005', conferma: '1' });
+    expect(done).toMatchObject({ status: 303, headers: { location: '/moderazione?esito=revocato' } });
+    expect((await stand.registry.barcodeVotes('08001001001005')).summary).toMatchObject({ status: 'revoked', adminDecision: 'revoked' });
+
+    await stand.call('POST', '/moderazione/approva', { _csrf: csrf, barcode: '80000006', match: '1002:carton:10', conferma: '1' });
+    expect((await stand.registry.barcodeVotes('00000080000006')).summary).toMatchObject({ status: 'approved', match: { admCode: 1002, kind: 'carton', units: 10 } });
+    await stand.call('POST', '/moderazione/account', { _csrf: csrf, email: 'voter@example.it', azione: 'blocca', conferma: '1' });
+    expect((await stand.registry.findAccount('voter@example.it'))!.blocked).toBe(true);
+    const refused = await stand.call('POST', '/moderazione/account', { _csrf: csrf, email: 'nessuno@example.it', azione: 'blocca', conferma: '1' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('There is no account for nessuno@example.it');
+    expect((await stand.call('POST', '/moderazione/revoca', { _csrf: 'forged', barcode: '80000006', conferma: '1' })).status).toBe(403);
+
+    const log = await stand.call('GET', '/moderazione?esito=account-bloccato');
+    expect(log.text).toContain('Account bloccato');
+    expect((await stand.registry.auditLog(3)).map((e) => [e.action, e.actor])).toEqual([
+      ['account.block', 'web (capo@example.it)'], ['barcode.approve', 'web (capo@example.it)'], ['barcode.revoke', 'web (capo@example.it)'],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { cleanLabel } from '../../registry/key-rules.ts';
+import { moderationActions } from '../../barcodes/moderation-actions.ts';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
 import { createKey } from '../../registry/create-key.ts';
@@ -71,7 +72,7 @@ export function registerAccounts(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
-          const account = await withRegistry(ctx, (registry) => registry.setBlocked(email(address), blocked, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+          const account = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()));
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );

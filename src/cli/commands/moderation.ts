@@ -1,24 +1,15 @@
 import type { Command } from 'commander';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
-import { barcodeRule } from '../../dataset/barcode-rules.ts';
 import { errors } from '../../errors.ts';
-import { checkGtin } from '../../gs1/gtin.ts';
 import { positiveInteger } from '../../config/load-settings.ts';
 import type { Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
-import { requireAccount, withRegistry } from './accounts.ts';
+import { gtin14Of, moderationActions } from '../../barcodes/moderation-actions.ts';
+import { withRegistry } from './accounts.ts';
 
 const OPERATOR = 'operator (cli)';
 const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
-
-/** A barcode given by the operator, as its 14-digit identity. Any valid GTIN form is accepted, whatever its prefix. */
-function gtin14Of(text: string): string {
-  const check = checkGtin(text);
-  if (check.ok) return check.gtin14;
-  if (check.reason === 'unsupported_barcode') return text.padStart(14, '0');
-  throw errors.usage(`${text} is not a barcode: ${check.reason} (${check.detail})`);
-}
 
 const matchText = (match: { admCode: number; kind: string; units: number } | null) => (match ? `${match.admCode} ${match.kind}×${match.units}` : '-');
 
@@ -60,10 +51,8 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nThe next `tariff release` publishes it.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10')
     .action(
       run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string }) => {
-        const admCode = positiveInteger(options.admCode, '--adm-code')!;
-        const rule = barcodeRule(options.kind, options.units === undefined ? undefined : positiveInteger(options.units, '--units'));
-        if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
-        const summary = await withRegistry(ctx, (registry) => registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+        const match = { admCode: positiveInteger(options.admCode, '--adm-code')!, kind: options.kind, units: options.units === undefined ? undefined : positiveInteger(options.units, '--units') };
+        const summary = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).approve(barcode, match, OPERATOR, ctx.io.now()));
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),
     );
@@ -74,7 +63,7 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes revoke 8001001001005')
     .action(
       run(async (ctx, barcode: string) => {
-        const summary = await withRegistry(ctx, (registry) => registry.revokeBarcode(gtin14Of(barcode), OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+        const summary = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).revoke(barcode, OPERATOR, ctx.io.now()));
         ctx.result(summary, `${summary.barcode}: revoked`);
       }),
     );
@@ -89,7 +78,7 @@ export function registerModeration(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
       .action(
         run(async (ctx, email: string, ref: string) => {
-          await withRegistry(ctx, async (registry) => registry.setContributorBlocked((await requireAccount(registry, email)).id, ref, blocked, OPERATOR, ctx.io.now(), loadRules(ctx.io.env)));
+          await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()));
           ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );

@@ -70,6 +70,7 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     trustProxy: trustedHops(env.TARIFF_TRUST_PROXY),
     log: (event) => log.write(event),
     signUp: signUpPolicy(env),
+    rules: loadRules(env),
     history: new ReleaseHistory(bucket, {
       depth: positiveInteger(env.TARIFF_HISTORY_DEPTH, 'TARIFF_HISTORY_DEPTH') ?? DEFAULT_HISTORY_DEPTH,
       refreshMs: (positiveInteger(env.TARIFF_HISTORY_REFRESH_SECONDS, 'TARIFF_HISTORY_REFRESH_SECONDS') ?? DEFAULT_HISTORY_REFRESH_MS / 1000) * 1000,

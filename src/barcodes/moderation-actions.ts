@@ -1,0 +1,40 @@
+import { barcodeRule } from '../dataset/barcode-rules.ts';
+import { errors } from '../errors.ts';
+import { checkGtin } from '../gs1/gtin.ts';
+import { normaliseEmail } from '../registry/email.ts';
+import type { Account, BarcodeSummary, Registry } from '../registry/registry.ts';
+import type { StatusRules } from './status-rules.ts';
+
+/** A barcode given by a moderator, as its 14-digit identity. Any valid GTIN form is accepted, whatever its prefix. */
+export function gtin14Of(text: string): string {
+  const check = checkGtin(text.trim());
+  if (check.ok) return check.gtin14;
+  if (check.reason === 'unsupported_barcode') return text.trim().padStart(14, '0');
+  throw errors.usage(`${text} is not a barcode: ${check.reason} (${check.detail})`);
+}
+
+/**
+ * The moderator's decisions, one code path for `tariff barcodes`, `tariff contributors`,
+ * `tariff accounts block` and the website's moderation desk: the same checks, the same registry
+ * calls, the same status rules, each decision in the audit log under its actor.
+ */
+export function moderationActions(registry: Registry, rules: StatusRules) {
+  const account = async (address: string): Promise<Account> => {
+    const found = await registry.findAccount(normaliseEmail(address) ?? address.trim());
+    if (!found) throw errors.accountNotFound(address);
+    return found;
+  };
+  return {
+    async approve(barcode: string, match: { admCode: number; kind: unknown; units: unknown }, actor: string, now: Date): Promise<BarcodeSummary> {
+      if (!Number.isInteger(match.admCode) || match.admCode <= 0) throw errors.usage(`${match.admCode} is not a tariff code`);
+      const rule = barcodeRule(match.kind, match.units);
+      if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
+      return registry.approveBarcode(gtin14Of(barcode), { admCode: match.admCode, kind: rule.kind, units: rule.units }, actor, now, rules);
+    },
+    revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> => registry.revokeBarcode(gtin14Of(barcode), actor, now, rules),
+    blockAccount: async (address: string, blocked: boolean, actor: string, now: Date): Promise<Account> => registry.setBlocked((await account(address)).email, blocked, actor, now, rules),
+    async blockContributor(address: string, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void> {
+      await registry.setContributorBlocked((await account(address)).id, contributorRef.trim(), blocked, actor, now, rules);
+    },
+  };
+}
