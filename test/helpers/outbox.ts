@@ -21,3 +21,15 @@ export async function signInLinkIn(raw: Buffer | string): Promise<string> {
   if (!link) throw new Error('no sign-in link in the message');
   return link;
 }
+
+/** How many messages `<data-dir>/outbox` holds. */
+export const messageCount = (dataDir: string): number => messagesIn(join(dataDir, 'outbox')).length;
+
+/** Message number `atLeast` (1-based, in arrival order) of the outbox, once it arrived, decoded. */
+export async function messageNumber(dataDir: string, atLeast: number): Promise<{ to: string; subject: string; text: string }> {
+  const dir = join(dataDir, 'outbox');
+  await waitFor(() => messagesIn(dir).length >= atLeast, `message ${atLeast} in ${dir}`);
+  const mail = await simpleParser(readFileSync(join(dir, messagesIn(dir)[atLeast - 1]!)));
+  const to = Array.isArray(mail.to) ? mail.to[0]!.text : mail.to?.text ?? '';
+  return { to, subject: mail.subject ?? '', text: mail.text ?? '' };
+}
