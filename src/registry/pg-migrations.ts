@@ -1,3 +1,5 @@
+import { signUpSchema } from './sign-up-schema.ts';
+
 /**
  * The registry's schema on PostgreSQL, version for version the same as SQLITE_MIGRATIONS
  * (timestamps are ISO 8601 text in UTC on both, so they compare and round-trip alike).
@@ -93,25 +95,5 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (key, period_start)
   );
   `,
-  `
-  ALTER TABLE accounts ADD COLUMN organisation TEXT;
-  ALTER TABLE accounts ADD COLUMN rules_version TEXT;
-  ALTER TABLE accounts ADD COLUMN rules_accepted_at TEXT;
-  ALTER TABLE accounts ADD COLUMN admin BOOLEAN NOT NULL DEFAULT false;
-  CREATE TABLE sign_ups (
-    id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    email TEXT NOT NULL,
-    type TEXT NOT NULL CHECK (type IN ('User', 'Supplier', 'Integration')),
-    organisation TEXT NOT NULL,
-    rules_version TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL,
-    expires_at TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'unconfirmed' CHECK (status IN ('unconfirmed', 'awaiting_approval', 'approved', 'refused', 'created', 'existed')),
-    confirmed_at TEXT,
-    decided_at TEXT,
-    decided_by TEXT
-  );
-  CREATE INDEX sign_ups_status ON sign_ups (status, created_at);
-  `,
+  signUpSchema({ identity: 'INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY', false: 'BOOLEAN NOT NULL DEFAULT false' }),
 ];

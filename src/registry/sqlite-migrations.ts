@@ -1,3 +1,5 @@
+import { signUpSchema } from './sign-up-schema.ts';
+
 /**
  * The registry's schema, one entry per version, applied in order at start. Never edit an entry
  * that has shipped: add a new one.
@@ -100,24 +102,4 @@ SQLITE_MIGRATIONS.push(`
 `);
 
 /** Version 4: self-service sign-up (with the usage rules accepted) and administrators. */
-SQLITE_MIGRATIONS.push(`
-  ALTER TABLE accounts ADD COLUMN organisation TEXT;
-  ALTER TABLE accounts ADD COLUMN rules_version TEXT;
-  ALTER TABLE accounts ADD COLUMN rules_accepted_at TEXT;
-  ALTER TABLE accounts ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
-  CREATE TABLE sign_ups (
-    id INTEGER PRIMARY KEY,
-    email TEXT NOT NULL,
-    type TEXT NOT NULL CHECK (type IN ('User', 'Supplier', 'Integration')),
-    organisation TEXT NOT NULL,
-    rules_version TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL,
-    expires_at TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'unconfirmed' CHECK (status IN ('unconfirmed', 'awaiting_approval', 'approved', 'refused', 'created', 'existed')),
-    confirmed_at TEXT,
-    decided_at TEXT,
-    decided_by TEXT
-  );
-  CREATE INDEX sign_ups_status ON sign_ups (status, created_at);
-`);
+SQLITE_MIGRATIONS.push(signUpSchema({ identity: 'INTEGER PRIMARY KEY', false: 'INTEGER NOT NULL DEFAULT 0' }));

@@ -1,48 +1,30 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { messageCount, messageNumber } from '../helpers/outbox.ts';
-import { publishRealReleases } from '../helpers/real-releases.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveRealReleases } from '../helpers/real-releases.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = join(REPO, 'test-artifacts', 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-// CI installs Debian's Chromium (.ci/run): there a missing browser fails the suite.
-const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
+const available = chromiumAvailable;
 
 let browser: Browser;
-let service: ServeProcess;
-let dataDir: string;
-const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+const stand = serveRealReleases({});
+const cli = (args: string[]) => runCli([...args, '--data-dir', stand.dataDir]);
 const checkedPages = new Set<string>();
 
 beforeAll(async () => {
   if (!available) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
-  dataDir = await mkdtemp(join(tmpdir(), 'tariff-self-service-'));
-  await publishRealReleases(dataDir);
   expect((await cli(['accounts', 'create', 'moderazione@example.it', '--type', 'User'])).status).toBe(0);
   expect((await cli(['accounts', 'admin', 'moderazione@example.it'])).stdout).toContain('is an administrator');
-  service = await startServe(['serve', '--data-dir', dataDir]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 /**
@@ -62,7 +44,7 @@ async function check(page: Page, name: string): Promise<void> {
 
 /** Follows the link of mail number `n` that goes to `path`. */
 async function followMail(page: Page, n: number, path: string): Promise<void> {
-  const mail = await messageNumber(dataDir, n);
+  const mail = await messageNumber(stand.dataDir, n);
   const link = new RegExp(`https?://\\S+${path}\\?t=[A-Za-z0-9_-]+`).exec(mail.text)?.[0];
   expect(link, `a ${path} link in mail ${n} (${mail.subject})`).toBeDefined();
   await page.goto(link!);
@@ -70,14 +52,14 @@ async function followMail(page: Page, n: number, path: string): Promise<void> {
 
 async function signIn(context: BrowserContext, email: string): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${service.url}/accedi`);
+  await page.goto(`${stand.service.url}/accedi`);
   await page.getByLabel('Indirizzo e-mail').fill(email);
-  const before = messageCount(dataDir);
+  const before = messageCount(stand.dataDir);
   await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
   await page.locator('p.notice').waitFor();
   await followMail(page, before + 1, '/accesso');
   await page.getByRole('button', { name: 'Accedi' }).click();
-  await page.waitForURL(`${service.url}/account`);
+  await page.waitForURL(`${stand.service.url}/account`);
   return page;
 }
 
@@ -91,7 +73,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
   it('signs up with the usage rules, confirms by e-mail, creates a key and lists its submissions page by page', async () => {
     const context = await newContext();
     const page = await context.newPage();
-    await page.goto(`${service.url}/accedi`);
+    await page.goto(`${stand.service.url}/accedi`);
     await check(page, '01-accedi');
     await page.getByRole('link', { name: 'Registrati' }).click();
     await page.getByRole('heading', { name: "Regole d'uso" }).waitFor();
@@ -99,7 +81,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await page.getByLabel('Indirizzo e-mail').fill('tabaccheria.bianchi@example.it');
     await page.getByLabel('Organizzazione').fill('Tabaccheria Bianchi');
     await page.getByLabel(/^Utente/).check();
-    const before = messageCount(dataDir);
+    const before = messageCount(stand.dataDir);
     await page.getByRole('button', { name: 'Registrati' }).click();
     // The rules must be accepted: the browser refuses the form until they are.
     expect(await page.getByLabel(/Ho letto e accetto/).evaluate((box: HTMLInputElement) => box.validity.valueMissing)).toBe(true);
@@ -111,7 +93,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await followMail(page, before + 1, '/conferma-registrazione');
     await check(page, '04-conferma-registrazione');
     await page.getByRole('button', { name: 'Conferma la registrazione' }).click();
-    await page.waitForURL(`${service.url}/account?benvenuto=1`);
+    await page.waitForURL(`${stand.service.url}/account?benvenuto=1`);
     expect(await page.getByRole('status').textContent()).toContain('Benvenuto');
     await check(page, '05-account-nuovo');
     const accounts = JSON.parse((await cli(['accounts', 'list', '--json'])).stdout) as { email: string; organisation: string; rulesVersion: string }[];
@@ -123,10 +105,10 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await check(page, '05b-nuova-chiave');
     // 51 barcodes of a real cigar code, sent as a shop's till would.
     const items = Array.from({ length: 51 }, (_, i) => ({ barcode: ean13(`80012345${String(i).padStart(4, '0')}`), admCode: 20663 }));
-    const sent = await fetch(`${service.url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+    const sent = await fetch(`${stand.service.url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
     expect((await sent.json()).accepted).toBe(51);
 
-    await page.goto(`${service.url}/account`);
+    await page.goto(`${stand.service.url}/account`);
     await page.getByRole('link', { name: 'Le mie segnalazioni' }).click();
     expect(await page.locator('#submissions tbody tr').count()).toBe(50);
     expect(await page.locator('#submissions td[data-status="to_confirm"]').count()).toBe(50);
@@ -134,7 +116,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await page.getByRole('link', { name: 'Meno recenti →' }).click();
     expect(await page.locator('#submissions tbody tr').count()).toBe(1);
     // Looking at them spends no read: the quota is still whole but for nothing at all.
-    const me = await (await fetch(`${service.url}/v1/me`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const me = await (await fetch(`${stand.service.url}/v1/me`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(me.limits.read.used).toBe(1);
     await context.close();
   });
@@ -143,12 +125,12 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     const context = await newContext();
     const page = await context.newPage();
     for (const [email, organisation] of [['cassa@software.example.it', 'Software Cassa Srl'], ['dubbia@software.example.it', 'Dubbia Srl']]) {
-      await page.goto(`${service.url}/registrati`);
+      await page.goto(`${stand.service.url}/registrati`);
       await page.getByLabel('Indirizzo e-mail').fill(email!);
       await page.getByLabel('Organizzazione').fill(organisation!);
       await page.getByLabel(/^Integrazione/).check();
       await page.getByLabel(/Ho letto e accetto/).check();
-      const before = messageCount(dataDir);
+      const before = messageCount(stand.dataDir);
       await page.getByRole('button', { name: 'Registrati' }).click();
       await page.getByRole('heading', { name: 'Controlla la posta' }).waitFor();
       await followMail(page, before + 1, '/conferma-registrazione');
@@ -164,17 +146,17 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await admin.locator('tr[data-sign-up="cassa@software.example.it"]').getByRole('button', { name: 'Approva…' }).click();
     expect(await admin.locator('form.card p').first().textContent()).toContain('Approvare la registrazione di cassa@software.example.it (Software Cassa Srl)?');
     await check(admin, '09-conferma-approvazione');
-    const mails = messageCount(dataDir);
+    const mails = messageCount(stand.dataDir);
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Registrazione approvata');
-    expect((await messageNumber(dataDir, mails + 1)).subject).toBe('Il tuo account è attivo');
+    expect((await messageNumber(stand.dataDir, mails + 1)).subject).toBe('Il tuo account è attivo');
     expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).toContain('cassa@software.example.it');
 
     await admin.locator('tr[data-sign-up="dubbia@software.example.it"]').getByRole('button', { name: 'Rifiuta…' }).click();
     await check(admin, '09c-conferma-rifiuto');
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Registrazione rifiutata');
-    expect((await messageNumber(dataDir, mails + 2)).subject).toBe('La tua registrazione non è stata approvata');
+    expect((await messageNumber(stand.dataDir, mails + 2)).subject).toBe('La tua registrazione non è stata approvata');
     expect(await admin.locator('#sign-ups').textContent()).toContain('Nessuna registrazione in attesa.');
     expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).not.toContain('dubbia@software.example.it');
     await context.close();
@@ -183,7 +165,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
 
   it('moderates barcodes, accounts and points of sale, each confirmed, each in the audit log; a non-administrator finds no desk', async () => {
     const admin = await signIn(await newContext(), 'moderazione@example.it');
-    await admin.goto(`${service.url}/moderazione`);
+    await admin.goto(`${stand.service.url}/moderazione`);
     const first = ean13('800123450000');
     const card = admin.locator(`article[data-barcode="${first}"]`);
     // Approve with another match than the one voted: the shop's own submission becomes "outvoted".
@@ -226,10 +208,10 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
 
     const shop = await signIn(await newContext(), 'tabaccheria.bianchi@example.it');
     // Submitted in one batch (one instant), they are listed in barcode order: the first is on page 1.
-    await shop.goto(`${service.url}/account/segnalazioni`);
+    await shop.goto(`${stand.service.url}/account/segnalazioni`);
     expect(await shop.locator(`tr[data-barcode="${first}"] td[data-status]`).getAttribute('data-status')).toBe('outvoted');
     expect(await shop.locator(`tr[data-barcode="${second}"] td[data-status]`).getAttribute('data-status')).toBe('revoked');
-    await shop.goto(`${service.url}/moderazione`);
+    await shop.goto(`${stand.service.url}/moderazione`);
     await shop.getByRole('heading', { name: 'Pagina non trovata' }).waitFor();
     await check(shop, '12-moderazione-non-amministratore');
     await shop.context().close();
@@ -238,7 +220,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
   it('checks the remaining pages for accessibility', async () => {
     const page = await (await newContext()).newPage();
     for (const [path, name] of [['/aggiornamenti', '13-aggiornamenti'], ['/aggiornamenti/20260801.1', '14-rilascio'], ['/accesso?t=scaduto', '15-link-non-valido']] as const) {
-      await page.goto(`${service.url}${path}`);
+      await page.goto(`${stand.service.url}${path}`);
       await check(page, name);
     }
     const shop = await signIn(await newContext(), 'tabaccheria.bianchi@example.it');

@@ -1,19 +1,17 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestSignInLink } from '../helpers/outbox.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = join(REPO, 'test-artifacts', 'screenshots');
-// CI installs Debian's Chromium (.ci/run): there a missing browser fails the suite.
-const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
+const available = chromiumAvailable;
 
 let browser: Browser;
 let service: ServeProcess;
@@ -21,7 +19,6 @@ let dataDir: string;
 
 beforeAll(async () => {
   if (!available) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
   // Kept for the whole file (tempDir's are removed after each test): the service reads it throughout.
   dataDir = await mkdtemp(join(tmpdir(), 'tariff-browser-'));
   const out = join(dataDir, 'build');
@@ -30,11 +27,7 @@ beforeAll(async () => {
   await runCli(['accounts', 'create', 'tabaccheria.rossi@example.it', '--type', 'User', '--data-dir', dataDir]);
   await runCli(['accounts', 'create', 'attaccante@example.it', '--type', 'User', '--data-dir', dataDir]);
   service = await startServe(['serve', '--data-dir', dataDir]);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
