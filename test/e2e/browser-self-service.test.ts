@@ -223,6 +223,21 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
       await page.goto(`${stand.service.url}${path}`);
       await check(page, name);
     }
+    // A form whose CSRF cookie is gone (403), and the sixth link in an hour for one address (429).
+    await page.goto(`${stand.service.url}/accedi`);
+    await page.context().clearCookies();
+    await page.getByLabel('Indirizzo e-mail').fill('tabaccheria.bianchi@example.it');
+    await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
+    await page.getByRole('heading', { name: 'Richiesta non valida' }).waitFor();
+    await check(page, '17-richiesta-non-valida');
+    for (let i = 0; i < 6; i++) {
+      await page.goto(`${stand.service.url}/accedi`);
+      await page.getByLabel('Indirizzo e-mail').fill('ripetuto@example.it');
+      await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
+      await page.locator('h1').waitFor();
+    }
+    await page.getByRole('heading', { name: 'Troppe richieste' }).waitFor();
+    await check(page, '18-troppe-richieste');
     const shop = await signIn(await newContext(), 'tabaccheria.bianchi@example.it');
     await shop.locator('#keys').getByRole('link', { name: 'Revoca' }).first().click();
     await check(shop, '16-conferma-revoca-chiave');
