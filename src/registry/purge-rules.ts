@@ -3,14 +3,14 @@ export const PURGE_GRACE_MS = 2 * 86_400_000;
 
 /** One kind of expired row: the statement deleting at most `limit` of them (`?` placeholders: cutoff, limit). */
 export interface PurgeRule {
-  name: 'usage_counters' | 'request_limits' | 'sign_in_tokens' | 'sessions' | 'key_forms';
+  name: 'usage_counters' | 'request_limits' | 'sign_in_tokens' | 'sessions' | 'key_forms' | 'sign_ups';
   sql: string;
 }
 
 /**
  * Rows nothing reads once expired: counters and request limits of past periods, sign-in tokens
- * and sessions past their expiry, and the one-time key-form marks of sessions that no longer
- * exist. Each statement deletes a bounded batch (row values in a subquery: SQLite and PostgreSQL
+ * and sessions past their expiry, the one-time key-form marks of sessions that no longer exist,
+ * and sign-ups never confirmed (confirmed and decided ones stay: they record who accepted what). Each statement deletes a bounded batch (row values in a subquery: SQLite and PostgreSQL
  * alike), so a purge never holds the registry for long.
  */
 export const PURGE_RULES: PurgeRule[] = [
@@ -19,6 +19,7 @@ export const PURGE_RULES: PurgeRule[] = [
   { name: 'request_limits', sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start <> 'once' AND period_start < ? LIMIT ?)" },
   { name: 'sign_in_tokens', sql: 'DELETE FROM sign_in_tokens WHERE token_hash IN (SELECT token_hash FROM sign_in_tokens WHERE expires_at < ? LIMIT ?)' },
   { name: 'sessions', sql: 'DELETE FROM sessions WHERE id_hash IN (SELECT id_hash FROM sessions WHERE expires_at < ? LIMIT ?)' },
+  { name: 'sign_ups', sql: "DELETE FROM sign_ups WHERE id IN (SELECT id FROM sign_ups WHERE status = 'unconfirmed' AND expires_at < ? LIMIT ?)" },
   {
     name: 'key_forms',
     sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start = 'once' AND key LIKE 'key-form:%' AND substr(key, 10, 64) NOT IN (SELECT id_hash FROM sessions WHERE expires_at >= ?) LIMIT ?)",

@@ -30,9 +30,17 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
     await r.countRequest(`key-form:${'c'.repeat(64)}:nonce`, 'once', 1);
     await r.countRequest(`key-form:${'d'.repeat(64)}:nonce`, 'once', 1);
 
-    expect(await r.purgeExpired(now, 2)).toEqual({ usage_counters: 2, request_limits: 2, sign_in_tokens: 1, sessions: 1, key_forms: 1 });
-    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 3, request_limits: 1, sign_in_tokens: 0, sessions: 0, key_forms: 0 });
-    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 0, request_limits: 0, sign_in_tokens: 0, sessions: 0, key_forms: 0 });
+    // An unconfirmed sign-up long expired goes; a live one, and a confirmed one, stay.
+    await r.createSignUp({ email: 'viva@example.it', type: 'User', organisation: 'V', rulesVersion: 'r', tokenHash: '5'.repeat(64), expiresAt: new Date('2026-11-22T11:00:00Z') }, now);
+    await r.createSignUp({ email: 'vecchia@example.it', type: 'User', organisation: 'O', rulesVersion: 'r', tokenHash: '6'.repeat(64), expiresAt: new Date('2026-11-10T11:00:00Z') }, old);
+    await r.createSignUp({ email: 'confermata@example.it', type: 'User', organisation: 'C', rulesVersion: 'r', tokenHash: '7'.repeat(64), expiresAt: new Date('2026-11-10T11:00:00Z') }, old);
+    await r.confirmSignUp('7'.repeat(64), [], old);
+
+    expect(await r.purgeExpired(now, 2)).toEqual({ usage_counters: 2, request_limits: 2, sign_in_tokens: 1, sessions: 1, key_forms: 1, sign_ups: 1 });
+    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 3, request_limits: 1, sign_in_tokens: 0, sessions: 0, key_forms: 0, sign_ups: 0 });
+    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 0, request_limits: 0, sign_in_tokens: 0, sessions: 0, key_forms: 0, sign_ups: 0 });
+    expect(await r.signUpUsable('5'.repeat(64), now)).toBe(true);
+    expect(await r.findAccount('confermata@example.it')).not.toBeNull();
     // What is live is untouched: today's reads, this hour's limit, the valid token, the session and its form mark.
     expect(await r.usage(account.id, 'read', '2026-11-22T00:00:00.000Z')).toBe(3);
     expect((await r.countRequest('sign-in:client:10.0.0.9', '2026-11-22T10:00:00.000Z', 1)).allowed).toBe(false);
