@@ -123,6 +123,8 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     if (problem) throw errors.syncVerifyFailed(url, problem);
     await rename(unpacked, join(dest, name));
     await writeSyncState(dest, { ...checked, installed: { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() } });
+    // Another format installed before (the till switched formats): its file is no longer kept current.
+    if (installed && installed.file !== name) await rm(join(dest, installed.file), { force: true });
     return { status: 'updated', version: manifest.version, previousVersion: installed?.version ?? null, file: join(dest, name), sha256, reads, bytes };
   } finally {
     await rm(unpacked, { force: true });

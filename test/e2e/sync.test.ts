@@ -154,6 +154,9 @@ describe('tariff sync usage', () => {
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain('--key-file /nonexistent: cannot read it (ENOENT)');
     const key = readFileSync(await keyFile(), 'utf8').trim();
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+    // Switching formats replaces the installed file: the old one would go stale unnoticed.
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'sqlite', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+    expect([existsSync(join(dest, 'dataset.json')), existsSync(join(dest, 'dataset.sqlite'))]).toEqual([false, true]);
   });
 });
 
