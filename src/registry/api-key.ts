@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret, sha256Hex } from '../util/digests.ts';
 
 /** Every key starts with this, so leaked keys are easy to recognise and scan for. */
 export const KEY_PREFIX = 'ttd_';
@@ -22,16 +23,12 @@ export function generateApiKey(): NewApiKey {
 
 /** SHA-256 of the key, hex: what the registry stores and looks keys up by. */
 export function fingerprintOf(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 export function looksLikeApiKey(value: string): boolean {
   return KEY_FORMAT.test(value);
 }
 
-/** Constant-time comparison of two fingerprints (hex strings of equal length). */
-export function sameFingerprint(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
+/** Constant-time comparison of two fingerprints. */
+export const sameFingerprint = (a: string, b: string): boolean => sameSecret(a, b);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip, gzipSync } from 'node:zlib';
 
@@ -26,6 +25,4 @@ export function gunzip(data: Uint8Array, maxBytes = 2 * 1024 ** 3): Buffer {
   return gunzipSync(data, { maxOutputLength: maxBytes });
 }
 
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { sha256Hex } from '../util/digests.ts';

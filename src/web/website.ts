@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret, sha256Hex as sha256 } from '../util/digests.ts';
 import { readFileSync } from 'node:fs';
 import { createKey } from '../registry/create-key.ts';
 import { normaliseEmail } from '../registry/email.ts';
@@ -75,15 +76,7 @@ const STATIC: Record<string, { type: string; body: Buffer }> = {
   '/static/app.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./static/app.js', import.meta.url)) },
 };
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const randomToken = () => randomBytes(32).toString('base64url');
-
-function sameSecret(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false;
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 /**
  * The website (interface spec 2.6 and 5.4), in Italian, server-rendered, working without

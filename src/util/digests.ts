@@ -1,0 +1,17 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** Hex SHA-256: release files, API key fingerprints, sign-in and session tokens. */
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Whether two secrets (tokens, fingerprints) are equal, in time that does not depend on where they
+ * differ. A missing one is never equal; unequal lengths say only that.
+ */
+export function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
