@@ -17,17 +17,26 @@ const barcodes = parseBarcodeList(await readFile(join(inputDir, 'barcodes.csv'),
 const barcodesMs = performance.now() - barcodesStart;
 const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-bench-'));
 const built = await buildRelease({
-  sources, barcodes, date: '2026-11-22', baseUrl: 'http://127.0.0.1:8080/v1', previous: null,
-  allowShrink: false, maxShrink: DEFAULT_MAX_SHRINK, now: () => new Date(), scratchDir,
+  sources,
+  barcodes,
+  date: '2026-11-22',
+  baseUrl: 'http://127.0.0.1:8080/v1',
+  previous: null,
+  allowShrink: false,
+  maxShrink: DEFAULT_MAX_SHRINK,
+  now: () => new Date(),
+  scratchDir,
 });
 const writeStart = performance.now();
 await writeReleaseDir(built, outDir);
 const writeMs = performance.now() - writeStart;
 await rm(scratchDir, { recursive: true, force: true });
-console.log(JSON.stringify({
-  wallMs: performance.now() - start,
-  stages: { ...built.timings, barcodes: barcodesMs, write: writeMs },
-  sizes: Object.fromEntries(Object.entries(built.manifest.files).map(([format, file]) => [format, file.size])),
-  counts: built.manifest.counts,
-  peakRssMb: process.resourceUsage().maxRSS / 1024,
-}));
+console.log(
+  JSON.stringify({
+    wallMs: performance.now() - start,
+    stages: { ...built.timings, barcodes: barcodesMs, write: writeMs },
+    sizes: Object.fromEntries(Object.entries(built.manifest.files).map(([format, file]) => [format, file.size])),
+    counts: built.manifest.counts,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

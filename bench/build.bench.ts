@@ -38,13 +38,22 @@ async function benchGenerated() {
     results.push(JSON.parse(output.trim().split('\n').at(-1)!));
   }
   const stages = Object.keys(results[0].stages);
-  console.log(`bench:build: ${results[0].counts.products} products, ${results[0].counts.barcodes} barcodes, ${RUNS} runs (fresh process each)`);
+  console.log(
+    `bench:build: ${results[0].counts.products} products, ${results[0].counts.barcodes} barcodes, ${RUNS} runs (fresh process each)`,
+  );
   console.log(`  ${'stage'.padEnd(12)} ${'median ms'.padStart(10)} ${'min ms'.padStart(8)} ${'max ms'.padStart(8)}`);
   for (const stage of [...stages, 'wall']) {
     const values = results.map((r) => (stage === 'wall' ? r.wallMs : r.stages[stage]));
-    console.log(`  ${stage.padEnd(12)} ${median(values).toFixed(1).padStart(10)} ${Math.min(...values).toFixed(1).padStart(8)} ${Math.max(...values).toFixed(1).padStart(8)}`);
+    console.log(
+      `  ${stage.padEnd(12)} ${median(values).toFixed(1).padStart(10)} ${Math.min(...values)
+        .toFixed(1)
+        .padStart(8)} ${Math.max(...values)
+        .toFixed(1)
+        .padStart(8)}`,
+    );
   }
-  for (const [format, size] of Object.entries(results[0].sizes)) console.log(`  size ${format.padEnd(7)} ${(Number(size) / 1024).toFixed(1)} KiB compressed`);
+  for (const [format, size] of Object.entries(results[0].sizes))
+    console.log(`  size ${format.padEnd(7)} ${(Number(size) / 1024).toFixed(1)} KiB compressed`);
   const peak = results.map((r) => r.peakRssMb);
   console.log(`  peak RSS     median ${median(peak).toFixed(0)} MB, max ${Math.max(...peak).toFixed(0)} MB`);
   // The same build through the real command line, process start-up and module loading included.
@@ -52,13 +61,30 @@ async function benchGenerated() {
   const cliWall: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const start = performance.now();
-    execFileSync(process.execPath, [cli, 'build', '--source', join(work, 'input', 'tariff'), '--barcodes', join(work, 'input', 'barcodes.csv'), '--out', join(work, 'cli-out'), '--date', '2026-11-22'], { stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [
+        cli,
+        'build',
+        '--source',
+        join(work, 'input', 'tariff'),
+        '--barcodes',
+        join(work, 'input', 'barcodes.csv'),
+        '--out',
+        join(work, 'cli-out'),
+        '--date',
+        '2026-11-22',
+      ],
+      { stdio: 'ignore' },
+    );
     cliWall.push(performance.now() - start);
   }
   console.log(`  tariff build (whole CLI process) median ${median(cliWall).toFixed(0)} ms, max ${Math.max(...cliWall).toFixed(0)} ms`);
   const wall = median(results.map((r) => r.wallMs));
   const whole = median(cliWall);
-  console.log(`  target: whole build < 3000 ms → ${whole < 3000 ? 'met' : 'MISSED'} (${whole.toFixed(0)} ms CLI, ${wall.toFixed(0)} ms in-process); peak RSS < 400 MB → ${Math.max(...peak) < 400 ? 'met' : 'MISSED'} (${Math.max(...peak).toFixed(0)} MB)`);
+  console.log(
+    `  target: whole build < 3000 ms → ${whole < 3000 ? 'met' : 'MISSED'} (${whole.toFixed(0)} ms CLI, ${wall.toFixed(0)} ms in-process); peak RSS < 400 MB → ${Math.max(...peak) < 400 ? 'met' : 'MISSED'} (${Math.max(...peak).toFixed(0)} MB)`,
+  );
 }
 
 /** The real list, each run: pdftotext, our reader in a fresh process (cold, then warm), the whole CLI build. */
@@ -68,26 +94,44 @@ async function benchRealList() {
   const cli = fileURLToPath(new URL('../bin/tariff.js', import.meta.url));
   const rows: { pdftotext: number; cold: number; warm: number; cli: number; rss: number }[] = [];
   console.log(`\nbench:build, the authority's real list (47 pages, 2,821 rows), ${RUNS} runs side by side`);
-  console.log(`  ${'run'.padEnd(4)} ${'pdftotext'.padStart(10)} ${'ours cold'.padStart(10)} ${'ours warm'.padStart(10)} ${'warm ratio'.padStart(11)} ${'tariff build'.padStart(13)}`);
+  console.log(
+    `  ${'run'.padEnd(4)} ${'pdftotext'.padStart(10)} ${'ours cold'.padStart(10)} ${'ours warm'.padStart(10)} ${'warm ratio'.padStart(11)} ${'tariff build'.padStart(13)}`,
+  );
   for (let run = 0; run < RUNS; run++) {
     const t0 = performance.now();
     execFileSync('pdftotext', ['-layout', pdf, join(work, 'list.txt')]);
     const pdftotext = performance.now() - t0;
-    const result = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', once, pdf, '3'], { encoding: 'utf8' }).trim().split('\n').at(-1)!);
+    const result = JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', once, pdf, '3'], { encoding: 'utf8' }).trim().split('\n').at(-1)!,
+    );
     const t1 = performance.now();
-    execFileSync(process.execPath, [cli, 'build', '--source', pdf, '--out', join(work, 'real-out'), '--date', '2026-11-22', '--data-dir', join(work, 'data')], { stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [cli, 'build', '--source', pdf, '--out', join(work, 'real-out'), '--date', '2026-11-22', '--data-dir', join(work, 'data')],
+      { stdio: 'ignore' },
+    );
     const cliMs = performance.now() - t1;
     const row = { pdftotext, cold: result.coldMs, warm: median(result.warmMs), cli: cliMs, rss: result.peakRssMb };
     rows.push(row);
-    console.log(`  ${String(run + 1).padEnd(4)} ${row.pdftotext.toFixed(0).padStart(8)}ms ${row.cold.toFixed(0).padStart(8)}ms ${row.warm.toFixed(0).padStart(8)}ms ${(row.warm / row.pdftotext).toFixed(2).padStart(10)}× ${row.cli.toFixed(0).padStart(11)}ms`);
+    console.log(
+      `  ${String(run + 1).padEnd(4)} ${row.pdftotext.toFixed(0).padStart(8)}ms ${row.cold.toFixed(0).padStart(8)}ms ${row.warm.toFixed(0).padStart(8)}ms ${(row.warm / row.pdftotext).toFixed(2).padStart(10)}× ${row.cli.toFixed(0).padStart(11)}ms`,
+    );
   }
   const warmRatios = rows.map((r) => r.warm / r.pdftotext);
   const coldRatios = rows.map((r) => r.cold / r.pdftotext);
   const cliMs = rows.map((r) => r.cli);
-  console.log(`  pdftotext -layout   median ${median(rows.map((r) => r.pdftotext)).toFixed(0)} ms (range ${range(rows.map((r) => r.pdftotext))})`);
-  console.log(`  our reader, warm    median ${median(rows.map((r) => r.warm)).toFixed(0)} ms (range ${range(rows.map((r) => r.warm))}); ${median(warmRatios).toFixed(2)}× pdftotext (range ${range(warmRatios, 2)})`);
-  console.log(`  our reader, cold    median ${median(rows.map((r) => r.cold)).toFixed(0)} ms (range ${range(rows.map((r) => r.cold))}); ${median(coldRatios).toFixed(2)}× pdftotext (range ${range(coldRatios, 2)})`);
+  console.log(
+    `  pdftotext -layout   median ${median(rows.map((r) => r.pdftotext)).toFixed(0)} ms (range ${range(rows.map((r) => r.pdftotext))})`,
+  );
+  console.log(
+    `  our reader, warm    median ${median(rows.map((r) => r.warm)).toFixed(0)} ms (range ${range(rows.map((r) => r.warm))}); ${median(warmRatios).toFixed(2)}× pdftotext (range ${range(warmRatios, 2)})`,
+  );
+  console.log(
+    `  our reader, cold    median ${median(rows.map((r) => r.cold)).toFixed(0)} ms (range ${range(rows.map((r) => r.cold))}); ${median(coldRatios).toFixed(2)}× pdftotext (range ${range(coldRatios, 2)})`,
+  );
   console.log(`  peak RSS of the reading process: median ${median(rows.map((r) => r.rss)).toFixed(0)} MB`);
   console.log(`  tariff build of the real list (whole CLI process) median ${median(cliMs).toFixed(0)} ms (range ${range(cliMs)})`);
-  console.log(`  targets: reading ≤ 3× pdftotext → ${median(warmRatios) <= 3 && Math.max(...warmRatios) <= 3 ? 'met' : median(warmRatios) <= 3 ? 'met in the median, not in every run' : 'MISSED'}; whole build < 2500 ms → ${Math.max(...cliMs) < 2500 ? 'met' : median(cliMs) < 2500 ? 'met in the median, not in every run' : 'MISSED'}`);
+  console.log(
+    `  targets: reading ≤ 3× pdftotext → ${median(warmRatios) <= 3 && Math.max(...warmRatios) <= 3 ? 'met' : median(warmRatios) <= 3 ? 'met in the median, not in every run' : 'MISSED'}; whole build < 2500 ms → ${Math.max(...cliMs) < 2500 ? 'met' : median(cliMs) < 2500 ? 'met in the median, not in every run' : 'MISSED'}`,
+  );
 }

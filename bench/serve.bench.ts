@@ -39,8 +39,15 @@ try {
   // A realistic release: the generated tariff, whose SQLite file compresses to about 1.5 MB.
   const generated = generateTariff({ products: 12_000, barcodes: 125_000, effectiveFrom: '2026-11-01' });
   const built = await buildRelease({
-    sources: generated.documents, barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'), date: '2026-11-22', baseUrl: 'http://127.0.0.1/v1',
-    previous: null, allowShrink: false, maxShrink: 0.2, now: () => new Date(), scratchDir: work,
+    sources: generated.documents,
+    barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'),
+    date: '2026-11-22',
+    baseUrl: 'http://127.0.0.1/v1',
+    previous: null,
+    allowShrink: false,
+    maxShrink: 0.2,
+    now: () => new Date(),
+    scratchDir: work,
   });
   const dataDir = join(work, 'var');
   await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
@@ -50,15 +57,24 @@ try {
   const registryPath = join(dataDir, 'registry.sqlite');
   const keys = await createAccounts(registryPath, ACCOUNTS);
   // The same accounts and keys in a PostgreSQL registry (its own schema), for the side-by-side run.
-  const postgresUrl = process.env.TARIFF_BENCH_POSTGRES_URL ?? execFileSync('bash', [fileURLToPath(new URL('../scripts/start-postgres.sh', import.meta.url))], { encoding: 'utf8' }).trim();
+  const postgresUrl =
+    process.env.TARIFF_BENCH_POSTGRES_URL ??
+    execFileSync('bash', [fileURLToPath(new URL('../scripts/start-postgres.sh', import.meta.url))], { encoding: 'utf8' }).trim();
   const schema = `bench_${process.pid}`;
   const pgRegistryUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
   await copyAccountsToPostgres(registryPath, pgRegistryUrl);
 
   // The service twice: one process, and one worker per core (--workers 2), as deployed on this machine.
-  const single = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18181'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const pair = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18183', '--workers', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const onPostgres = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18184'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, TARIFF_REGISTRY: pgRegistryUrl } });
+  const single = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18181'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const pair = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18183', '--workers', '2'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const onPostgres = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18184'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, TARIFF_REGISTRY: pgRegistryUrl },
+  });
   children.push(single, pair, onPostgres);
   const nginxPort = 18182;
   const nginx = await startNginx(join(work, 'nginx'), nginxPort, file);
@@ -69,7 +85,9 @@ try {
   await waitFor(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`);
   const nginxEtag = (await fetch(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, { method: 'HEAD' })).headers.get('etag')!;
 
-  console.log(`bench:serve: ${DURATION} s per run, ${CONNECTIONS} connections, wrk with one thread, file ${(file.length / 1024 / 1024).toFixed(2)} MB, ${ACCOUNTS} accounts`);
+  console.log(
+    `bench:serve: ${DURATION} s per run, ${CONNECTIONS} connections, wrk with one thread, file ${(file.length / 1024 / 1024).toFixed(2)} MB, ${ACCOUNTS} accounts`,
+  );
   const rows: [string, Result, Result | null][] = [];
   const resetQuotas = async () => {
     new Database(registryPath).exec('DELETE FROM usage_counters');
@@ -79,7 +97,11 @@ try {
     // nginx gets the same requests, Authorization header included (it ignores it), so the load
     // generator does the same work in every column.
     const theirs = nginxHeaders ? await load(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, keys, nginxHeaders) : null;
-    for (const [label, port] of [['1 process', 18181], ['2 workers', 18183], ['PostgreSQL', 18184]] as const) {
+    for (const [label, port] of [
+      ['1 process', 18181],
+      ['2 workers', 18183],
+      ['PostgreSQL', 18184],
+    ] as const) {
       await resetQuotas();
       rows.push([`${name} (${label})`, await load(`http://127.0.0.1:${port}${path}`, keys, headers), theirs]);
     }
@@ -89,20 +111,39 @@ try {
   await scenario('/v1/version', '/v1/version', {}, null);
 
   const rss = [memoryOf(single.pid!), ...workerPids(pair.pid!).map(memoryOf), memoryOf(onPostgres.pid!)];
-  console.log(`\n${'scenario'.padEnd(26)} ${'tariff req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'nginx req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}`);
+  console.log(
+    `\n${'scenario'.padEnd(26)} ${'tariff req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'nginx req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}`,
+  );
   for (const [name, ours, theirs] of rows) {
-    const cells = [name.padEnd(26), ours.rps.toFixed(0).padStart(12), ours.p50.toFixed(1).padStart(7), ours.p99.toFixed(1).padStart(7), String(ours.errors).padStart(7)];
-    if (theirs) cells.push(theirs.rps.toFixed(0).padStart(12), theirs.p50.toFixed(1).padStart(7), theirs.p99.toFixed(1).padStart(7), `${(ours.rps / theirs.rps).toFixed(2)}×`.padStart(6), theirs.errors ? `(nginx errors: ${theirs.errors})` : '');
+    const cells = [
+      name.padEnd(26),
+      ours.rps.toFixed(0).padStart(12),
+      ours.p50.toFixed(1).padStart(7),
+      ours.p99.toFixed(1).padStart(7),
+      String(ours.errors).padStart(7),
+    ];
+    if (theirs)
+      cells.push(
+        theirs.rps.toFixed(0).padStart(12),
+        theirs.p50.toFixed(1).padStart(7),
+        theirs.p99.toFixed(1).padStart(7),
+        `${(ours.rps / theirs.rps).toFixed(2)}×`.padStart(6),
+        theirs.errors ? `(nginx errors: ${theirs.errors})` : '',
+      );
     console.log(cells.join(' '));
   }
-  console.log(`\ntariff serve memory (1 process; each of the 2 workers; on PostgreSQL): ${rss.map((m) => `RSS ${m.rss} MB, peak ${m.peak} MB`).join('; ')}`);
+  console.log(
+    `\ntariff serve memory (1 process; each of the 2 workers; on PostgreSQL): ${rss.map((m) => `RSS ${m.rss} MB, peak ${m.peak} MB`).join('; ')}`,
+  );
   await withPostgres(pgRegistryUrl, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
   const ratio = (name: string) => {
     const row = rows.find(([label]) => label === name)!;
     return row[1].rps / row[2]!.rps;
   };
   for (const label of ['1 process', '2 workers', 'PostgreSQL']) {
-    console.log(`target (${label}): full download ≥ 1.0× nginx → ${ratio(`download (${label})`) >= 1 ? 'met' : 'MISSED'} (${ratio(`download (${label})`).toFixed(2)}×); 304 ≥ 0.25× nginx → ${ratio(`304 (${label})`) >= 0.25 ? 'met' : 'MISSED'} (${ratio(`304 (${label})`).toFixed(2)}×)`);
+    console.log(
+      `target (${label}): full download ≥ 1.0× nginx → ${ratio(`download (${label})`) >= 1 ? 'met' : 'MISSED'} (${ratio(`download (${label})`).toFixed(2)}×); 304 ≥ 0.25× nginx → ${ratio(`304 (${label})`) >= 0.25 ? 'met' : 'MISSED'} (${ratio(`304 (${label})`).toFixed(2)}×)`,
+    );
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');
@@ -120,12 +161,17 @@ interface Result {
 /** One bounded wrk run (one thread, like one client machine); with keys, each request carries the next key of the pool. */
 async function load(url: string, keys: string[] | null = null, headers: Record<string, string> = {}): Promise<Result> {
   const script = join(work, `wrk-${Math.random().toString(36).slice(2)}.lua`);
-  const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`).join('\n');
+  const headerLines = Object.entries(headers)
+    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join('\n');
   const rotate = keys
     ? `local keys = {${keys.map((key) => JSON.stringify(key)).join(',')}}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  wrk.headers["Authorization"] = "Bearer " .. keys[(n % #keys) + 1]\n  return wrk.format(nil)\nend\n`
     : '';
   await writeFile(script, `${headerLines}\n${rotate}`);
-  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', '-s', script, url], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', '-s', script, url], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const ms = (label: string) => {
     const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(output);
     if (!match) return Number.NaN;
@@ -163,7 +209,12 @@ async function createAccounts(path: string, count: number): Promise<string[]> {
 
 /** Installs Debian's packages the bench needs when they are missing (the bench runs as root, like CI). */
 function ensureDebianPackages(): void {
-  const missing = [['/usr/sbin/nginx', 'nginx-light'], ['/usr/bin/wrk', 'wrk']].filter(([path]) => !existsSync(path!)).map(([, name]) => name!);
+  const missing = [
+    ['/usr/sbin/nginx', 'nginx-light'],
+    ['/usr/bin/wrk', 'wrk'],
+  ]
+    .filter(([path]) => !existsSync(path!))
+    .map(([, name]) => name!);
   if (missing.length === 0) return;
   console.log(`installing ${missing.join(', ')} from Debian…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -176,14 +227,29 @@ async function copyAccountsToPostgres(sqlitePath: string, url: string): Promise<
   await (await PgRegistry.open(url)).close();
   const db = new Database(sqlitePath, { readonly: true });
   const accounts = db.prepare('SELECT email, created_at FROM accounts ORDER BY id').all() as { email: string; created_at: string }[];
-  const keyRows = db.prepare('SELECT account_id, fingerprint, prefix, created_at FROM api_keys ORDER BY id').all() as { account_id: number; fingerprint: string; prefix: string; created_at: string }[];
+  const keyRows = db.prepare('SELECT account_id, fingerprint, prefix, created_at FROM api_keys ORDER BY id').all() as {
+    account_id: number;
+    fingerprint: string;
+    prefix: string;
+    created_at: string;
+  }[];
   db.close();
   await withPostgres(url, async (client) => {
-    await client.query("INSERT INTO accounts (email, type, created_at) SELECT e, 'User', c FROM unnest($1::text[], $2::text[]) AS t(e, c)", [accounts.map((a) => a.email), accounts.map((a) => a.created_at)]);
+    await client.query(
+      "INSERT INTO accounts (email, type, created_at) SELECT e, 'User', c FROM unnest($1::text[], $2::text[]) AS t(e, c)",
+      [accounts.map((a) => a.email), accounts.map((a) => a.created_at)],
+    );
     // Account ids are given in the same order on both sides: 1, 2, 3 …
-    await client.query('INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) SELECT a, f, p, $4, c FROM unnest($1::int[], $2::text[], $3::text[], $5::text[]) AS t(a, f, p, c)', [
-      keyRows.map((k) => k.account_id), keyRows.map((k) => k.fingerprint), keyRows.map((k) => k.prefix), 'bench', keyRows.map((k) => k.created_at),
-    ]);
+    await client.query(
+      'INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) SELECT a, f, p, $4, c FROM unnest($1::int[], $2::text[], $3::text[], $5::text[]) AS t(a, f, p, c)',
+      [
+        keyRows.map((k) => k.account_id),
+        keyRows.map((k) => k.fingerprint),
+        keyRows.map((k) => k.prefix),
+        'bench',
+        keyRows.map((k) => k.created_at),
+      ],
+    );
   });
 }
 

@@ -32,8 +32,15 @@ let serve: ChildProcess | null = null;
 try {
   const generated = generateTariff({ products: 10_000, barcodes: 0, effectiveFrom: '2026-11-01' });
   const built = await buildRelease({
-    sources: generated.documents, barcodes: [], date: '2026-11-22', baseUrl: 'http://127.0.0.1/v1', previous: null,
-    allowShrink: false, maxShrink: 0.2, now: () => new Date(), scratchDir: work,
+    sources: generated.documents,
+    barcodes: [],
+    date: '2026-11-22',
+    baseUrl: 'http://127.0.0.1/v1',
+    previous: null,
+    allowShrink: false,
+    maxShrink: 0.2,
+    now: () => new Date(),
+    scratchDir: work,
   });
   const dataDir = join(work, 'var');
   await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
@@ -53,9 +60,13 @@ try {
       key.run(VOTERS + i + 1, generatedKey.fingerprint, generatedKey.displayPrefix, 'bench', at);
       keys.push(generatedKey.key);
     }
-    const barcode = db.prepare("INSERT INTO barcodes (gtin, status, adm_code, kind, units, updated_at) VALUES (?, 'approved', ?, 'pack', 1, ?)");
+    const barcode = db.prepare(
+      "INSERT INTO barcodes (gtin, status, adm_code, kind, units, updated_at) VALUES (?, 'approved', ?, 'pack', 1, ?)",
+    );
     for (let i = 0; i < BARCODES; i++) barcode.run(gtin(i).padStart(14, '0'), 10_000 + (i % 10_000), at);
-    const vote = db.prepare("INSERT INTO votes (gtin, account_id, adm_code, kind, units, barcode_as_sent, submitted_at) VALUES (?, ?, ?, 'pack', 1, ?, ?)");
+    const vote = db.prepare(
+      "INSERT INTO votes (gtin, account_id, adm_code, kind, units, barcode_as_sent, submitted_at) VALUES (?, ?, ?, 'pack', 1, ?, ?)",
+    );
     for (let v = 0; v < VOTES; v++) {
       const b = v % BARCODES;
       vote.run(gtin(b).padStart(14, '0'), 1 + Math.floor(v / BARCODES) * 10_000 + (b % 10_000), 10_000 + (b % 10_000), gtin(b), at);
@@ -64,7 +75,9 @@ try {
   db.close();
   const seeded = ((performance.now() - seedStart) / 1000).toFixed(1);
 
-  serve = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18191'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  serve = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18191'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitFor('http://127.0.0.1:18191/healthz');
 
   const timings: number[] = [];
@@ -76,15 +89,24 @@ try {
     });
     const body = JSON.stringify({ items });
     const start = performance.now();
-    const response = await fetch('http://127.0.0.1:18191/v1/barcodes', { method: 'POST', headers: { authorization: `Bearer ${keys[b % keys.length]}`, 'content-type': 'application/json' }, body });
+    const response = await fetch('http://127.0.0.1:18191/v1/barcodes', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys[b % keys.length]}`, 'content-type': 'application/json' },
+      body,
+    });
     const result = (await response.json()) as { accepted: number };
     timings.push(performance.now() - start);
-    if (response.status !== 200 || result.accepted === 0) throw new Error(`batch ${b}: HTTP ${response.status} ${JSON.stringify(result).slice(0, 200)}`);
+    if (response.status !== 200 || result.accepted === 0)
+      throw new Error(`batch ${b}: HTTP ${response.status} ${JSON.stringify(result).slice(0, 200)}`);
   }
   const sorted = [...timings].sort((a, b) => a - b);
   const at_ = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  console.log(`bench:submit: ${BATCHES} batches of 500 items over HTTP; registry seeded with ${BARCODES} barcodes and ${VOTES} votes in ${seeded} s`);
-  console.log(`  latency: median ${at_(0.5).toFixed(1)} ms, p90 ${at_(0.9).toFixed(1)} ms, p99 ${at_(0.99).toFixed(1)} ms, min ${sorted[0]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`);
+  console.log(
+    `bench:submit: ${BATCHES} batches of 500 items over HTTP; registry seeded with ${BARCODES} barcodes and ${VOTES} votes in ${seeded} s`,
+  );
+  console.log(
+    `  latency: median ${at_(0.5).toFixed(1)} ms, p90 ${at_(0.9).toFixed(1)} ms, p99 ${at_(0.99).toFixed(1)} ms, min ${sorted[0]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
+  );
   console.log(`  target: median < 50 ms → ${at_(0.5) < 50 ? 'met' : 'MISSED'} (${at_(0.5).toFixed(1)} ms)`);
 } finally {
   serve?.kill('SIGTERM');

@@ -18,21 +18,35 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
-const summary = (values: number[], unit: string, digits = 0) => `median ${median(values).toFixed(digits)} ${unit} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+const summary = (values: number[], unit: string, digits = 0) =>
+  `median ${median(values).toFixed(digits)} ${unit} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 
 const work = await mkdtemp(join(tmpdir(), 'tariff-bench-sync-'));
 const dataDir = join(work, 'data');
-const tariff = (args: string[]) => execFileSync(process.execPath, [CLI, ...args, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const tariff = (args: string[]) =>
+  execFileSync(process.execPath, [CLI, ...args, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 let serve: ReturnType<typeof spawn> | null = null;
 try {
   const generated = generateTariff({ products: 10_000, barcodes: 100_000, effectiveFrom: '2026-11-01' });
   await mkdir(join(work, 'input'), { recursive: true });
   for (const doc of generated.documents) await writeFile(join(work, 'input', doc.name), doc.bytes);
   await writeFile(join(work, 'barcodes.csv'), generated.barcodesCsv);
-  tariff(['build', '--source', join(work, 'input'), '--barcodes', join(work, 'barcodes.csv'), '--out', join(work, 'release'), '--date', '2026-11-22']);
+  tariff([
+    'build',
+    '--source',
+    join(work, 'input'),
+    '--barcodes',
+    join(work, 'barcodes.csv'),
+    '--out',
+    join(work, 'release'),
+    '--date',
+    '2026-11-22',
+  ]);
   tariff(['publish', join(work, 'release')]);
 
-  serve = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  serve = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('tariff serve did not start')), 30_000);
     createInterface({ input: serve!.stdout! }).on('line', (line) => {
@@ -57,7 +71,8 @@ try {
   const sync = (format: string, dest: string, key: string) => {
     const start = performance.now();
     const child = spawn(process.execPath, [CLI, 'sync', '--api', api, '--format', format, '--dest', dest, '--key-file', key, '--json'], {
-      env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}` }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -67,19 +82,34 @@ try {
       child.on('exit', (code) => {
         if (code !== 0) return reject(new Error(`tariff sync exited ${code}: ${stderr}`));
         const result = JSON.parse(stdout);
-        resolve({ ms: performance.now() - start, rssMb: Number(/bench-maxrss-kb (\d+)/.exec(stderr)![1]) / 1024, reads: result.reads, status: result.status, bytes: result.bytes });
+        resolve({
+          ms: performance.now() - start,
+          rssMb: Number(/bench-maxrss-kb (\d+)/.exec(stderr)![1]) / 1024,
+          reads: result.reads,
+          status: result.status,
+          bytes: result.bytes,
+        });
       });
     });
   };
   const curl = (path: string, key: string) => {
     const start = performance.now();
-    execFileSync('curl', ['-sSf', '-o', join(work, 'curl.out'), '-H', `X-Api-Key: ${(execFileSync('cat', [key], { encoding: 'utf8' })).trim()}`, `${api}${path}`]);
+    execFileSync('curl', [
+      '-sSf',
+      '-o',
+      join(work, 'curl.out'),
+      '-H',
+      `X-Api-Key: ${execFileSync('cat', [key], { encoding: 'utf8' }).trim()}`,
+      `${api}${path}`,
+    ]);
     return performance.now() - start;
   };
 
   const rows: Record<string, number[]> = {};
   const add = (name: string, value: number) => (rows[name] ??= []).push(value);
-  console.log(`bench:sync: ${generated.documents.length} lists, 10,000 products, 100,000 barcodes, ${RUNS} runs side by side (fresh process each)`);
+  console.log(
+    `bench:sync: ${generated.documents.length} lists, 10,000 products, 100,000 barcodes, ${RUNS} runs side by side (fresh process each)`,
+  );
   for (let run = 0; run < RUNS; run++) {
     for (const format of ['sqlite', 'json', 'docdb']) {
       const dest = join(work, `dest-${run}-${format}`);
@@ -100,13 +130,19 @@ try {
     const key = await keyFile();
     add('curl /version ms', curl('/version', key));
     add('curl sqlite file ms', curl('/dataset.sqlite.gz', key));
-    console.log(`  run ${run + 1}: full sqlite ${rows['full sqlite ms']!.at(-1)!.toFixed(0)} ms, no-op ${rows['no-op ms']!.at(-1)!.toFixed(0)} ms, curl file ${rows['curl sqlite file ms']!.at(-1)!.toFixed(0)} ms`);
+    console.log(
+      `  run ${run + 1}: full sqlite ${rows['full sqlite ms']!.at(-1)!.toFixed(0)} ms, no-op ${rows['no-op ms']!.at(-1)!.toFixed(0)} ms, curl file ${rows['curl sqlite file ms']!.at(-1)!.toFixed(0)} ms`,
+    );
   }
   console.log('');
-  console.log(`  no-op sync (one /version call)   ${summary(rows['no-op ms']!, 'ms')}, reads spent ${median(rows['no-op reads']!)}, peak RSS ${summary(rows['no-op MB']!, 'MB')}`);
+  console.log(
+    `  no-op sync (one /version call)   ${summary(rows['no-op ms']!, 'ms')}, reads spent ${median(rows['no-op reads']!)}, peak RSS ${summary(rows['no-op MB']!, 'MB')}`,
+  );
   console.log(`  curl /v1/version (transfer only) ${summary(rows['curl /version ms']!, 'ms', 1)}`);
   for (const format of ['sqlite', 'json', 'docdb']) {
-    console.log(`  full sync ${format.padEnd(6)} (${median(rows[`full ${format} KiB`]!).toFixed(0)} KiB)  ${summary(rows[`full ${format} ms`]!, 'ms')}, peak RSS ${summary(rows[`full ${format} MB`]!, 'MB')}`);
+    console.log(
+      `  full sync ${format.padEnd(6)} (${median(rows[`full ${format} KiB`]!).toFixed(0)} KiB)  ${summary(rows[`full ${format} ms`]!, 'ms')}, peak RSS ${summary(rows[`full ${format} MB`]!, 'MB')}`,
+    );
   }
   console.log(`  curl dataset.sqlite.gz (transfer only) ${summary(rows['curl sqlite file ms']!, 'ms', 1)}`);
 } finally {

@@ -25,14 +25,21 @@ export function moderationActions(registry: Registry, rules: StatusRules) {
     return found;
   };
   return {
-    async approve(barcode: string, match: { admCode: number; kind: unknown; units: unknown }, actor: string, now: Date): Promise<BarcodeSummary> {
+    async approve(
+      barcode: string,
+      match: { admCode: number; kind: unknown; units: unknown },
+      actor: string,
+      now: Date,
+    ): Promise<BarcodeSummary> {
       if (!Number.isInteger(match.admCode) || match.admCode <= 0) throw errors.usage(`${match.admCode} is not a tariff code`);
       const rule = barcodeRule(match.kind, match.units);
       if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
       return registry.approveBarcode(gtin14Of(barcode), { admCode: match.admCode, kind: rule.kind, units: rule.units }, actor, now, rules);
     },
-    revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> => registry.revokeBarcode(gtin14Of(barcode), actor, now, rules),
-    blockAccount: async (address: string, blocked: boolean, actor: string, now: Date): Promise<Account> => registry.setBlocked((await account(address)).email, blocked, actor, now, rules),
+    revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> =>
+      registry.revokeBarcode(gtin14Of(barcode), actor, now, rules),
+    blockAccount: async (address: string, blocked: boolean, actor: string, now: Date): Promise<Account> =>
+      registry.setBlocked((await account(address)).email, blocked, actor, now, rules),
     async blockContributor(address: string, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void> {
       await registry.setContributorBlocked((await account(address)).id, contributorRef.trim(), blocked, actor, now, rules);
     },

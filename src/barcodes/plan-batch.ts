@@ -42,25 +42,44 @@ export interface BatchPlan {
  * in request order (a later item sees the earlier ones), then the writes that make it so. The
  * registry backends only read the state and apply the plan, so the rules live here once.
  */
-export function planBatch(account: { id: number; type: AccountType }, checks: ItemCheck[], state: BatchState, rules: StatusRules): BatchPlan {
+export function planBatch(
+  account: { id: number; type: AccountType },
+  checks: ItemCheck[],
+  state: BatchState,
+  rules: StatusRules,
+): BatchPlan {
   const votes = new Map<string, VoteWrite>();
   const barcodes = new Map<string, StoredBarcode & { gtin14: string }>();
   const results = checks.map((check, index): SubmissionResult => {
     if (!check.ok) return { index, barcode: check.barcode, outcome: 'rejected', reason: check.reason, status: null };
     const c = check.candidate;
-    const rejected = (reason: SubmissionResult['reason']): SubmissionResult => ({ index, barcode: c.barcode, outcome: 'rejected', reason, status: null });
+    const rejected = (reason: SubmissionResult['reason']): SubmissionResult => ({
+      index,
+      barcode: c.barcode,
+      outcome: 'rejected',
+      reason,
+      status: null,
+    });
     if (c.contributorRef !== null && state.blockedRefs.has(c.contributorRef)) return rejected('contributor_blocked');
     const barcode = state.barcodes.get(c.gtin14);
     if (barcode?.status === 'revoked') return rejected('barcode_revoked');
     const existing = state.votes.get(c.gtin14) ?? [];
     const mine = existing.find((vote) => vote.accountId === account.id);
-    if (barcode && mine && sameMatch(mine, c)) return { index, barcode: c.barcode, outcome: 'unchanged', reason: null, status: barcode.status };
+    if (barcode && mine && sameMatch(mine, c))
+      return { index, barcode: c.barcode, outcome: 'unchanged', reason: null, status: barcode.status };
 
     const match = { admCode: c.admCode, kind: c.kind, units: c.units };
-    const updated = [...existing.filter((vote) => vote.accountId !== account.id), { ...match, accountId: account.id, accountType: account.type, counted: true }];
+    const updated = [
+      ...existing.filter((vote) => vote.accountId !== account.id),
+      { ...match, accountId: account.id, accountType: account.type, counted: true },
+    ];
     state.votes.set(c.gtin14, updated);
     const admin = barcode?.admin ?? null;
-    const computed = barcodeStatus(updated.filter((vote) => vote.counted), admin, rules);
+    const computed = barcodeStatus(
+      updated.filter((vote) => vote.counted),
+      admin,
+      rules,
+    );
     const stored = { status: computed.status, match: computed.match, admin };
     state.barcodes.set(c.gtin14, stored);
     votes.set(c.gtin14, { gtin14: c.gtin14, ...match, contributorRef: c.contributorRef, barcodeAsSent: c.barcode });

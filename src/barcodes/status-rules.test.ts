@@ -34,7 +34,14 @@ describe('barcodeStatus', () => {
   });
 
   const matches = fc.constantFrom<Match>(A, B, { admCode: 2001, kind: 'pack', units: 1 });
-  const votes = fc.array(fc.record({ account: fc.integer({ min: 1, max: 6 }), match: matches, type: fc.constantFrom<AccountType>('User', 'Supplier', 'Integration') }), { maxLength: 20 });
+  const votes = fc.array(
+    fc.record({
+      account: fc.integer({ min: 1, max: 6 }),
+      match: matches,
+      type: fc.constantFrom<AccountType>('User', 'Supplier', 'Integration'),
+    }),
+    { maxLength: 20 },
+  );
 
   it('depends only on the last vote of each account, whatever the order of arrival', () => {
     fc.assert(
@@ -46,20 +53,35 @@ describe('barcodeStatus', () => {
         };
         // Another arrival order with the same last vote per account: earlier votes are shuffled, last ones stay last.
         const lastIndex = new Map(sequence.map((v, i) => [v.account, i]));
-        const earlier = sequence.filter((v, i) => lastIndex.get(v.account) !== i).sort((x, y) => shuffleKey(x.account) - shuffleKey(y.account));
-        const last = sequence.filter((v, i) => lastIndex.get(v.account) === i).sort((x, y) => shuffleKey(y.account + 7) - shuffleKey(x.account + 7));
-        expect(barcodeStatus(finalVotes([...earlier, ...last]), null, DEFAULT_RULES)).toEqual(barcodeStatus(finalVotes(sequence), null, DEFAULT_RULES));
+        const earlier = sequence
+          .filter((v, i) => lastIndex.get(v.account) !== i)
+          .sort((x, y) => shuffleKey(x.account) - shuffleKey(y.account));
+        const last = sequence
+          .filter((v, i) => lastIndex.get(v.account) === i)
+          .sort((x, y) => shuffleKey(y.account + 7) - shuffleKey(x.account + 7));
+        expect(barcodeStatus(finalVotes([...earlier, ...last]), null, DEFAULT_RULES)).toEqual(
+          barcodeStatus(finalVotes(sequence), null, DEFAULT_RULES),
+        );
       }),
     );
   });
 
   it('agrees with a direct reading of the rules', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ match: matches, type: fc.constantFrom<AccountType>('User', 'Supplier', 'Integration') }), { maxLength: 8 }), (list) => {
-        const distinct = new Set(list.map((v) => `${v.match.admCode}/${v.match.kind}/${v.match.units}`));
-        const expected = list.length === 0 ? 'to_confirm' : distinct.size > 1 ? 'conflict' : list.length >= 2 ? 'approved' : 'to_confirm';
-        expect(barcodeStatus(list.map((v) => vote(v.match, v.type)), null, DEFAULT_RULES).status).toBe(expected);
-      }),
+      fc.property(
+        fc.array(fc.record({ match: matches, type: fc.constantFrom<AccountType>('User', 'Supplier', 'Integration') }), { maxLength: 8 }),
+        (list) => {
+          const distinct = new Set(list.map((v) => `${v.match.admCode}/${v.match.kind}/${v.match.units}`));
+          const expected = list.length === 0 ? 'to_confirm' : distinct.size > 1 ? 'conflict' : list.length >= 2 ? 'approved' : 'to_confirm';
+          expect(
+            barcodeStatus(
+              list.map((v) => vote(v.match, v.type)),
+              null,
+              DEFAULT_RULES,
+            ).status,
+          ).toBe(expected);
+        },
+      ),
     );
   });
 });

@@ -10,7 +10,9 @@ describe('checkItem', () => {
       ok: true,
       candidate: { barcode: '08001001001005', gtin14: '08001001001005', admCode: 1001, kind: 'pack', units: 1, contributorRef: null },
     });
-    expect(check({ barcode: '8001001001012', admCode: 1001, kind: 'carton', units: 10, contributorRef: 'pos-1:a_b.c' }, 'Integration')).toMatchObject({ ok: true });
+    expect(
+      check({ barcode: '8001001001012', admCode: 1001, kind: 'carton', units: 10, contributorRef: 'pos-1:a_b.c' }, 'Integration'),
+    ).toMatchObject({ ok: true });
   });
 
   it.each([
@@ -33,7 +35,10 @@ describe('checkItem', () => {
   });
 
   it.each(['', 'a'.repeat(65), 'with space', 'à', 42])('rejects the contributor reference %j of an integration', (ref) => {
-    expect(check({ barcode: '8001001001005', admCode: 1001, contributorRef: ref }, 'Integration')).toMatchObject({ ok: false, reason: 'invalid_contributor_ref' });
+    expect(check({ barcode: '8001001001005', admCode: 1001, contributorRef: ref }, 'Integration')).toMatchObject({
+      ok: false,
+      reason: 'invalid_contributor_ref',
+    });
   });
 
   it('checks in the documented order: barcode before tariff code before kind before units', () => {

@@ -57,5 +57,8 @@ export function checkItem(item: unknown, accountType: AccountType, tariffHas: (a
   const ref = fields.contributorRef ?? null;
   if (ref !== null && accountType !== 'Integration') return reject('contributor_ref_not_allowed');
   if (ref !== null && (typeof ref !== 'string' || !CONTRIBUTOR_REF.test(ref))) return reject('invalid_contributor_ref');
-  return { ok: true, candidate: { barcode, gtin14: gtin.gtin14, admCode, kind: rule.kind, units: rule.units, contributorRef: ref as string | null } };
+  return {
+    ok: true,
+    candidate: { barcode, gtin14: gtin.gtin14, admCode, kind: rule.kind, units: rule.units, contributorRef: ref as string | null },
+  };
 }

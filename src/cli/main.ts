@@ -33,7 +33,12 @@ function requestedCommand(argv: string[]): string | undefined {
   return undefined;
 }
 
-const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => pinnedNow(process.env) ?? new Date() });
+const defaultIo = (): CliIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  now: () => pinnedNow(process.env) ?? new Date(),
+});
 
 /** SOURCE_DATE_EPOCH (reproducible-builds.org) pins the clock, so a rebuild's manifest is byte-identical too. */
 function pinnedNow(env: NodeJS.ProcessEnv): Date | null {
@@ -55,15 +60,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
   let status: ExitStatus = 0;
-  const run: Runner = (action, options) => async (...args) => {
-    const command = args.at(-1) as Command;
-    const ctx = new CommandContext(io, command.optsWithGlobals() as { dataDir: string; json: boolean });
-    try {
-      status = (await action(ctx, ...(args.slice(0, -1) as never))) ?? 0;
-    } catch (error) {
-      status = report(error, ctx, options?.errorExit);
-    }
-  };
+  const run: Runner =
+    (action, options) =>
+    async (...args) => {
+      const command = args.at(-1) as Command;
+      const ctx = new CommandContext(io, command.optsWithGlobals() as { dataDir: string; json: boolean });
+      try {
+        status = (await action(ctx, ...(args.slice(0, -1) as never))) ?? 0;
+      } catch (error) {
+        status = report(error, ctx, options?.errorExit);
+      }
+    };
   const name = requestedCommand(argv);
   const module = name ? COMMAND_MODULES[ALIASES[name] ?? name] : undefined;
   // `tariff --help`, or an unknown command: every command is registered, for the list or the error.
@@ -87,8 +94,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
 function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): ExitStatus {
   const known: TariffError = isTariffError(error)
     ? error
-    : new TariffError('internal_error', `internal error: ${(error as Error)?.stack ?? String(error)}`, 'This is a bug: please report it with the command you ran.');
+    : new TariffError(
+        'internal_error',
+        `internal error: ${(error as Error)?.stack ?? String(error)}`,
+        'This is a bug: please report it with the command you ran.',
+      );
   ctx.io.stderr.write(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`);
-  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`);
+  if (ctx.json)
+    ctx.io.stdout.write(
+      `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,
+    );
   return known.exitCode === 2 ? 2 : (errorExit ?? 1);
 }

@@ -4,18 +4,41 @@ import type { Dataset, Product } from '../dataset/model.ts';
 import { renderDiff } from './render-diff.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode, name: `P${admCode}`, category: 'cigars', pack: 'da 5 pezzi', packQuantity: 5, packUnit: 'pieces',
-  pricePerKgCents: 30000, pricePerPackCents: 600, effectiveFrom: '2026-07-22', ...overrides,
+  admCode,
+  name: `P${admCode}`,
+  category: 'cigars',
+  pack: 'da 5 pezzi',
+  packQuantity: 5,
+  packUnit: 'pieces',
+  pricePerKgCents: 30000,
+  pricePerPackCents: 600,
+  effectiveFrom: '2026-07-22',
+  ...overrides,
 });
 const dataset = (version: string, tariffDate: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
-  schemaVersion: 2, version, tariffDate, source: 'ADM', changesSince: null, products, barcodes, changes: [],
+  schemaVersion: 2,
+  version,
+  tariffDate,
+  source: 'ADM',
+  changesSince: null,
+  products,
+  barcodes,
+  changes: [],
 });
 const codes = Array.from({ length: 300 }, (_, i) => i + 1);
 
 describe('renderDiff', () => {
   it('says a new list date in one line per date pair, not one per product', () => {
-    const older = dataset('20260722.1', '2026-07-22', codes.map((c) => product(c)));
-    const newer = dataset('20261101.1', '2026-11-01', codes.map((c) => product(c, { effectiveFrom: '2026-11-01', ...(c === 7 ? { pricePerPackCents: 650, pack: 'da 10 pezzi' } : {}) })));
+    const older = dataset(
+      '20260722.1',
+      '2026-07-22',
+      codes.map((c) => product(c)),
+    );
+    const newer = dataset(
+      '20261101.1',
+      '2026-11-01',
+      codes.map((c) => product(c, { effectiveFrom: '2026-11-01', ...(c === 7 ? { pricePerPackCents: 650, pack: 'da 10 pezzi' } : {}) })),
+    );
     const text = renderDiff(diffDatasets(older, newer));
     expect(text).toContain('Effective dates (300 products)\n2026-07-22 → 2026-11-01: 300 products');
     // The one real change stays visible, with what it was and is.
@@ -26,7 +49,11 @@ describe('renderDiff', () => {
 
   it('shows the first rows of a long section and counts the rest, or every row when asked', () => {
     const older = dataset('20260722.1', '2026-07-22', []);
-    const newer = dataset('20260722.2', '2026-07-22', codes.map((c) => product(c)));
+    const newer = dataset(
+      '20260722.2',
+      '2026-07-22',
+      codes.map((c) => product(c)),
+    );
     const text = renderDiff(diffDatasets(older, newer), 50);
     expect(text).toContain('Products added (300)');
     expect(text).toContain('… and 250 more (--all or --json shows them)');

@@ -19,33 +19,66 @@ export function renderDiff(diff: DatasetDiff, rowsShown = DIFF_ROWS_SHOWN): stri
     if (rows.length > rowsShown) out.push(`… and ${rows.length - rowsShown} more (--all or --json shows them)`);
   };
   const { products, barcodes } = diff;
-  const productRow = (p: DatasetDiff['products']['added'][number]) => [String(p.admCode), p.name, p.pack, `€ ${formatEuroCents(p.pricePerPackCents)}`];
+  const productRow = (p: DatasetDiff['products']['added'][number]) => [
+    String(p.admCode),
+    p.name,
+    p.pack,
+    `€ ${formatEuroCents(p.pricePerPackCents)}`,
+  ];
   section('Products added', ['code', 'name', 'pack', 'price'], products.added.map(productRow));
   section('Products removed', ['code', 'name', 'pack', 'last price'], products.removed.map(productRow));
-  section('Products renamed', ['code', 'old name', 'new name'], products.renamed.map((r) => [String(r.admCode), r.oldName, r.newName]));
+  section(
+    'Products renamed',
+    ['code', 'old name', 'new name'],
+    products.renamed.map((r) => [String(r.admCode), r.oldName, r.newName]),
+  );
   section(
     'Price changes',
     ['code', 'name', 'old price', 'new price', 'old €/kg', 'new €/kg'],
     products.priceChanged.map((c) => [
-      String(c.admCode), c.name, formatEuroCents(c.oldPricePerPackCents), formatEuroCents(c.newPricePerPackCents),
-      formatEuroCents(c.oldPricePerKgCents), formatEuroCents(c.newPricePerKgCents),
+      String(c.admCode),
+      c.name,
+      formatEuroCents(c.oldPricePerPackCents),
+      formatEuroCents(c.newPricePerPackCents),
+      formatEuroCents(c.oldPricePerKgCents),
+      formatEuroCents(c.newPricePerKgCents),
     ]),
   );
   const others = products.otherChanged
     .map((c) => ({ ...c, fields: c.fields.filter((field) => field !== 'effectiveFrom') }))
     .filter((c) => c.fields.length > 0);
-  section('Other product changes', ['code', 'name', 'what', 'old', 'new'], others.map((c) => [
-    String(c.admCode), c.name, c.fields.join(', '), c.fields.map((f) => String(c.old[f])).join(', '), c.fields.map((f) => String(c.new[f])).join(', '),
-  ]));
+  section(
+    'Other product changes',
+    ['code', 'name', 'what', 'old', 'new'],
+    others.map((c) => [
+      String(c.admCode),
+      c.name,
+      c.fields.join(', '),
+      c.fields.map((f) => String(c.old[f])).join(', '),
+      c.fields.map((f) => String(c.new[f])).join(', '),
+    ]),
+  );
   const dates = redatings(diff);
   if (dates.length > 0) {
     out.push('', `Effective dates (${dates.reduce((sum, d) => sum + d.count, 0)} products)`);
     for (const d of dates) out.push(`${d.from} → ${d.to}: ${d.count} product${d.count === 1 ? '' : 's'}`);
   }
   const match = (b: { admCode: number; kind: string; units: number }) => `${b.admCode} ${b.kind}×${b.units}`;
-  section('Barcodes added', ['barcode', 'match'], barcodes.added.map((b) => [b.barcode, match(b)]));
-  section('Barcodes removed', ['barcode', 'match'], barcodes.removed.map((b) => [b.barcode, match(b)]));
-  section('Barcodes changed', ['barcode', 'old match', 'new match'], barcodes.changed.map((c) => [c.barcode, match(c.old), match(c.new)]));
+  section(
+    'Barcodes added',
+    ['barcode', 'match'],
+    barcodes.added.map((b) => [b.barcode, match(b)]),
+  );
+  section(
+    'Barcodes removed',
+    ['barcode', 'match'],
+    barcodes.removed.map((b) => [b.barcode, match(b)]),
+  );
+  section(
+    'Barcodes changed',
+    ['barcode', 'old match', 'new match'],
+    barcodes.changed.map((c) => [c.barcode, match(c.old), match(c.new)]),
+  );
   return `${out.join('\n')}\n`;
 }
 

@@ -11,12 +11,19 @@ export class StepReporter {
   private readonly active = new Map<string, cliProgress.SingleBar>();
   private readonly silent: boolean;
 
-  constructor(private readonly ctx: CommandContext, quiet = false) {
+  constructor(
+    private readonly ctx: CommandContext,
+    quiet = false,
+  ) {
     this.silent = quiet || ctx.json;
     const stream = ctx.io.stderr as NodeJS.WriteStream;
-    this.bars = !this.silent && stream.isTTY
-      ? new cliProgress.MultiBar({ stream, format: ' {bar} {percentage}% | {label}', hideCursor: true, clearOnComplete: true, stopOnComplete: false }, cliProgress.Presets.shades_classic)
-      : null;
+    this.bars =
+      !this.silent && stream.isTTY
+        ? new cliProgress.MultiBar(
+            { stream, format: ' {bar} {percentage}% | {label}', hideCursor: true, clearOnComplete: true, stopOnComplete: false },
+            cliProgress.Presets.shades_classic,
+          )
+        : null;
   }
 
   /** One line for a finished step, e.g. "fetch: https://…/sigarette.xml changed". */

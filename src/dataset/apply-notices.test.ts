@@ -3,8 +3,23 @@ import type { NoticeChange, SourceNotice } from '../source/source-types.ts';
 import { applyNotices } from './apply-notices.ts';
 import type { Product } from './model.ts';
 
-const product = (admCode: number, name: string, pack: string, pricePerKgCents: number, pricePerPackCents: number, category: Product['category'] = 'cigars'): Product => ({
-  admCode, name, category, pack, packQuantity: null, packUnit: null, pricePerKgCents, pricePerPackCents, effectiveFrom: '2026-07-22',
+const product = (
+  admCode: number,
+  name: string,
+  pack: string,
+  pricePerKgCents: number,
+  pricePerPackCents: number,
+  category: Product['category'] = 'cigars',
+): Product => ({
+  admCode,
+  name,
+  category,
+  pack,
+  packQuantity: null,
+  packUnit: null,
+  pricePerKgCents,
+  pricePerPackCents,
+  effectiveFrom: '2026-07-22',
 });
 const PRODUCTS = [
   product(21825, 'TOSCANO T', 'da 6 sigari', 150000, 4500),
@@ -12,38 +27,88 @@ const PRODUCTS = [
   product(19982, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', 178000, 22250),
   product(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 600, 'cigarettes'),
 ];
-const LIST_DATES = new Map<Product['category'], string>([['cigars', '2026-07-22'], ['cigarettes', '2026-07-22']]);
-const change = (admCode: number | null, name: string, pack: string, from: number, to: number, perPack: number, category: 'cigars' | 'cigarettes' = 'cigars'): NoticeChange => ({
-  feedCategory: category === 'cigars' ? 'sigari' : 'sigarette', category, admCode, name, pack, fromPerKgCents: from, pricePerKgCents: to, pricePerPackCents: perPack, where: `n.pdf page 1 row ${name}`,
+const LIST_DATES = new Map<Product['category'], string>([
+  ['cigars', '2026-07-22'],
+  ['cigarettes', '2026-07-22'],
+]);
+const change = (
+  admCode: number | null,
+  name: string,
+  pack: string,
+  from: number,
+  to: number,
+  perPack: number,
+  category: 'cigars' | 'cigarettes' = 'cigars',
+): NoticeChange => ({
+  feedCategory: category === 'cigars' ? 'sigari' : 'sigarette',
+  category,
+  admCode,
+  name,
+  pack,
+  fromPerKgCents: from,
+  pricePerKgCents: to,
+  pricePerPackCents: perPack,
+  where: `n.pdf page 1 row ${name}`,
 });
-const notice = (effectiveFrom: string, changes: NoticeChange[], source = 'n.pdf'): SourceNotice => ({ source, effectiveFrom, changes, where: source });
+const notice = (effectiveFrom: string, changes: NoticeChange[], source = 'n.pdf'): SourceNotice => ({
+  source,
+  effectiveFrom,
+  changes,
+  where: source,
+});
 
 describe('applyNotices', () => {
   it('applies new prices from the notice date on, by code, and dates the product from the notice', () => {
-    const { products, reports, latest } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])], '2026-08-01');
-    expect(products.find((p) => p.admCode === 1001)).toMatchObject({ pricePerKgCents: 31000, pricePerPackCents: 620, effectiveFrom: '2026-08-01' });
+    const { products, reports, latest } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])],
+      '2026-08-01',
+    );
+    expect(products.find((p) => p.admCode === 1001)).toMatchObject({
+      pricePerKgCents: 31000,
+      pricePerPackCents: 620,
+      effectiveFrom: '2026-08-01',
+    });
     expect(reports).toEqual([expect.objectContaining({ status: 'applied', applied: 1, problems: [] })]);
     expect(latest).toBe('2026-08-01');
     expect(PRODUCTS.find((p) => p.admCode === 1001)!.pricePerKgCents).toBe(30000);
   });
 
   it('waits for the notice date: the day before, nothing changes', () => {
-    const { products, reports, latest } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])], '2026-07-31');
+    const { products, reports, latest } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])],
+      '2026-07-31',
+    );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]).toMatchObject({ status: 'pending', applied: 0 });
     expect(latest).toBeNull();
   });
 
   it('matches a row without a code by name and pack, case and spacing aside', () => {
-    const { products } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-08-01', [change(null, 'Toscano  T', 'da 6 sigari', 150000, 160000, 4800)])], '2026-08-01');
+    const { products } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [notice('2026-08-01', [change(null, 'Toscano  T', 'da 6 sigari', 150000, 160000, 4800)])],
+      '2026-08-01',
+    );
     expect(products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerKgCents: 160000, pricePerPackCents: 4800 });
   });
 
   it('reports, and does not apply, a row without a code that matches several products or none', () => {
-    const { products, reports } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-08-01', [
-      change(null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', 116000, 120000, 15000),
-      change(null, 'TOSCANO T', 'da 5 sigari', 150000, 160000, 4000),
-    ])], '2026-08-01');
+    const { products, reports } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [
+        notice('2026-08-01', [
+          change(null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', 116000, 120000, 15000),
+          change(null, 'TOSCANO T', 'da 5 sigari', 150000, 160000, 4000),
+        ]),
+      ],
+      '2026-08-01',
+    );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]!.problems).toEqual([
       expect.stringMatching(/matches 2 products \(codes 21847, 19982\)/),
@@ -52,22 +117,49 @@ describe('applyNotices', () => {
   });
 
   it('reports a code the list does not hold, or holds in another category', () => {
-    const { reports } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-08-01', [change(99999, 'X', 'da 1 pezzo', 1, 2, 3), change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620)])], '2026-08-01');
-    expect(reports[0]!.problems).toEqual([expect.stringMatching(/tariff code 99999 is not in the cigars list/), expect.stringMatching(/tariff code 1001 is not in the cigars list/)]);
+    const { reports } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [
+        notice('2026-08-01', [
+          change(99999, 'X', 'da 1 pezzo', 1, 2, 3),
+          change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620),
+        ]),
+      ],
+      '2026-08-01',
+    );
+    expect(reports[0]!.problems).toEqual([
+      expect.stringMatching(/tariff code 99999 is not in the cigars list/),
+      expect.stringMatching(/tariff code 1001 is not in the cigars list/),
+    ]);
   });
 
   it('leaves a notice no newer than the list in force alone: the list already holds it', () => {
-    const { products, reports } = applyNotices(PRODUCTS, LIST_DATES, [notice('2026-07-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 140000, 150000, 4500)])], '2026-08-01');
+    const { products, reports } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [notice('2026-07-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 140000, 150000, 4500)])],
+      '2026-08-01',
+    );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]!.status).toBe('superseded');
   });
 
   it('applies notices oldest first, and notes an old price that differs', () => {
-    const { products, reports } = applyNotices(PRODUCTS, LIST_DATES, [
-      notice('2026-09-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 160000, 170000, 5100)], 'b.pdf'),
-      notice('2026-08-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 155000, 160000, 4800)], 'a.pdf'),
-    ], '2026-09-30');
-    expect(products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerKgCents: 170000, pricePerPackCents: 5100, effectiveFrom: '2026-09-01' });
+    const { products, reports } = applyNotices(
+      PRODUCTS,
+      LIST_DATES,
+      [
+        notice('2026-09-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 160000, 170000, 5100)], 'b.pdf'),
+        notice('2026-08-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 155000, 160000, 4800)], 'a.pdf'),
+      ],
+      '2026-09-30',
+    );
+    expect(products.find((p) => p.admCode === 21825)).toMatchObject({
+      pricePerKgCents: 170000,
+      pricePerPackCents: 5100,
+      effectiveFrom: '2026-09-01',
+    });
     expect(reports.map((r) => r.source)).toEqual(['a.pdf', 'b.pdf']);
     expect(reports[0]!.problems).toEqual([expect.stringMatching(/old price per kg 1550,00 differs from 1500,00/)]);
   });

@@ -23,7 +23,12 @@ export interface NoticeReport {
  *
  * @returns the products (a new array; the input is not changed) and a report per notice.
  */
-export function applyNotices(products: Product[], listDates: Map<Category, string>, notices: SourceNotice[], date: string): { products: Product[]; reports: NoticeReport[]; latest: string | null } {
+export function applyNotices(
+  products: Product[],
+  listDates: Map<Category, string>,
+  notices: SourceNotice[],
+  date: string,
+): { products: Product[]; reports: NoticeReport[]; latest: string | null } {
   const result = products.map((product) => ({ ...product }));
   const byCode = new Map(result.map((product) => [product.admCode, product]));
   const byNamePack = new Map<string, Product[]>();
@@ -36,7 +41,13 @@ export function applyNotices(products: Product[], listDates: Map<Category, strin
   const reports: NoticeReport[] = [];
   let latest: string | null = null;
   for (const notice of ordered) {
-    const report: NoticeReport = { source: notice.source, effectiveFrom: notice.effectiveFrom, status: 'applied', applied: 0, problems: [] };
+    const report: NoticeReport = {
+      source: notice.source,
+      effectiveFrom: notice.effectiveFrom,
+      status: 'applied',
+      applied: 0,
+      problems: [],
+    };
     reports.push(report);
     if (notice.effectiveFrom > date) {
       report.status = 'pending';
@@ -57,20 +68,27 @@ export function applyNotices(products: Product[], listDates: Map<Category, strin
       if (change.admCode !== null) {
         target = byCode.get(change.admCode);
         if (!target || target.category !== change.category) {
-          report.problems.push(`${change.where}: the tariff code ${change.admCode} is not in the ${change.category} list in force (${listDate})`);
+          report.problems.push(
+            `${change.where}: the tariff code ${change.admCode} is not in the ${change.category} list in force (${listDate})`,
+          );
           continue;
         }
       } else {
         const matches = byNamePack.get(`${change.category}\u0000${foldText(change.name)}\u0000${foldText(change.pack)}`) ?? [];
         if (matches.length !== 1) {
-          const which = matches.length === 0 ? 'no product' : `${matches.length} products (codes ${matches.map((m) => m.admCode).join(', ')})`;
-          report.problems.push(`${change.where}: "${change.name}" ${change.pack} matches ${which} of the ${change.category} list in force; not applied`);
+          const which =
+            matches.length === 0 ? 'no product' : `${matches.length} products (codes ${matches.map((m) => m.admCode).join(', ')})`;
+          report.problems.push(
+            `${change.where}: "${change.name}" ${change.pack} matches ${which} of the ${change.category} list in force; not applied`,
+          );
           continue;
         }
         target = matches[0]!;
       }
       if (target.pricePerKgCents !== change.fromPerKgCents && target.pricePerKgCents !== change.pricePerKgCents) {
-        report.problems.push(`${change.where}: the old price per kg ${cents(change.fromPerKgCents)} differs from ${cents(target.pricePerKgCents)} of code ${target.admCode}; applied all the same`);
+        report.problems.push(
+          `${change.where}: the old price per kg ${cents(change.fromPerKgCents)} differs from ${cents(target.pricePerKgCents)} of code ${target.admCode}; applied all the same`,
+        );
       }
       target.pricePerKgCents = change.pricePerKgCents;
       target.pricePerPackCents = change.pricePerPackCents;

@@ -16,7 +16,13 @@ export function assembleDataset(tariff: TariffInForce, barcodes: Barcode[]): Ass
   for (const barcode of barcodes) (codes.has(barcode.admCode) ? kept : skippedBarcodes).push(barcode);
   kept.sort((a, b) => (a.barcode < b.barcode ? -1 : a.barcode > b.barcode ? 1 : 0));
   return {
-    content: { schemaVersion: SCHEMA_VERSION, tariffDate: tariff.tariffDate, source: SOURCE_NAME, products: tariff.products, barcodes: kept },
+    content: {
+      schemaVersion: SCHEMA_VERSION,
+      tariffDate: tariff.tariffDate,
+      source: SOURCE_NAME,
+      products: tariff.products,
+      barcodes: kept,
+    },
     skippedBarcodes,
   };
 }

@@ -3,11 +3,26 @@ import { diffDatasets } from './diff-datasets.ts';
 import type { Dataset, Product } from './model.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode, name: `P${admCode}`, category: 'cigarettes', pack: 'astuccio da 20 pezzi', packQuantity: 20, packUnit: 'pieces',
-  pricePerKgCents: 30000, pricePerPackCents: 600, effectiveFrom: '2026-11-01', ...overrides,
+  admCode,
+  name: `P${admCode}`,
+  category: 'cigarettes',
+  pack: 'astuccio da 20 pezzi',
+  packQuantity: 20,
+  packUnit: 'pieces',
+  pricePerKgCents: 30000,
+  pricePerPackCents: 600,
+  effectiveFrom: '2026-11-01',
+  ...overrides,
 });
 const dataset = (version: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
-  schemaVersion: 2, version, tariffDate: '2026-11-01', source: 'ADM', changesSince: null, products, barcodes, changes: [],
+  schemaVersion: 2,
+  version,
+  tariffDate: '2026-11-01',
+  source: 'ADM',
+  changesSince: null,
+  products,
+  barcodes,
+  changes: [],
 });
 
 describe('diffDatasets', () => {
@@ -17,27 +32,44 @@ describe('diffDatasets', () => {
   });
 
   it('reports products added, removed, renamed, repriced and otherwise changed, and barcode changes', () => {
-    const older = dataset('20261101.1', [product(1), product(2), product(3), product(4)], [
-      { barcode: '8001001001005', admCode: 1, kind: 'pack', units: 1 },
-      { barcode: '8001001001012', admCode: 1, kind: 'carton', units: 10 },
-    ]);
-    const newer = dataset('20261101.2', [product(1, { name: 'NEW' }), product(2, { pricePerPackCents: 650 }), product(4, { pack: 'cartoccio da 10 pezzi' }), product(5)], [
-      { barcode: '8001001001012', admCode: 2, kind: 'carton', units: 10 },
-      { barcode: '8001001002002', admCode: 5, kind: 'pack', units: 1 },
-    ]);
+    const older = dataset(
+      '20261101.1',
+      [product(1), product(2), product(3), product(4)],
+      [
+        { barcode: '8001001001005', admCode: 1, kind: 'pack', units: 1 },
+        { barcode: '8001001001012', admCode: 1, kind: 'carton', units: 10 },
+      ],
+    );
+    const newer = dataset(
+      '20261101.2',
+      [product(1, { name: 'NEW' }), product(2, { pricePerPackCents: 650 }), product(4, { pack: 'cartoccio da 10 pezzi' }), product(5)],
+      [
+        { barcode: '8001001001012', admCode: 2, kind: 'carton', units: 10 },
+        { barcode: '8001001002002', admCode: 5, kind: 'pack', units: 1 },
+      ],
+    );
     const diff = diffDatasets(older, newer);
     expect(diff.identical).toBe(false);
     expect(diff.products.added.map((p) => p.admCode)).toEqual([5]);
     expect(diff.products.removed.map((p) => p.admCode)).toEqual([3]);
     expect(diff.products.renamed).toEqual([{ admCode: 1, oldName: 'P1', newName: 'NEW' }]);
     expect(diff.products.priceChanged).toEqual([
-      { admCode: 2, name: 'P2', oldPricePerPackCents: 600, newPricePerPackCents: 650, oldPricePerKgCents: 30000, newPricePerKgCents: 30000 },
+      {
+        admCode: 2,
+        name: 'P2',
+        oldPricePerPackCents: 600,
+        newPricePerPackCents: 650,
+        oldPricePerKgCents: 30000,
+        newPricePerKgCents: 30000,
+      },
     ]);
     expect(diff.products.otherChanged).toEqual([
       { admCode: 4, name: 'P4', fields: ['pack'], old: { pack: 'astuccio da 20 pezzi' }, new: { pack: 'cartoccio da 10 pezzi' } },
     ]);
     expect(diff.barcodes.added.map((b) => b.barcode)).toEqual(['8001001002002']);
     expect(diff.barcodes.removed.map((b) => b.barcode)).toEqual(['8001001001005']);
-    expect(diff.barcodes.changed).toEqual([{ barcode: '8001001001012', old: { admCode: 1, kind: 'carton', units: 10 }, new: { admCode: 2, kind: 'carton', units: 10 } }]);
+    expect(diff.barcodes.changed).toEqual([
+      { barcode: '8001001001012', old: { admCode: 1, kind: 'carton', units: 10 }, new: { admCode: 2, kind: 'carton', units: 10 } },
+    ]);
   });
 });

@@ -40,7 +40,10 @@ type OtherField = (typeof OTHER_FIELDS)[number];
  * compares 100,000 rows); lists out of order are sorted first.
  */
 function mergeByKey<T, K extends number | string>(older: readonly T[], newer: readonly T[], key: (row: T) => K) {
-  const ordered = (rows: readonly T[]) => (rows.every((row, i) => i === 0 || key(rows[i - 1]!) < key(row)) ? rows : [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)));
+  const ordered = (rows: readonly T[]) =>
+    rows.every((row, i) => i === 0 || key(rows[i - 1]!) < key(row))
+      ? rows
+      : [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const [a, b] = [ordered(older), ordered(newer)];
   const onlyOld: T[] = [];
   const onlyNew: T[] = [];
@@ -58,14 +61,23 @@ function mergeByKey<T, K extends number | string>(older: readonly T[], newer: re
 /** What changed between two releases, for maintainers. The version itself is not a change. */
 export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
   const productRows = mergeByKey(older.products, newer.products, (p) => p.admCode);
-  const products: DatasetDiff['products'] = { added: productRows.onlyNew, removed: productRows.onlyOld, renamed: [], priceChanged: [], otherChanged: [] };
+  const products: DatasetDiff['products'] = {
+    added: productRows.onlyNew,
+    removed: productRows.onlyOld,
+    renamed: [],
+    priceChanged: [],
+    otherChanged: [],
+  };
   for (const [before, after] of productRows.pairs) {
     if (before.name !== after.name) products.renamed.push({ admCode: before.admCode, oldName: before.name, newName: after.name });
     if (before.pricePerPackCents !== after.pricePerPackCents || before.pricePerKgCents !== after.pricePerKgCents) {
       products.priceChanged.push({
-        admCode: after.admCode, name: after.name,
-        oldPricePerPackCents: before.pricePerPackCents, newPricePerPackCents: after.pricePerPackCents,
-        oldPricePerKgCents: before.pricePerKgCents, newPricePerKgCents: after.pricePerKgCents,
+        admCode: after.admCode,
+        name: after.name,
+        oldPricePerPackCents: before.pricePerPackCents,
+        newPricePerPackCents: after.pricePerPackCents,
+        oldPricePerKgCents: before.pricePerKgCents,
+        newPricePerKgCents: after.pricePerKgCents,
       });
     }
     const fields = OTHER_FIELDS.filter((field) => before[field] !== after[field]);
@@ -89,5 +101,11 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
     older.tariffDate === newer.tariffDate &&
     Object.values(products).every((list) => list.length === 0) &&
     Object.values(barcodes).every((list) => list.length === 0);
-  return { identical, old: { version: older.version, tariffDate: older.tariffDate }, new: { version: newer.version, tariffDate: newer.tariffDate }, products, barcodes };
+  return {
+    identical,
+    old: { version: older.version, tariffDate: older.tariffDate },
+    new: { version: newer.version, tariffDate: newer.tariffDate },
+    products,
+    barcodes,
+  };
 }

@@ -37,7 +37,15 @@ export interface Barcode {
  * changed has two rows. A barcode matched again differently is `barcode_removed` then `barcode_added`.
  */
 export const CHANGE_KINDS = [
-  'product_added', 'product_removed', 'price_changed', 'renamed', 'repacked', 'recategorised', 'redated', 'barcode_added', 'barcode_removed',
+  'product_added',
+  'product_removed',
+  'price_changed',
+  'renamed',
+  'repacked',
+  'recategorised',
+  'redated',
+  'barcode_added',
+  'barcode_removed',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -89,19 +97,42 @@ export type DatasetContent = Omit<Dataset, 'version' | 'changesSince' | 'changes
 /** A product with its fields in canonical order, so renderings never depend on how an object was built. */
 export function productFields(p: Product): Product {
   return {
-    admCode: p.admCode, name: p.name, category: p.category, pack: p.pack, packQuantity: p.packQuantity, packUnit: p.packUnit,
-    pricePerKgCents: p.pricePerKgCents, pricePerPackCents: p.pricePerPackCents, effectiveFrom: p.effectiveFrom,
+    admCode: p.admCode,
+    name: p.name,
+    category: p.category,
+    pack: p.pack,
+    packQuantity: p.packQuantity,
+    packUnit: p.packUnit,
+    pricePerKgCents: p.pricePerKgCents,
+    pricePerPackCents: p.pricePerPackCents,
+    effectiveFrom: p.effectiveFrom,
   };
 }
 
 /** A change row with its fields in canonical order (the order of the `changes` table's columns). */
 export function changeFields(c: Change): Change {
   return {
-    kind: c.kind, admCode: c.admCode, barcode: c.barcode, barcodeKind: c.barcodeKind, units: c.units,
-    oldName: c.oldName, oldCategory: c.oldCategory, oldPack: c.oldPack, oldPackQuantity: c.oldPackQuantity, oldPackUnit: c.oldPackUnit,
-    oldPricePerKgCents: c.oldPricePerKgCents, oldPricePerPackCents: c.oldPricePerPackCents, oldEffectiveFrom: c.oldEffectiveFrom,
-    name: c.name, category: c.category, pack: c.pack, packQuantity: c.packQuantity, packUnit: c.packUnit,
-    pricePerKgCents: c.pricePerKgCents, pricePerPackCents: c.pricePerPackCents, effectiveFrom: c.effectiveFrom,
+    kind: c.kind,
+    admCode: c.admCode,
+    barcode: c.barcode,
+    barcodeKind: c.barcodeKind,
+    units: c.units,
+    oldName: c.oldName,
+    oldCategory: c.oldCategory,
+    oldPack: c.oldPack,
+    oldPackQuantity: c.oldPackQuantity,
+    oldPackUnit: c.oldPackUnit,
+    oldPricePerKgCents: c.oldPricePerKgCents,
+    oldPricePerPackCents: c.oldPricePerPackCents,
+    oldEffectiveFrom: c.oldEffectiveFrom,
+    name: c.name,
+    category: c.category,
+    pack: c.pack,
+    packQuantity: c.packQuantity,
+    packUnit: c.packUnit,
+    pricePerKgCents: c.pricePerKgCents,
+    pricePerPackCents: c.pricePerPackCents,
+    effectiveFrom: c.effectiveFrom,
   };
 }
 

@@ -22,7 +22,10 @@ export function parseBarcodeList(text: string, source: string): Barcode[] {
   const names = header.split(separator).map((name) => name.trim());
   const position = Object.fromEntries(COLUMNS.map((column) => [column, names.indexOf(column)])) as Record<(typeof COLUMNS)[number], number>;
   if (position.barcode === -1 || position.admCode === -1) {
-    throw errors.barcodesInvalid(`${source} line ${headerIndex + 1}`, `the header must name the columns barcode and admCode (optionally kind, units); found "${header}"`);
+    throw errors.barcodesInvalid(
+      `${source} line ${headerIndex + 1}`,
+      `the header must name the columns barcode and admCode (optionally kind, units); found "${header}"`,
+    );
   }
 
   const problems: string[] = [];
@@ -39,7 +42,8 @@ export function parseBarcodeList(text: string, source: string): Barcode[] {
     }
     const seen = byBarcode.get(result.row.barcode);
     if (seen && (seen.row.admCode !== result.row.admCode || seen.row.kind !== result.row.kind || seen.row.units !== result.row.units)) {
-      if (problems.length < MAX_PROBLEMS) problems.push(`${source} line ${index + 1}: barcode ${result.row.barcode} is also on line ${seen.line} with a different match`);
+      if (problems.length < MAX_PROBLEMS)
+        problems.push(`${source} line ${index + 1}: barcode ${result.row.barcode} is also on line ${seen.line} with a different match`);
       continue;
     }
     if (!seen) byBarcode.set(result.row.barcode, { row: result.row, line: index + 1 });
@@ -55,7 +59,8 @@ function field(fields: string[], at: number): string {
 function readRow(barcodeText: string, admCodeText: string, kindText: string, unitsText: string): { row: Barcode } | { problem: string } {
   const gtin = checkGtin(barcodeText);
   if (!gtin.ok) return { problem: `barcode "${barcodeText}": ${gtin.reason} (${gtin.detail})` };
-  if (!/^\d{1,9}$/.test(admCodeText) || Number(admCodeText) === 0) return { problem: `admCode "${admCodeText}" is not a positive whole number` };
+  if (!/^\d{1,9}$/.test(admCodeText) || Number(admCodeText) === 0)
+    return { problem: `admCode "${admCodeText}" is not a positive whole number` };
   const kind = kindText === '' ? 'pack' : kindText;
   const units = unitsText === '' ? undefined : /^\d{1,9}$/.test(unitsText) ? Number(unitsText) : Number.NaN;
   const rule = barcodeRule(kind, units);

@@ -5,14 +5,25 @@ import { applyChanges, releaseChanges } from './release-changes.ts';
 import { summariseChanges } from './summarise-changes.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode, name: `P${admCode}`, category: 'cigarettes', pack: 'astuccio da 20 pezzi', packQuantity: 20, packUnit: 'pieces',
-  pricePerKgCents: 30000, pricePerPackCents: 600, effectiveFrom: '2026-11-01', ...overrides,
+  admCode,
+  name: `P${admCode}`,
+  category: 'cigarettes',
+  pack: 'astuccio da 20 pezzi',
+  packQuantity: 20,
+  packUnit: 'pieces',
+  pricePerKgCents: 30000,
+  pricePerPackCents: 600,
+  effectiveFrom: '2026-11-01',
+  ...overrides,
 });
 const rows = (products: Product[], barcodes: Barcode[] = [], tariffDate = '2026-11-01') => ({ tariffDate, products, barcodes });
 
 describe('releaseChanges', () => {
   it('gives one row per aspect that changed, with the whole product before and after', () => {
-    const older = rows([product(1), product(2), product(3), product(4), product(6)], [{ barcode: '8001001001005', admCode: 1, kind: 'pack', units: 1 }]);
+    const older = rows(
+      [product(1), product(2), product(3), product(4), product(6)],
+      [{ barcode: '8001001001005', admCode: 1, kind: 'pack', units: 1 }],
+    );
     const newer = rows(
       [
         product(1, { name: 'NEW', pricePerPackCents: 650, pricePerKgCents: 32500, effectiveFrom: '2026-12-01' }),
@@ -36,11 +47,30 @@ describe('releaseChanges', () => {
       [6, 'recategorised', null],
     ]);
     const price = changes[0]!;
-    expect(price).toMatchObject({ oldPricePerPackCents: 600, pricePerPackCents: 650, oldPricePerKgCents: 30000, pricePerKgCents: 32500, oldEffectiveFrom: '2026-11-01', effectiveFrom: '2026-12-01', oldName: 'P1', name: 'NEW' });
+    expect(price).toMatchObject({
+      oldPricePerPackCents: 600,
+      pricePerPackCents: 650,
+      oldPricePerKgCents: 30000,
+      pricePerKgCents: 32500,
+      oldEffectiveFrom: '2026-11-01',
+      effectiveFrom: '2026-12-01',
+      oldName: 'P1',
+      name: 'NEW',
+    });
     // A removed product keeps its last prices; its new side is empty.
     expect(changes[3]).toMatchObject({ oldName: 'P2', oldPricePerPackCents: 600, name: null, pricePerPackCents: null });
     expect(changes[2]).toMatchObject({ barcodeKind: 'pack', units: 1, name: null, oldName: null });
-    expect(summariseChanges(changes)).toMatchObject({ priceRises: 1, removed: 1, added: 1, renamed: 1, repacked: 1, recategorised: 1, redated: 1, barcodesAdded: 1, barcodesRemoved: 1 });
+    expect(summariseChanges(changes)).toMatchObject({
+      priceRises: 1,
+      removed: 1,
+      added: 1,
+      renamed: 1,
+      repacked: 1,
+      recategorised: 1,
+      redated: 1,
+      barcodesAdded: 1,
+      barcodesRemoved: 1,
+    });
   });
 
   it('says nothing about the same rows', () => {
@@ -78,7 +108,12 @@ describe('releaseChanges', () => {
           ),
         ),
       )
-      .map(([products, barcodes]) => rows(products, [...barcodes].sort((a, b) => (a.barcode < b.barcode ? -1 : 1))));
+      .map(([products, barcodes]) =>
+        rows(
+          products,
+          [...barcodes].sort((a, b) => (a.barcode < b.barcode ? -1 : 1)),
+        ),
+      );
     fc.assert(
       fc.property(fc.array(releaseArb, { minLength: 5, maxLength: 5 }), (releases) => {
         for (let i = 1; i < releases.length; i += 1) {

@@ -4,15 +4,28 @@ import { CHANGE_KINDS, type Barcode, type Change, type ChangeKind, type DatasetC
 type Rows = Pick<DatasetContent, 'tariffDate' | 'products' | 'barcodes'>;
 
 const NO_PRODUCT: ProductState = {
-  name: null, category: null, pack: null, packQuantity: null, packUnit: null, pricePerKgCents: null, pricePerPackCents: null, effectiveFrom: null,
+  name: null,
+  category: null,
+  pack: null,
+  packQuantity: null,
+  packUnit: null,
+  pricePerKgCents: null,
+  pricePerPackCents: null,
+  effectiveFrom: null,
 };
 const KIND_ORDER = new Map<ChangeKind, number>(CHANGE_KINDS.map((kind, i) => [kind, i]));
 
 const stateOf = (product: Product | undefined): ProductState =>
   product
     ? {
-        name: product.name, category: product.category, pack: product.pack, packQuantity: product.packQuantity, packUnit: product.packUnit,
-        pricePerKgCents: product.pricePerKgCents, pricePerPackCents: product.pricePerPackCents, effectiveFrom: product.effectiveFrom,
+        name: product.name,
+        category: product.category,
+        pack: product.pack,
+        packQuantity: product.packQuantity,
+        packUnit: product.packUnit,
+        pricePerKgCents: product.pricePerKgCents,
+        pricePerPackCents: product.pricePerPackCents,
+        effectiveFrom: product.effectiveFrom,
       }
     : NO_PRODUCT;
 
@@ -20,15 +33,28 @@ function productChange(kind: ChangeKind, admCode: number, before: Product | unde
   const old = stateOf(before);
   const now = stateOf(after);
   return {
-    kind, admCode, barcode: null, barcodeKind: null, units: null,
-    oldName: old.name, oldCategory: old.category, oldPack: old.pack, oldPackQuantity: old.packQuantity, oldPackUnit: old.packUnit,
-    oldPricePerKgCents: old.pricePerKgCents, oldPricePerPackCents: old.pricePerPackCents, oldEffectiveFrom: old.effectiveFrom,
+    kind,
+    admCode,
+    barcode: null,
+    barcodeKind: null,
+    units: null,
+    oldName: old.name,
+    oldCategory: old.category,
+    oldPack: old.pack,
+    oldPackQuantity: old.packQuantity,
+    oldPackUnit: old.packUnit,
+    oldPricePerKgCents: old.pricePerKgCents,
+    oldPricePerPackCents: old.pricePerPackCents,
+    oldEffectiveFrom: old.effectiveFrom,
     ...now,
   };
 }
 
 const barcodeChange = (kind: 'barcode_added' | 'barcode_removed', b: Barcode): Change => ({
-  ...productChange(kind, b.admCode, undefined, undefined), barcode: b.barcode, barcodeKind: b.kind, units: b.units,
+  ...productChange(kind, b.admCode, undefined, undefined),
+  barcode: b.barcode,
+  barcodeKind: b.kind,
+  units: b.units,
 });
 
 /**
@@ -56,7 +82,8 @@ export function releaseChanges(older: Rows, newer: Rows): Change[] {
   for (const p of diff.products.otherChanged) if (p.fields.includes('effectiveFrom') && !aspects.has(p.admCode)) mark(p.admCode, 'redated');
 
   const changes: Change[] = [];
-  for (const [admCode, kinds] of aspects) for (const kind of kinds) changes.push(productChange(kind, admCode, before.get(admCode), after.get(admCode)));
+  for (const [admCode, kinds] of aspects)
+    for (const kind of kinds) changes.push(productChange(kind, admCode, before.get(admCode), after.get(admCode)));
   for (const b of diff.barcodes.removed) changes.push(barcodeChange('barcode_removed', b));
   for (const b of diff.barcodes.added) changes.push(barcodeChange('barcode_added', b));
   for (const { barcode, old, new: now } of diff.barcodes.changed) {
@@ -66,14 +93,21 @@ export function releaseChanges(older: Rows, newer: Rows): Change[] {
 }
 
 function compareChanges(a: Change, b: Change): number {
-  return a.admCode - b.admCode || KIND_ORDER.get(a.kind)! - KIND_ORDER.get(b.kind)! || ((a.barcode ?? '') < (b.barcode ?? '') ? -1 : (a.barcode ?? '') > (b.barcode ?? '') ? 1 : 0);
+  return (
+    a.admCode - b.admCode ||
+    KIND_ORDER.get(a.kind)! - KIND_ORDER.get(b.kind)! ||
+    ((a.barcode ?? '') < (b.barcode ?? '') ? -1 : (a.barcode ?? '') > (b.barcode ?? '') ? 1 : 0)
+  );
 }
 
 /**
  * Applies a release's changes to the rows of the release they were computed against: what a client
  * holding the older copy does instead of downloading the whole file. Pure; the input is not modified.
  */
-export function applyChanges(rows: Pick<Rows, 'products' | 'barcodes'>, changes: readonly Change[]): { products: Product[]; barcodes: Barcode[] } {
+export function applyChanges(
+  rows: Pick<Rows, 'products' | 'barcodes'>,
+  changes: readonly Change[],
+): { products: Product[]; barcodes: Barcode[] } {
   const products = new Map(rows.products.map((p) => [p.admCode, p]));
   const barcodes = new Map(rows.barcodes.map((b) => [b.barcode, b]));
   for (const change of changes) {
@@ -83,7 +117,8 @@ export function applyChanges(rows: Pick<Rows, 'products' | 'barcodes'>, changes:
   }
   // Additions after removals: a barcode matched again appears as a removal and an addition.
   for (const change of changes) {
-    if (change.kind === 'barcode_added') barcodes.set(change.barcode!, { barcode: change.barcode!, admCode: change.admCode, kind: change.barcodeKind!, units: change.units! });
+    if (change.kind === 'barcode_added')
+      barcodes.set(change.barcode!, { barcode: change.barcode!, admCode: change.admCode, kind: change.barcodeKind!, units: change.units! });
   }
   return {
     products: [...products.values()].sort((a, b) => a.admCode - b.admCode),
@@ -93,7 +128,14 @@ export function applyChanges(rows: Pick<Rows, 'products' | 'barcodes'>, changes:
 
 function productOf(change: Change): Product {
   return {
-    admCode: change.admCode, name: change.name!, category: change.category!, pack: change.pack!, packQuantity: change.packQuantity, packUnit: change.packUnit,
-    pricePerKgCents: change.pricePerKgCents!, pricePerPackCents: change.pricePerPackCents!, effectiveFrom: change.effectiveFrom!,
+    admCode: change.admCode,
+    name: change.name!,
+    category: change.category!,
+    pack: change.pack!,
+    packQuantity: change.packQuantity,
+    packUnit: change.packUnit,
+    pricePerKgCents: change.pricePerKgCents!,
+    pricePerPackCents: change.pricePerPackCents!,
+    effectiveFrom: change.effectiveFrom!,
   };
 }

@@ -59,7 +59,12 @@ export function selectTariff(sources: ParsedSource | SourceList[], date: string)
     throw errors.tariffEmpty(`no product is listed in the tariff in force on ${date}`);
   }
   const listDates = new Map<Category, string>([...inForce].map(([category, group]) => [category, group[0]!.effectiveFrom]));
-  const applied = applyNotices([...byCode.values()].map((entry) => entry.product), listDates, notices, date);
+  const applied = applyNotices(
+    [...byCode.values()].map((entry) => entry.product),
+    listDates,
+    notices,
+    date,
+  );
   if (applied.latest !== null && applied.latest > tariffDate) tariffDate = applied.latest;
   const products = applied.products.sort((a, b) => a.admCode - b.admCode);
   pending.sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.category.localeCompare(b.category));

@@ -18,7 +18,17 @@ export interface ChangeSummary {
 
 export function summariseChanges(changes: readonly Change[]): ChangeSummary {
   const summary: ChangeSummary = {
-    priceRises: 0, priceCuts: 0, otherPriceChanges: 0, added: 0, removed: 0, renamed: 0, repacked: 0, recategorised: 0, redated: 0, barcodesAdded: 0, barcodesRemoved: 0,
+    priceRises: 0,
+    priceCuts: 0,
+    otherPriceChanges: 0,
+    added: 0,
+    removed: 0,
+    renamed: 0,
+    repacked: 0,
+    recategorised: 0,
+    redated: 0,
+    barcodesAdded: 0,
+    barcodesRemoved: 0,
   };
   for (const change of changes) {
     switch (change.kind) {
@@ -29,23 +39,47 @@ export function summariseChanges(changes: readonly Change[]): ChangeSummary {
         else summary.otherPriceChanges += 1;
         break;
       }
-      case 'product_added': summary.added += 1; break;
-      case 'product_removed': summary.removed += 1; break;
-      case 'renamed': summary.renamed += 1; break;
-      case 'repacked': summary.repacked += 1; break;
-      case 'recategorised': summary.recategorised += 1; break;
-      case 'redated': summary.redated += 1; break;
-      case 'barcode_added': summary.barcodesAdded += 1; break;
-      case 'barcode_removed': summary.barcodesRemoved += 1; break;
+      case 'product_added':
+        summary.added += 1;
+        break;
+      case 'product_removed':
+        summary.removed += 1;
+        break;
+      case 'renamed':
+        summary.renamed += 1;
+        break;
+      case 'repacked':
+        summary.repacked += 1;
+        break;
+      case 'recategorised':
+        summary.recategorised += 1;
+        break;
+      case 'redated':
+        summary.redated += 1;
+        break;
+      case 'barcode_added':
+        summary.barcodesAdded += 1;
+        break;
+      case 'barcode_removed':
+        summary.barcodesRemoved += 1;
+        break;
     }
   }
   return summary;
 }
 
 const ENGLISH: [keyof ChangeSummary, string][] = [
-  ['priceRises', 'price rise(s)'], ['priceCuts', 'price cut(s)'], ['otherPriceChanges', '€/kg-only change(s)'], ['added', 'new product(s)'],
-  ['removed', 'withdrawn product(s)'], ['renamed', 'renamed'], ['repacked', 're-packed'], ['recategorised', 'recategorised'], ['redated', 're-dated only'],
-  ['barcodesAdded', 'barcode(s) added'], ['barcodesRemoved', 'barcode(s) removed'],
+  ['priceRises', 'price rise(s)'],
+  ['priceCuts', 'price cut(s)'],
+  ['otherPriceChanges', '€/kg-only change(s)'],
+  ['added', 'new product(s)'],
+  ['removed', 'withdrawn product(s)'],
+  ['renamed', 'renamed'],
+  ['repacked', 're-packed'],
+  ['recategorised', 'recategorised'],
+  ['redated', 're-dated only'],
+  ['barcodesAdded', 'barcode(s) added'],
+  ['barcodesRemoved', 'barcode(s) removed'],
 ];
 
 /** One line for an operator: "3 price rise(s), 1 new product(s)", or "none". */

@@ -8,8 +8,19 @@ const fixture = (name: string) => readFileSync(new URL(`../../fixtures/adm/${nam
 describe('discoverDocuments', () => {
   it("finds the eight category lists of the price page by their links' text, with absolute addresses", () => {
     const { lists, notices } = discoverDocuments(fixture('prezzi_pubblico.html'), PAGE);
-    expect([...lists.keys()].sort()).toEqual(['altri_tabacchi_da_fumo', 'fiuto_mastico', 'liquidi_inalazione', 'sigarette', 'sigaretti', 'sigari', 'tabacchi_riscaldati', 'trinciati']);
-    expect(lists.get('sigari')!.url).toBe('https://www.adm.gov.it/portale/documents/20182/536133/Sigari.pdf/0f1c2d3e-4a5b-6c7d-8e9f-a0b1c2d3e4f5');
+    expect([...lists.keys()].sort()).toEqual([
+      'altri_tabacchi_da_fumo',
+      'fiuto_mastico',
+      'liquidi_inalazione',
+      'sigarette',
+      'sigaretti',
+      'sigari',
+      'tabacchi_riscaldati',
+      'trinciati',
+    ]);
+    expect(lists.get('sigari')!.url).toBe(
+      'https://www.adm.gov.it/portale/documents/20182/536133/Sigari.pdf/0f1c2d3e-4a5b-6c7d-8e9f-a0b1c2d3e4f5',
+    );
     expect(notices).toEqual([]);
   });
 
@@ -24,7 +35,10 @@ describe('discoverDocuments', () => {
       <a href="/y#p">  LIQUIDI  da inalazione </a><a href="javascript:void 0">Sigari</a><a href="mailto:x@y">Sigaretti</a>
       <a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a><a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a>`;
     const { lists, notices } = discoverDocuments(html, PAGE);
-    expect(Object.fromEntries([...lists].map(([c, l]) => [c, l.url]))).toEqual({ sigarette: 'https://cdn.example/docs/a/x?id=1', liquidi_inalazione: 'https://cdn.example/y' });
+    expect(Object.fromEntries([...lists].map(([c, l]) => [c, l.url]))).toEqual({
+      sigarette: 'https://cdn.example/docs/a/x?id=1',
+      liquidi_inalazione: 'https://cdn.example/y',
+    });
     expect(notices.map((n) => n.url)).toEqual(['https://cdn.example/docs/nuovi.pdf']);
   });
 

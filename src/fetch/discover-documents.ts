@@ -17,9 +17,11 @@ export interface Discovery {
 }
 
 // Words around a category's name in a link's text: "Listino prezzi Sigari (aggiornato al 22/07/2026)".
-const NOISE = /\b(listino|listini|prezzi|prezzo|di|vendita|al|pubblico|aggiornato|aggiornamento|pdf|kb|mb|scarica|download|del|dal)\b|\b\d+\b/g;
+const NOISE =
+  /\b(listino|listini|prezzi|prezzo|di|vendita|al|pubblico|aggiornato|aggiornamento|pdf|kb|mb|scarica|download|del|dal)\b|\b\d+\b/g;
 // "Variazione dei prezzi … con decorrenza 1° dicembre 2026", "Nuovi prezzi dal …": a change of prices, with a date.
-const NOTICE = /\b(variazion\w*|modifica\w*|aument\w*|nuovi)\b.*\bprezz\w*|\bprezz\w*.*\b(variazion\w*|variat\w*|decorrenza|decorrere)\b|\b(con decorrenza|a decorrere)\b/;
+const NOTICE =
+  /\b(variazion\w*|modifica\w*|aument\w*|nuovi)\b.*\bprezz\w*|\bprezz\w*.*\b(variazion\w*|variat\w*|decorrenza|decorrere)\b|\b(con decorrenza|a decorrere)\b/;
 
 /** A link's text with the words that surround a category name dropped. */
 function categoryOfText(text: string): FeedCategory | null {
@@ -37,7 +39,7 @@ function categoryOfText(text: string): FeedCategory | null {
 export function discoverDocuments(html: string, pageUrl: string): Discovery {
   const document = parseDocument(html, { decodeEntities: true });
   const base = DomUtils.findOne((el) => el.name === 'base' && !!el.attribs.href, document.children, true)?.attribs.href;
-  const baseUrl = base ? safeUrl(base, pageUrl) ?? pageUrl : pageUrl;
+  const baseUrl = base ? (safeUrl(base, pageUrl) ?? pageUrl) : pageUrl;
   const lists = new Map<FeedCategory, DiscoveredLink>();
   const notices: DiscoveredLink[] = [];
   const seen = new Set<string>();

@@ -51,7 +51,10 @@ export interface FetchAllOptions {
  * saw with the latest valid snapshot of every URL (the sources of the next build). A download
  * that fails or does not parse never replaces the last good snapshot.
  */
-export async function fetchAll(urls: string[], options: FetchAllOptions): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
+export async function fetchAll(
+  urls: string[],
+  options: FetchAllOptions,
+): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
   const state: SourcesState = await options.store.readState();
   const reports: SourceReport[] = [];
   const stamp = () => options.fetch.now().toISOString();
@@ -60,22 +63,42 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
   for (const url of urls) {
     const known = state[url];
     try {
-      const outcome = await fetchSource(url, { etag: known?.etag, lastModified: known?.lastModified }, {
-        ...options.fetch,
-        onProgress: (received, total) => options.onProgress?.(url, received, total),
-        onRetry: (attempt, delay, reason) => options.onRetry?.(url, attempt, delay, reason),
-      });
+      const outcome = await fetchSource(
+        url,
+        { etag: known?.etag, lastModified: known?.lastModified },
+        {
+          ...options.fetch,
+          onProgress: (received, total) => options.onProgress?.(url, received, total),
+          onRetry: (attempt, delay, reason) => options.onRetry?.(url, attempt, delay, reason),
+        },
+      );
       const moved = outcome.finalUrl !== url ? { finalUrl: outcome.finalUrl } : {};
       if (outcome.kind === 'not-modified' && known) {
         state[url] = { ...known, checkedAt: stamp() };
-        reports.push({ url, status: 'unchanged', sha256: known.sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts, ...moved });
+        reports.push({
+          url,
+          status: 'unchanged',
+          sha256: known.sha256,
+          effectiveDates: dated(known.effectiveDates),
+          newTariff: false,
+          attempts: outcome.attempts,
+          ...moved,
+        });
         continue;
       }
       if (outcome.kind === 'not-modified') throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sha256 = sha256Hex(outcome.bytes);
       if (known && known.sha256 === sha256) {
         state[url] = { ...known, ...outcome.validators, checkedAt: stamp() };
-        reports.push({ url, status: 'unchanged', sha256, effectiveDates: dated(known.effectiveDates), newTariff: false, attempts: outcome.attempts, ...moved });
+        reports.push({
+          url,
+          status: 'unchanged',
+          sha256,
+          effectiveDates: dated(known.effectiveDates),
+          newTariff: false,
+          attempts: outcome.attempts,
+          ...moved,
+        });
         continue;
       }
       const parsed = await parseSource(outcome.bytes, url);
@@ -85,11 +108,28 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
       const newTariff = !known || latest > (known.effectiveDates.at(-1) ?? '');
       const earlier = known ? [{ sha256: known.sha256, effectiveDates: known.effectiveDates }, ...(known.kept ?? [])] : [];
       const kept = keptEarlier(earlier, effectiveDates, options.today);
-      state[url] = { sha256, ...outcome.validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates, ...(kept.length > 0 ? { kept } : {}) };
-      reports.push({ url, status: 'changed', sha256, effectiveDates: dated(effectiveDates), newTariff, attempts: outcome.attempts, ...moved });
+      state[url] = {
+        sha256,
+        ...outcome.validators,
+        fetchedAt: stamp(),
+        checkedAt: stamp(),
+        effectiveDates,
+        ...(kept.length > 0 ? { kept } : {}),
+      };
+      reports.push({
+        url,
+        status: 'changed',
+        sha256,
+        effectiveDates: dated(effectiveDates),
+        newTariff,
+        attempts: outcome.attempts,
+        ...moved,
+      });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      reports.push(failedReport(url, (error as Error).message, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }));
+      reports.push(
+        failedReport(url, (error as Error).message, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }),
+      );
     }
   }
   await options.store.writeState(state);
@@ -98,7 +138,8 @@ export async function fetchAll(urls: string[], options: FetchAllOptions): Promis
   for (const url of urls) {
     const known = state[url];
     if (!known) continue;
-    for (const earlier of known.kept ?? []) documents.push({ name: `${url} (snapshot ${earlier.sha256.slice(0, 12)})`, bytes: await options.store.read(earlier.sha256) });
+    for (const earlier of known.kept ?? [])
+      documents.push({ name: `${url} (snapshot ${earlier.sha256.slice(0, 12)})`, bytes: await options.store.read(earlier.sha256) });
     documents.push({ name: url, bytes: await options.store.read(known.sha256) });
   }
   return { reports, documents };
@@ -114,6 +155,11 @@ type Snapshot = { sha256: string; effectiveDates: string[] };
 export function keptEarlier(earlier: Snapshot[], latestDates: string[], today: string): Snapshot[] {
   const dateOf = (dates: string[]) => dates[0] ?? '';
   if (dateOf(latestDates) <= today) return [];
-  const inForce = earlier.filter((s) => dateOf(s.effectiveDates) <= today).sort((a, b) => dateOf(a.effectiveDates).localeCompare(dateOf(b.effectiveDates))).at(-1);
-  return earlier.filter((s) => s === inForce || dateOf(s.effectiveDates) > today).filter((s, i, all) => all.findIndex((o) => o.sha256 === s.sha256) === i);
+  const inForce = earlier
+    .filter((s) => dateOf(s.effectiveDates) <= today)
+    .sort((a, b) => dateOf(a.effectiveDates).localeCompare(dateOf(b.effectiveDates)))
+    .at(-1);
+  return earlier
+    .filter((s) => s === inForce || dateOf(s.effectiveDates) > today)
+    .filter((s, i, all) => all.findIndex((o) => o.sha256 === s.sha256) === i);
 }

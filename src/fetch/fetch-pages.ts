@@ -33,7 +33,10 @@ const ALL_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
  * release. A category without a link, or whose document fails, is reported as failed and keeps
  * its last snapshot.
  */
-export async function fetchPages(pages: string[], options: FetchPagesOptions): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
+export async function fetchPages(
+  pages: string[],
+  options: FetchPagesOptions,
+): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
   const state = await options.store.readState();
   const previous = await options.store.readDocuments();
   const reports: SourceReport[] = [];
@@ -58,7 +61,17 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       for (const [category, link] of found.lists) if (!lists.has(category)) lists.set(category, link);
       for (const link of found.notices) if (!notices.some((n) => n.url === link.url)) notices.push(link);
       pagesRead++;
-      reports.push({ url: page, label: 'page', status: 'unchanged', sha256: sha256Hex(outcome.bytes), effectiveDates: [], newTariff: false, attempts: outcome.attempts, found: { lists: [...found.lists.keys()], notices: found.notices.length }, ...(outcome.finalUrl !== page ? { finalUrl: outcome.finalUrl } : {}) });
+      reports.push({
+        url: page,
+        label: 'page',
+        status: 'unchanged',
+        sha256: sha256Hex(outcome.bytes),
+        effectiveDates: [],
+        newTariff: false,
+        attempts: outcome.attempts,
+        found: { lists: [...found.lists.keys()], notices: found.notices.length },
+        ...(outcome.finalUrl !== page ? { finalUrl: outcome.finalUrl } : {}),
+      });
     } catch (error) {
       if (!(error instanceof Error)) throw error;
       reports.push(failedReport(page, error.message, { label: 'page' }));
@@ -75,7 +88,13 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
    * Downloads one document and checks it is what its link promised; returns it when the builds
    * must now track it (a change, or, with `retrack`, known bytes the kept state lost).
    */
-  const download = async (link: DiscoveredLink, label: string, check: (parsed: ParsedSource) => string | null, onMismatch: 'failed' | 'ignored' = 'failed', retrack = false) => {
+  const download = async (
+    link: DiscoveredLink,
+    label: string,
+    check: (parsed: ParsedSource) => string | null,
+    onMismatch: 'failed' | 'ignored' = 'failed',
+    retrack = false,
+  ) => {
     const known = state[link.url];
     try {
       const outcome = await fetchSource(link.url, { etag: known?.etag, lastModified: known?.lastModified }, fetchOptions(link.url));
@@ -90,7 +109,16 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       if (republished || (sameBytes && !retrack)) {
         const effectiveDates = known?.effectiveDates ?? [republished!.effectiveFrom];
         state[link.url] = { ...known, sha256, ...validators, fetchedAt: known?.fetchedAt ?? stamp(), checkedAt: stamp(), effectiveDates };
-        reports.push({ url: link.url, label, status: 'unchanged', sha256, effectiveDates: dated(effectiveDates), newTariff: false, attempts: outcome.attempts, ...redirected });
+        reports.push({
+          url: link.url,
+          label,
+          status: 'unchanged',
+          sha256,
+          effectiveDates: dated(effectiveDates),
+          newTariff: false,
+          attempts: outcome.attempts,
+          ...redirected,
+        });
         return null;
       }
       const parsed = await parseSource(bytes, link.url).catch((error: unknown) => {
@@ -99,7 +127,16 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       });
       const problem = parsed ? check(parsed) : 'the document is not a price list or a price-change notice';
       if (problem && onMismatch === 'ignored') {
-        reports.push({ url: link.url, label, status: 'ignored', sha256: null, effectiveDates: [], newTariff: false, attempts: outcome.attempts, error: problem });
+        reports.push({
+          url: link.url,
+          label,
+          status: 'ignored',
+          sha256: null,
+          effectiveDates: [],
+          newTariff: false,
+          attempts: outcome.attempts,
+          error: problem,
+        });
         return null;
       }
       if (problem || !parsed) throw new Error(problem ?? 'unreadable');
@@ -107,7 +144,16 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
       await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
       parsedNow.set(sha256, parsed);
       state[link.url] = { sha256, ...validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates: [effectiveFrom] };
-      reports.push({ url: link.url, label, status: sameBytes ? 'unchanged' : 'changed', sha256, effectiveDates: dated([effectiveFrom]), newTariff: !sameBytes, attempts: outcome.attempts, ...redirected });
+      reports.push({
+        url: link.url,
+        label,
+        status: sameBytes ? 'unchanged' : 'changed',
+        sha256,
+        effectiveDates: dated([effectiveFrom]),
+        newTariff: !sameBytes,
+        attempts: outcome.attempts,
+        ...redirected,
+      });
       return { sha256, effectiveFrom, parsed };
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
@@ -120,20 +166,42 @@ export async function fetchPages(pages: string[], options: FetchPagesOptions): P
     const link = lists.get(category);
     const label = `${category} list`;
     if (!link) {
-      if (pagesRead === pages.length) reports.push(failedReport(pages.join(' '), `no link to the ${category} list on the page(s); its last snapshot stays in use`, { label }));
+      if (pagesRead === pages.length)
+        reports.push(
+          failedReport(pages.join(' '), `no link to the ${category} list on the page(s); its last snapshot stays in use`, { label }),
+        );
       continue;
     }
     // retrack: a list the site still links is always tracked, even if documents.json was lost.
-    const changed = await download(link, label, (parsed) => {
-      const list = parsed.lists[0];
-      if (!list) return `expected the ${category} price list, found ${parsed.notices.length > 0 ? 'a price-change notice' : 'no list'}`;
-      return list.feedCategory === category ? null : `the link "${link.text}" leads to the ${list.feedCategory} list, not the ${category} one`;
-    }, 'failed', true);
-    if (changed) (next.lists[category] ??= []).push({ sha256: changed.sha256, url: link.url, effectiveFrom: changed.effectiveFrom, fetchedAt: stamp() });
+    const changed = await download(
+      link,
+      label,
+      (parsed) => {
+        const list = parsed.lists[0];
+        if (!list) return `expected the ${category} price list, found ${parsed.notices.length > 0 ? 'a price-change notice' : 'no list'}`;
+        return list.feedCategory === category
+          ? null
+          : `the link "${link.text}" leads to the ${list.feedCategory} list, not the ${category} one`;
+      },
+      'failed',
+      true,
+    );
+    if (changed)
+      (next.lists[category] ??= []).push({
+        sha256: changed.sha256,
+        url: link.url,
+        effectiveFrom: changed.effectiveFrom,
+        fetchedAt: stamp(),
+      });
   }
 
   for (const link of notices.slice(0, options.maxNotices)) {
-    const changed = await download(link, 'notice', (parsed) => (parsed.notices[0] ? null : 'the link reads like a price-change notice, but the document is not one'), 'ignored');
+    const changed = await download(
+      link,
+      'notice',
+      (parsed) => (parsed.notices[0] ? null : 'the link reads like a price-change notice, but the document is not one'),
+      'ignored',
+    );
     if (!changed) continue;
     const categories = [...new Set(changed.parsed.notices[0]!.changes.map((change) => change.category))];
     next.notices.push({ sha256: changed.sha256, url: link.url, effectiveFrom: changed.effectiveFrom, fetchedAt: stamp(), categories });

@@ -5,7 +5,10 @@ import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 export const DEFAULT_MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
 /** How downloads from the authority behave, from the environment (docs/operations.md lists the variables). */
-export function fetchSettings(env: NodeJS.ProcessEnv, now: () => Date): Omit<FetchOptions, 'dispatcher' | 'onProgress' | 'onRetry'> & { connectTimeoutMs: number } {
+export function fetchSettings(
+  env: NodeJS.ProcessEnv,
+  now: () => Date,
+): Omit<FetchOptions, 'dispatcher' | 'onProgress' | 'onRetry'> & { connectTimeoutMs: number } {
   const number = (name: string, fallback: number) => positiveInteger(env[name], name) ?? fallback;
   return {
     connectTimeoutMs: number('TARIFF_FETCH_CONNECT_TIMEOUT_MS', 10_000),

@@ -40,7 +40,10 @@ export function fetchAgent(connectTimeoutMs: number): Agent {
 }
 
 class RetryableError extends Error {
-  constructor(message: string, readonly retryAfter?: string) {
+  constructor(
+    message: string,
+    readonly retryAfter?: string,
+  ) {
     super(message);
   }
 }
@@ -55,7 +58,11 @@ class RetryableError extends Error {
 export async function fetchSource(url: string, previous: Validators, options: FetchOptions): Promise<FetchOutcome> {
   const deadline = AbortSignal.timeout(options.deadlineMs);
   const startedAt = Date.now();
-  const overdue = () => errors.fetchFailed(url, `no complete answer within the deadline of ${Math.round(options.deadlineMs / 1000)} s (TARIFF_FETCH_DEADLINE_SECONDS)`);
+  const overdue = () =>
+    errors.fetchFailed(
+      url,
+      `no complete answer within the deadline of ${Math.round(options.deadlineMs / 1000)} s (TARIFF_FETCH_DEADLINE_SECONDS)`,
+    );
   for (let attempt = 1; ; attempt++) {
     try {
       return { ...(await tryOnce(url, previous, options, deadline)), attempts: attempt };
@@ -76,21 +83,37 @@ async function tryOnce(url: string, previous: Validators, options: FetchOptions,
   for (let hops = 0; ; hops++) {
     const response = await requestOnce(address, previous, options, signal);
     if (response.kind !== 'redirect') return { ...response, finalUrl: address };
-    if (hops >= options.maxRedirects) throw errors.fetchFailed(url, `more than ${options.maxRedirects} redirects (the last to ${response.location})`);
+    if (hops >= options.maxRedirects)
+      throw errors.fetchFailed(url, `more than ${options.maxRedirects} redirects (the last to ${response.location})`);
     const next = new URL(response.location, address);
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw errors.fetchFailed(url, `a redirect to ${next.href}, which is not http(s)`);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw errors.fetchFailed(url, `a redirect to ${next.href}, which is not http(s)`);
     address = next.href;
   }
 }
 
-async function requestOnce(url: string, previous: Validators, options: FetchOptions, signal: AbortSignal): Promise<Answer | { kind: 'redirect'; location: string }> {
-  const headers: Record<string, string> = { accept: 'application/pdf, text/html;q=0.9, application/xml;q=0.9, */*;q=0.1', 'user-agent': 'tobacco-tariff-dataset (tariff fetch)' };
+async function requestOnce(
+  url: string,
+  previous: Validators,
+  options: FetchOptions,
+  signal: AbortSignal,
+): Promise<Answer | { kind: 'redirect'; location: string }> {
+  const headers: Record<string, string> = {
+    accept: 'application/pdf, text/html;q=0.9, application/xml;q=0.9, */*;q=0.1',
+    'user-agent': 'tobacco-tariff-dataset (tariff fetch)',
+  };
   if (previous.etag) headers['if-none-match'] = previous.etag;
   if (previous.lastModified) headers['if-modified-since'] = previous.lastModified;
 
   let response;
   try {
-    response = await request(url, { dispatcher: options.dispatcher, headers, headersTimeout: options.headersTimeoutMs, bodyTimeout: options.bodyTimeoutMs, signal });
+    response = await request(url, {
+      dispatcher: options.dispatcher,
+      headers,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      signal,
+    });
   } catch (error) {
     throw new RetryableError(describe(error));
   }
@@ -110,7 +133,8 @@ async function requestOnce(url: string, previous: Validators, options: FetchOpti
   }
   if (statusCode !== 200) {
     await response.body.dump().catch(() => {});
-    if (statusCode >= 500 || statusCode === 429 || statusCode === 408) throw new RetryableError(`HTTP ${statusCode}`, header('retry-after'));
+    if (statusCode >= 500 || statusCode === 429 || statusCode === 408)
+      throw new RetryableError(`HTTP ${statusCode}`, header('retry-after'));
     throw errors.fetchFailed(url, `the server answered HTTP ${statusCode}`);
   }
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { keptEarlier } from './fetch-all.ts';
 import { retainDocuments, type KeptDocument } from './retain-documents.ts';
 
-const doc = (sha256: string, effectiveFrom: string, categories?: string[]): KeptDocument => ({ sha256, url: `https://adm.example/${sha256}`, effectiveFrom, fetchedAt: '2026-11-01T00:00:00Z', ...(categories ? { categories } : {}) });
+const doc = (sha256: string, effectiveFrom: string, categories?: string[]): KeptDocument => ({
+  sha256,
+  url: `https://adm.example/${sha256}`,
+  effectiveFrom,
+  fetchedAt: '2026-11-01T00:00:00Z',
+  ...(categories ? { categories } : {}),
+});
 const categoryOf = (feed: string) => ({ sigari: 'cigars', sigarette: 'cigarettes' })[feed] ?? feed;
 
 describe('retainDocuments', () => {
@@ -13,11 +19,18 @@ describe('retainDocuments', () => {
   });
 
   it('keeps a future list alone when nothing is in force yet (the first run)', () => {
-    expect(retainDocuments({ lists: { sigari: [doc('future', '2026-12-01')] }, notices: [] }, '2026-11-22', categoryOf).lists.sigari!.map((d) => d.sha256)).toEqual(['future']);
+    expect(
+      retainDocuments({ lists: { sigari: [doc('future', '2026-12-01')] }, notices: [] }, '2026-11-22', categoryOf).lists.sigari!.map(
+        (d) => d.sha256,
+      ),
+    ).toEqual(['future']);
   });
 
   it('keeps the notices newer than the list in force of a category they touch', () => {
-    const state = { lists: { sigari: [doc('list', '2026-07-22')], sigarette: [doc('list2', '2026-09-01')] }, notices: [doc('old', '2026-07-01', ['cigars']), doc('next', '2026-08-01', ['cigars']), doc('stale', '2026-08-15', ['cigarettes'])] };
+    const state = {
+      lists: { sigari: [doc('list', '2026-07-22')], sigarette: [doc('list2', '2026-09-01')] },
+      notices: [doc('old', '2026-07-01', ['cigars']), doc('next', '2026-08-01', ['cigars']), doc('stale', '2026-08-15', ['cigarettes'])],
+    };
     expect(retainDocuments(state, '2026-11-22', categoryOf).notices.map((d) => d.sha256)).toEqual(['next']);
   });
 });

@@ -24,7 +24,9 @@ export function retainDocuments(state: DocumentsState, today: string, categoryOf
   const lists: DocumentsState['lists'] = {};
   const inForce = new Map<string, string>();
   for (const [feedCategory, kept] of Object.entries(state.lists)) {
-    const unique = [...new Map(kept.map((doc) => [doc.sha256, doc])).values()].sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.fetchedAt.localeCompare(b.fetchedAt));
+    const unique = [...new Map(kept.map((doc) => [doc.sha256, doc])).values()].sort(
+      (a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.fetchedAt.localeCompare(b.fetchedAt),
+    );
     const current = unique.filter((doc) => doc.effectiveFrom <= today).at(-1);
     lists[feedCategory] = unique.filter((doc) => doc === current || doc.effectiveFrom > today);
     if (current) inForce.set(categoryOf(feedCategory), current.effectiveFrom);

@@ -18,7 +18,13 @@ const sourceStateSchema = z.object({
 });
 const stateSchema = z.record(z.string(), sourceStateSchema);
 
-const keptSchema = z.object({ sha256: z.string(), url: z.string(), effectiveFrom: z.string(), fetchedAt: z.string(), categories: z.array(z.string()).optional() });
+const keptSchema = z.object({
+  sha256: z.string(),
+  url: z.string(),
+  effectiveFrom: z.string(),
+  fetchedAt: z.string(),
+  categories: z.array(z.string()).optional(),
+});
 const documentsSchema = z.object({ lists: z.record(z.string(), z.array(keptSchema)), notices: z.array(keptSchema) });
 
 export type SourceState = z.infer<typeof sourceStateSchema>;
@@ -71,10 +77,19 @@ export class SnapshotStore {
   async store(bytes: Uint8Array, meta: Omit<SnapshotMeta, 'sha256' | 'size'>): Promise<string> {
     const sha256 = sha256Hex(bytes);
     const path = this.path(sha256, bytes);
-    if (await stat(path).then(() => true, () => false)) return sha256;
+    if (
+      await stat(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      return sha256;
     await mkdir(this.dir, { recursive: true });
     await writeFileAtomic(path, bytes);
-    await writeFileAtomic(join(this.dir, `${sha256}.json`), `${JSON.stringify({ sha256, size: bytes.length, ...meta } satisfies SnapshotMeta, null, 2)}\n`);
+    await writeFileAtomic(
+      join(this.dir, `${sha256}.json`),
+      `${JSON.stringify({ sha256, size: bytes.length, ...meta } satisfies SnapshotMeta, null, 2)}\n`,
+    );
     return sha256;
   }
 

@@ -1,8 +1,6 @@
 export type GtinProblem = 'invalid_barcode' | 'invalid_checksum' | 'unsupported_barcode';
 
-export type GtinCheck =
-  | { ok: true; gtin14: string; canonical: string }
-  | { ok: false; reason: GtinProblem; detail: string };
+export type GtinCheck = { ok: true; gtin14: string; canonical: string } | { ok: false; reason: GtinProblem; detail: string };
 
 /** GS1 check digit of the digits that precede it (weights 3,1,3,… from the right). */
 export function gs1CheckDigit(body: string): number {

@@ -28,7 +28,8 @@ export async function bucketFileProblems(bucket: Bucket, manifest: Manifest): Pr
       size += (chunk as Buffer).length;
     }
     const sha256 = hash.digest('hex');
-    if (size !== expected.size || sha256 !== expected.sha256) problems.push(`${key} holds ${size} bytes with SHA-256 ${sha256}, the manifest says ${expected.size} bytes with ${expected.sha256}`);
+    if (size !== expected.size || sha256 !== expected.sha256)
+      problems.push(`${key} holds ${size} bytes with SHA-256 ${sha256}, the manifest says ${expected.size} bytes with ${expected.sha256}`);
   }
   return problems;
 }

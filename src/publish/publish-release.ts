@@ -58,7 +58,8 @@ const safeJson = (bytes: Buffer): unknown => {
   }
 };
 
-const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
+const sameFiles = (a: Manifest, b: Manifest) =>
+  FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
 
 /**
  * Publishes a release to a bucket: uploads its files under the release's own prefix, reads them
@@ -91,7 +92,10 @@ export async function publishRelease(bucket: Bucket, release: ReleaseFiles, opti
     await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
   } catch (error) {
     if (isTariffError(error)) throw error;
-    throw errors.bucketFailed(bucket.description, `publishing ${version} failed, ${current ? `${current.version} is still current` : 'nothing is current'}: ${(error as Error).message}`);
+    throw errors.bucketFailed(
+      bucket.description,
+      `publishing ${version} failed, ${current ? `${current.version} is still current` : 'nothing is current'}: ${(error as Error).message}`,
+    );
   }
 
   options.onStep?.('prune', `keep ${options.keep}`);
@@ -126,7 +130,10 @@ async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void>
     const expected = manifest.files[format];
     if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing after upload');
     if (bytes.length !== expected.size || sha256Hex(bytes) !== expected.sha256) {
-      throw errors.bucketFailed(`${bucket.description}${key}`, `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${expected.size} bytes with ${expected.sha256}`);
+      throw errors.bucketFailed(
+        `${bucket.description}${key}`,
+        `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${expected.size} bytes with ${expected.sha256}`,
+      );
     }
   }
 }

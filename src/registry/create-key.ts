@@ -3,8 +3,17 @@ import { cleanLabel } from './key-rules.ts';
 import type { Account, ApiKeyRecord, Registry } from './registry.ts';
 
 /** Creates an API key for an account: the full key is returned once and never stored. The label is cleaned (key-rules.ts). */
-export async function createKey(registry: Registry, account: Account, label: string, now: Date): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createKey(
+  registry: Registry,
+  account: Account,
+  label: string,
+  now: Date,
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
-  const record = await registry.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: cleanLabel(label) }, now);
+  const record = await registry.addKey(
+    account.id,
+    { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: cleanLabel(label) },
+    now,
+  );
   return { key: key.key, record };
 }

@@ -19,7 +19,9 @@ describe('cleanLabel', () => {
 describe('keyMatchingPrefix', () => {
   const rows = [{ prefix: 'ttd_AbCd1234' }, { prefix: 'ttd_AbCd9999' }];
   it('needs a prefix long enough not to name a key by accident', () => {
-    expect(() => keyMatchingPrefix([rows[0]!], '', 'a@b.it')).toThrow(expect.objectContaining({ code: 'key_prefix_too_short', exitCode: 2 }));
+    expect(() => keyMatchingPrefix([rows[0]!], '', 'a@b.it')).toThrow(
+      expect.objectContaining({ code: 'key_prefix_too_short', exitCode: 2 }),
+    );
     expect(() => keyMatchingPrefix([rows[0]!], 'ttd_', 'a@b.it')).toThrow(expect.objectContaining({ code: 'key_prefix_too_short' }));
   });
   it('names exactly one key, or says why not', () => {

@@ -12,7 +12,8 @@ export async function openRegistry(options: { dataDir: string; env: NodeJS.Proce
   const url = options.url ?? options.env.TARIFF_REGISTRY;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const poolSize = options.env.TARIFF_PG_POOL_SIZE;
-    if (poolSize !== undefined && !/^[1-9]\d*$/.test(poolSize)) throw errors.usage(`TARIFF_PG_POOL_SIZE=${poolSize} is not a positive whole number`);
+    if (poolSize !== undefined && !/^[1-9]\d*$/.test(poolSize))
+      throw errors.usage(`TARIFF_PG_POOL_SIZE=${poolSize} is not a positive whole number`);
     // Loaded only for PostgreSQL deployments.
     const { PgRegistry } = await import('./pg-registry.ts');
     return PgRegistry.open(url, { poolSize: poolSize ? Number(poolSize) : undefined });

@@ -14,12 +14,24 @@ export interface PurgeRule {
  * alike), so a purge never holds the registry for long.
  */
 export const PURGE_RULES: PurgeRule[] = [
-  { name: 'usage_counters', sql: 'DELETE FROM usage_counters WHERE (account_id, counter, period_start) IN (SELECT account_id, counter, period_start FROM usage_counters WHERE period_start < ? LIMIT ?)' },
+  {
+    name: 'usage_counters',
+    sql: 'DELETE FROM usage_counters WHERE (account_id, counter, period_start) IN (SELECT account_id, counter, period_start FROM usage_counters WHERE period_start < ? LIMIT ?)',
+  },
   // Key-form marks have the period 'once'; every other request limit has an ISO period start.
-  { name: 'request_limits', sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start <> 'once' AND period_start < ? LIMIT ?)" },
-  { name: 'sign_in_tokens', sql: 'DELETE FROM sign_in_tokens WHERE token_hash IN (SELECT token_hash FROM sign_in_tokens WHERE expires_at < ? LIMIT ?)' },
+  {
+    name: 'request_limits',
+    sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start <> 'once' AND period_start < ? LIMIT ?)",
+  },
+  {
+    name: 'sign_in_tokens',
+    sql: 'DELETE FROM sign_in_tokens WHERE token_hash IN (SELECT token_hash FROM sign_in_tokens WHERE expires_at < ? LIMIT ?)',
+  },
   { name: 'sessions', sql: 'DELETE FROM sessions WHERE id_hash IN (SELECT id_hash FROM sessions WHERE expires_at < ? LIMIT ?)' },
-  { name: 'sign_ups', sql: "DELETE FROM sign_ups WHERE id IN (SELECT id FROM sign_ups WHERE status = 'unconfirmed' AND expires_at < ? LIMIT ?)" },
+  {
+    name: 'sign_ups',
+    sql: "DELETE FROM sign_ups WHERE id IN (SELECT id FROM sign_ups WHERE status = 'unconfirmed' AND expires_at < ? LIMIT ?)",
+  },
   {
     name: 'key_forms',
     sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start = 'once' AND key LIKE 'key-form:%' AND substr(key, 10, 64) NOT IN (SELECT id_hash FROM sessions WHERE expires_at >= ?) LIMIT ?)",

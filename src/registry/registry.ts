@@ -166,7 +166,11 @@ export interface Registry {
    * the key's use and, when `read` is given, takes one unit from the account's read counter, all in
    * one transaction: a GET costs one database round trip.
    */
-  authenticate(fingerprint: string, now: Date, read?: { periodStart: string; limit: number }): Promise<(Principal & { read?: Consumption }) | null>;
+  authenticate(
+    fingerprint: string,
+    now: Date,
+    read?: { periodStart: string; limit: number },
+  ): Promise<(Principal & { read?: Consumption }) | null>;
 
   /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
   consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;
@@ -178,7 +182,10 @@ export interface Registry {
    * then records each item that passed `checkItem`, replacing the account's previous vote, and
    * recomputes the barcode's status with `rules`.
    */
-  submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): Promise<SubmitOutcome>;
+  submitBarcodes(
+    input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules },
+    now: Date,
+  ): Promise<SubmitOutcome>;
   /** The account's current submissions (one per barcode), most recent first. */
   mySubmissions(accountId: number, limit: number, offset: number): Promise<SubmissionRecord[]>;
   listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
@@ -188,7 +195,14 @@ export interface Registry {
   /** The administrator revokes a barcode: no more submissions, out of the next release. */
   revokeBarcode(gtin14: string, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary>;
   /** Blocks (or unblocks) an integration's contributor: its votes stop counting, its submissions are refused. */
-  setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void>;
+  setContributorBlocked(
+    accountId: number,
+    contributorRef: string,
+    blocked: boolean,
+    actor: string,
+    now: Date,
+    rules: StatusRules,
+  ): Promise<void>;
   /** The approved matches, for the next release. */
   approvedBarcodes(): Promise<Barcode[]>;
 
@@ -210,7 +224,10 @@ export interface Registry {
   countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
 
   /** Stores a sign-up request and its link's token (SHA-256), valid until `expiresAt`. */
-  createSignUp(input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date }, now: Date): Promise<void>;
+  createSignUp(
+    input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date },
+    now: Date,
+  ): Promise<void>;
   /** Whether a sign-up link can still be confirmed, without confirming it. */
   signUpUsable(tokenHash: string, now: Date): Promise<boolean>;
   /**

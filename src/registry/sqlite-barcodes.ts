@@ -1,6 +1,13 @@
 import type Database from 'better-sqlite3';
 import { planBatch, type BatchState, type StoredBarcode, type StoredVote } from '../barcodes/plan-batch.ts';
-import { barcodeStatus, recordStatus, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
+import {
+  barcodeStatus,
+  recordStatus,
+  type AdminDecision,
+  type BarcodeStatus,
+  type Match,
+  type StatusRules,
+} from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
@@ -27,10 +34,26 @@ interface VoteRow {
   counted: number;
 }
 
-const toStoredVote = (row: VoteRow): StoredVote => ({ accountId: row.account_id, admCode: row.adm_code, kind: row.kind, units: row.units, accountType: row.type, counted: row.counted === 1 });
+const toStoredVote = (row: VoteRow): StoredVote => ({
+  accountId: row.account_id,
+  admCode: row.adm_code,
+  kind: row.kind,
+  units: row.units,
+  accountType: row.type,
+  counted: row.counted === 1,
+});
 
-export const adminOf = (row: { admin_decision: 'approved' | 'revoked' | null; adm_code: number | null; kind: BarcodeKind | null; units: number | null }): AdminDecision =>
-  row.admin_decision === 'revoked' ? { decision: 'revoked' } : row.admin_decision === 'approved' ? { decision: 'approved', match: matchOf(row)! } : null;
+export const adminOf = (row: {
+  admin_decision: 'approved' | 'revoked' | null;
+  adm_code: number | null;
+  kind: BarcodeKind | null;
+  units: number | null;
+}): AdminDecision =>
+  row.admin_decision === 'revoked'
+    ? { decision: 'revoked' }
+    : row.admin_decision === 'approved'
+      ? { decision: 'approved', match: matchOf(row)! }
+      : null;
 
 const matchOf = (row: { adm_code: number | null; kind: BarcodeKind | null; units: number | null }): Match | null =>
   row.adm_code === null ? null : { admCode: row.adm_code, kind: row.kind!, units: row.units! };
@@ -61,7 +84,9 @@ export class SqliteBarcodes {
            (a.blocked = 0 AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted
          FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin IN (SELECT value FROM json_each(?))`,
       ),
-      blockedRefsIn: db.prepare('SELECT contributor_ref FROM blocked_contributors WHERE account_id = ? AND contributor_ref IN (SELECT value FROM json_each(?))'),
+      blockedRefsIn: db.prepare(
+        'SELECT contributor_ref FROM blocked_contributors WHERE account_id = ? AND contributor_ref IN (SELECT value FROM json_each(?))',
+      ),
       allVotes: db.prepare(
         `SELECT v.account_id, v.adm_code, v.kind, v.units, a.type,
            (a.blocked = 0 AND NOT EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted
@@ -77,7 +102,9 @@ export class SqliteBarcodes {
         `SELECT v.barcode_as_sent, v.adm_code, v.kind, v.units, v.contributor_ref, v.submitted_at, b.status, b.adm_code AS b_adm_code, b.kind AS b_kind, b.units AS b_units
          FROM votes v JOIN barcodes b ON b.gtin = v.gtin WHERE v.account_id = ? ORDER BY v.submitted_at DESC, v.gtin LIMIT ? OFFSET ?`,
       ),
-      summaries: db.prepare('SELECT b.*, (SELECT count(*) FROM votes v WHERE v.gtin = b.gtin) AS votes FROM barcodes b WHERE @status IS NULL OR b.status = @status ORDER BY b.gtin'),
+      summaries: db.prepare(
+        'SELECT b.*, (SELECT count(*) FROM votes v WHERE v.gtin = b.gtin) AS votes FROM barcodes b WHERE @status IS NULL OR b.status = @status ORDER BY b.gtin',
+      ),
       votesOf: db.prepare(
         `SELECT v.*, a.email, a.type, a.blocked, EXISTS (SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref) AS ref_blocked
          FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin = ? ORDER BY v.submitted_at, a.email`,
@@ -101,16 +128,30 @@ export class SqliteBarcodes {
   }
 
   submit(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): SubmitOutcome {
-    return durably(this.db, () => this.db.transaction((): SubmitOutcome => {
-      const { account, checks, rules } = input;
-      const quota = this.consume(account.id, input.periodStart, checks.length, account.submitLimit);
-      if (!quota.allowed) return { allowed: false, used: quota.used };
-      const plan = planBatch(account, checks, this.readState(account.id, checks), rules);
-      const at = now.toISOString();
-      for (const vote of plan.votes) this.s.upsertVote.run(vote.gtin14, account.id, vote.admCode, vote.kind, vote.units, vote.contributorRef, vote.barcodeAsSent, at);
-      for (const barcode of plan.barcodes) this.save(barcode.gtin14, barcode, at);
-      return { allowed: true, used: quota.used, results: plan.results };
-    }).immediate());
+    return durably(this.db, () =>
+      this.db
+        .transaction((): SubmitOutcome => {
+          const { account, checks, rules } = input;
+          const quota = this.consume(account.id, input.periodStart, checks.length, account.submitLimit);
+          if (!quota.allowed) return { allowed: false, used: quota.used };
+          const plan = planBatch(account, checks, this.readState(account.id, checks), rules);
+          const at = now.toISOString();
+          for (const vote of plan.votes)
+            this.s.upsertVote.run(
+              vote.gtin14,
+              account.id,
+              vote.admCode,
+              vote.kind,
+              vote.units,
+              vote.contributorRef,
+              vote.barcodeAsSent,
+              at,
+            );
+          for (const barcode of plan.barcodes) this.save(barcode.gtin14, barcode, at);
+          return { allowed: true, used: quota.used, results: plan.results };
+        })
+        .immediate(),
+    );
   }
 
   /** The state a batch needs, in three queries: the barcodes it names, all their votes, the account's blocked contributors. */
@@ -119,26 +160,50 @@ export class SqliteBarcodes {
     const gtins = JSON.stringify([...new Set(candidates.map((c) => c.gtin14))]);
     const refs = JSON.stringify([...new Set(candidates.flatMap((c) => (c.contributorRef === null ? [] : [c.contributorRef])))]);
     const state: BatchState = { barcodes: new Map(), votes: new Map(candidates.map((c) => [c.gtin14, []])), blockedRefs: new Set() };
-    for (const row of this.s.barcodesIn.all(gtins) as BarcodeRow[]) state.barcodes.set(row.gtin, { status: row.status, match: matchOf(row), admin: adminOf(row) });
+    for (const row of this.s.barcodesIn.all(gtins) as BarcodeRow[])
+      state.barcodes.set(row.gtin, { status: row.status, match: matchOf(row), admin: adminOf(row) });
     for (const row of this.s.votesIn.all(gtins) as (VoteRow & { gtin: string })[]) state.votes.get(row.gtin)!.push(toStoredVote(row));
-    for (const row of this.s.blockedRefsIn.all(accountId, refs) as { contributor_ref: string }[]) state.blockedRefs.add(row.contributor_ref);
+    for (const row of this.s.blockedRefsIn.all(accountId, refs) as { contributor_ref: string }[])
+      state.blockedRefs.add(row.contributor_ref);
     return state;
   }
 
   private save(gtin: string, barcode: StoredBarcode, at: string): void {
     this.s.saveBarcode.run({
-      gtin, status: barcode.status, adm_code: barcode.match?.admCode ?? null, kind: barcode.match?.kind ?? null, units: barcode.match?.units ?? null,
-      admin_decision: barcode.admin?.decision ?? null, updated_at: at,
+      gtin,
+      status: barcode.status,
+      adm_code: barcode.match?.admCode ?? null,
+      kind: barcode.match?.kind ?? null,
+      units: barcode.match?.units ?? null,
+      admin_decision: barcode.admin?.decision ?? null,
+      updated_at: at,
     });
   }
 
   mine(accountId: number, limit: number, offset: number): SubmissionRecord[] {
-    type Row = { barcode_as_sent: string; adm_code: number; kind: BarcodeKind; units: number; contributor_ref: string | null; submitted_at: string; status: BarcodeStatus; b_adm_code: number | null; b_kind: BarcodeKind | null; b_units: number | null };
+    type Row = {
+      barcode_as_sent: string;
+      adm_code: number;
+      kind: BarcodeKind;
+      units: number;
+      contributor_ref: string | null;
+      submitted_at: string;
+      status: BarcodeStatus;
+      b_adm_code: number | null;
+      b_kind: BarcodeKind | null;
+      b_units: number | null;
+    };
     return (this.s.mine.all(accountId, limit, offset) as Row[]).map((row) => {
       const submitted = { admCode: row.adm_code, kind: row.kind, units: row.units };
       return {
-        barcode: row.barcode_as_sent, ...submitted, contributorRef: row.contributor_ref, submittedAt: formatWithOffset(new Date(row.submitted_at)),
-        status: recordStatus(submitted, { status: row.status, match: matchOf({ adm_code: row.b_adm_code, kind: row.b_kind, units: row.b_units }) }),
+        barcode: row.barcode_as_sent,
+        ...submitted,
+        contributorRef: row.contributor_ref,
+        submittedAt: formatWithOffset(new Date(row.submitted_at)),
+        status: recordStatus(submitted, {
+          status: row.status,
+          match: matchOf({ adm_code: row.b_adm_code, kind: row.b_kind, units: row.b_units }),
+        }),
       };
     });
   }
@@ -150,31 +215,48 @@ export class SqliteBarcodes {
   votes(gtin: string): { summary: BarcodeSummary | null; votes: BarcodeVote[] } {
     const row = this.s.barcode.get(gtin) as BarcodeRow | undefined;
     const votes = (this.s.votesOf.all(gtin) as Record<string, unknown>[]).map((v): BarcodeVote => ({
-      email: String(v.email), accountType: v.type as AccountType, admCode: Number(v.adm_code), kind: v.kind as BarcodeKind, units: Number(v.units),
-      contributorRef: (v.contributor_ref as string | null) ?? null, barcodeAsSent: String(v.barcode_as_sent), submittedAt: String(v.submitted_at),
+      email: String(v.email),
+      accountType: v.type as AccountType,
+      admCode: Number(v.adm_code),
+      kind: v.kind as BarcodeKind,
+      units: Number(v.units),
+      contributorRef: (v.contributor_ref as string | null) ?? null,
+      barcodeAsSent: String(v.barcode_as_sent),
+      submittedAt: String(v.submitted_at),
       counted: v.blocked === 0 && v.ref_blocked === 0,
     }));
     return { summary: row ? toSummary({ ...row, votes: votes.length }) : null, votes };
   }
 
   decide(gtin: string, decision: Exclude<AdminDecision, null>, actor: string, now: Date, rules: StatusRules): BarcodeSummary {
-    return this.db.transaction(() => {
-      const before = this.s.barcode.get(gtin) ?? null;
-      this.recompute(gtin, now, rules, decision);
-      const after = this.votes(gtin).summary!;
-      this.audit(actor, decision.decision === 'approved' ? 'barcode.approve' : 'barcode.revoke', canonicalGtin(gtin), before, after, now);
-      return after;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const before = this.s.barcode.get(gtin) ?? null;
+        this.recompute(gtin, now, rules, decision);
+        const after = this.votes(gtin).summary!;
+        this.audit(actor, decision.decision === 'approved' ? 'barcode.approve' : 'barcode.revoke', canonicalGtin(gtin), before, after, now);
+        return after;
+      })
+      .immediate();
   }
 
   setContributorBlocked(accountId: number, ref: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): void {
-    this.db.transaction(() => {
-      const wasBlocked = Boolean(this.s.contributorBlocked.get(accountId, ref));
-      if (blocked) this.s.blockContributor.run(accountId, ref, now.toISOString());
-      else this.s.unblockContributor.run(accountId, ref);
-      for (const { gtin } of this.s.gtinsOfContributor.all(accountId, ref) as { gtin: string }[]) this.recompute(gtin, now, rules);
-      this.audit(actor, blocked ? 'contributor.block' : 'contributor.unblock', `${accountId}/${ref}`, { blocked: wasBlocked }, { blocked }, now);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const wasBlocked = Boolean(this.s.contributorBlocked.get(accountId, ref));
+        if (blocked) this.s.blockContributor.run(accountId, ref, now.toISOString());
+        else this.s.unblockContributor.run(accountId, ref);
+        for (const { gtin } of this.s.gtinsOfContributor.all(accountId, ref) as { gtin: string }[]) this.recompute(gtin, now, rules);
+        this.audit(
+          actor,
+          blocked ? 'contributor.block' : 'contributor.unblock',
+          `${accountId}/${ref}`,
+          { blocked: wasBlocked },
+          { blocked },
+          now,
+        );
+      })
+      .immediate();
   }
 
   /** After an account is blocked or unblocked: its votes' barcodes get their status again. */
@@ -184,11 +266,22 @@ export class SqliteBarcodes {
 
   approved(): Barcode[] {
     return (this.s.approved.all() as { gtin: string; adm_code: number; kind: BarcodeKind; units: number }[]).map((row) => ({
-      barcode: canonicalGtin(row.gtin), admCode: row.adm_code, kind: row.kind, units: row.units,
+      barcode: canonicalGtin(row.gtin),
+      admCode: row.adm_code,
+      kind: row.kind,
+      units: row.units,
     }));
   }
 }
 
 function toSummary(row: BarcodeRow & { votes: number }): BarcodeSummary {
-  return { gtin14: row.gtin, barcode: canonicalGtin(row.gtin), status: row.status, match: matchOf(row), adminDecision: row.admin_decision, votes: row.votes, updatedAt: row.updated_at };
+  return {
+    gtin14: row.gtin,
+    barcode: canonicalGtin(row.gtin),
+    status: row.status,
+    match: matchOf(row),
+    adminDecision: row.admin_decision,
+    votes: row.votes,
+    updatedAt: row.updated_at,
+  };
 }

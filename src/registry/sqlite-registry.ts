@@ -6,8 +6,24 @@ import { DEFAULT_RULES, type BarcodeStatus, type Match, type StatusRules } from 
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import {
-  DEFAULT_SUBMIT_LIMIT, MAX_ACTIVE_KEYS, type Account, type AccountType, type ApiKeyRecord, type AuditEntry, type BarcodeSummary, type BarcodeVote, type Consumption, type Counter,
-  type AuditRecord, type Principal, type Registry, type SignUp, type SignUpConfirmation, type SubmissionRecord, type SubmitOutcome, type WebSession,
+  DEFAULT_SUBMIT_LIMIT,
+  MAX_ACTIVE_KEYS,
+  type Account,
+  type AccountType,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type BarcodeSummary,
+  type BarcodeVote,
+  type Consumption,
+  type Counter,
+  type AuditRecord,
+  type Principal,
+  type Registry,
+  type SignUp,
+  type SignUpConfirmation,
+  type SubmissionRecord,
+  type SubmitOutcome,
+  type WebSession,
 } from './registry.ts';
 import { SqliteBarcodes } from './sqlite-barcodes.ts';
 import { durably } from './sqlite-durably.ts';
@@ -41,7 +57,15 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const toKey = (row: KeyRow): ApiKeyRecord => ({ id: row.id, accountId: row.account_id, prefix: row.prefix, label: row.label, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at });
+const toKey = (row: KeyRow): ApiKeyRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  prefix: row.prefix,
+  label: row.label,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
 
 interface PendingAuthentication {
   fingerprint: string;
@@ -62,7 +86,9 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export class SqliteRegistry implements Registry {
   private readonly db: Database.Database;
   private readonly statements;
-  private readonly authenticateBatch: Database.Transaction<(batch: PendingAuthentication[]) => ((Principal & { read?: Consumption }) | null)[]>;
+  private readonly authenticateBatch: Database.Transaction<
+    (batch: PendingAuthentication[]) => ((Principal & { read?: Consumption }) | null)[]
+  >;
   private pending: PendingAuthentication[] = [];
   private readonly barcodes: SqliteBarcodes;
 
@@ -107,7 +133,9 @@ export class SqliteRegistry implements Registry {
       ),
       purgeTokens: db.prepare('DELETE FROM sign_in_tokens WHERE expires_at < ?'),
       insertSession: db.prepare('INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
-      session: db.prepare('SELECT s.csrf_token, s.expires_at, a.* FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = ? AND s.expires_at > ? AND a.blocked = 0'),
+      session: db.prepare(
+        'SELECT s.csrf_token, s.expires_at, a.* FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = ? AND s.expires_at > ? AND a.blocked = 0',
+      ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id_hash = ?'),
       deleteAccountSessions: db.prepare('DELETE FROM sessions WHERE account_id = ?'),
       purgeSessions: db.prepare('DELETE FROM sessions WHERE expires_at < ?'),
@@ -118,10 +146,12 @@ export class SqliteRegistry implements Registry {
       requestCount: db.prepare('SELECT used FROM request_limits WHERE key = ? AND period_start = ?'),
     };
     const authenticateOne = (fingerprint: string, now: Date, read?: { periodStart: string; limit: number }) => {
-      const row = this.statements.principal.get(fingerprint) as (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
+      const row = this.statements.principal.get(fingerprint) as
+        (AccountRow & { key_id: number; fingerprint: string; last_used_at: string | null }) | undefined;
       // The index lookup compares hashes, not keys; the final check is constant-time all the same.
       if (!row || !sameFingerprint(row.fingerprint, fingerprint)) return null;
-      if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) this.statements.touchKey.run(now.toISOString(), row.key_id);
+      if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS)
+        this.statements.touchKey.run(now.toISOString(), row.key_id);
       const principal = { account: toAccount(row), keyId: row.key_id };
       if (!read) return principal;
       return { ...principal, read: this.consumeNow(row.id, 'read', read.periodStart, 1, read.limit) };
@@ -129,14 +159,24 @@ export class SqliteRegistry implements Registry {
     this.barcodes = new SqliteBarcodes(
       db,
       (accountId, periodStart, units, limit) => this.consumeNow(accountId, 'submit', periodStart, units, limit),
-      (actor, action, subject, before, after, now) => this.statements.audit.run(now.toISOString(), actor, action, subject, JSON.stringify(before ?? null), JSON.stringify(after ?? null)),
+      (actor, action, subject, before, after, now) =>
+        this.statements.audit.run(now.toISOString(), actor, action, subject, JSON.stringify(before ?? null), JSON.stringify(after ?? null)),
     );
-    this.authenticateBatch = this.db.transaction((batch: PendingAuthentication[]) => batch.map((item) => authenticateOne(item.fingerprint, item.now, item.read)));
+    this.authenticateBatch = this.db.transaction((batch: PendingAuthentication[]) =>
+      batch.map((item) => authenticateOne(item.fingerprint, item.now, item.read)),
+    );
   }
 
   async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
     try {
-      return toAccount(this.statements.insertAccount.get(input.email, input.type, input.submitLimit ?? DEFAULT_SUBMIT_LIMIT, now.toISOString()) as AccountRow);
+      return toAccount(
+        this.statements.insertAccount.get(
+          input.email,
+          input.type,
+          input.submitLimit ?? DEFAULT_SUBMIT_LIMIT,
+          now.toISOString(),
+        ) as AccountRow,
+      );
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw errors.accountExists(input.email);
       throw error;
@@ -161,32 +201,57 @@ export class SqliteRegistry implements Registry {
   }
 
   async setAdmin(email: string, admin: boolean, actor: string, now: Date): Promise<Account> {
-    return this.changeAccount(email, actor, now, admin ? 'account.admin' : 'account.unadmin', () => this.statements.setAdmin.get(admin ? 1 : 0, email) as AccountRow | undefined);
+    return this.changeAccount(
+      email,
+      actor,
+      now,
+      admin ? 'account.admin' : 'account.unadmin',
+      () => this.statements.setAdmin.get(admin ? 1 : 0, email) as AccountRow | undefined,
+    );
   }
 
   async setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account> {
-    return this.changeAccount(email, actor, now, 'account.set-limit', () => this.statements.setLimit.get(limit, email) as AccountRow | undefined);
+    return this.changeAccount(
+      email,
+      actor,
+      now,
+      'account.set-limit',
+      () => this.statements.setLimit.get(limit, email) as AccountRow | undefined,
+    );
   }
 
   private changeAccount(email: string, actor: string, now: Date, action: string, change: () => AccountRow | undefined): Account {
-    return this.db.transaction(() => {
-      const before = this.statements.accountByEmail.get(email) as AccountRow | undefined;
-      if (!before) throw errors.accountNotFound(email);
-      const after = change()!;
-      this.statements.audit.run(now.toISOString(), actor, action, email, JSON.stringify(toAccount(before)), JSON.stringify(toAccount(after)));
-      return toAccount(after);
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const before = this.statements.accountByEmail.get(email) as AccountRow | undefined;
+        if (!before) throw errors.accountNotFound(email);
+        const after = change()!;
+        this.statements.audit.run(
+          now.toISOString(),
+          actor,
+          action,
+          email,
+          JSON.stringify(toAccount(before)),
+          JSON.stringify(toAccount(after)),
+        );
+        return toAccount(after);
+      })
+      .immediate();
   }
 
   async addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord> {
-    return durably(this.db, () => this.db.transaction(() => {
-      const { n } = this.statements.activeKeyCount.get(accountId) as { n: number };
-      if (n >= MAX_ACTIVE_KEYS) {
-        const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
-        throw errors.tooManyKeys(account?.email ?? `account ${accountId}`, MAX_ACTIVE_KEYS);
-      }
-      return toKey(this.statements.insertKey.get(accountId, key.fingerprint, key.prefix, key.label, now.toISOString()) as KeyRow);
-    }).immediate());
+    return durably(this.db, () =>
+      this.db
+        .transaction(() => {
+          const { n } = this.statements.activeKeyCount.get(accountId) as { n: number };
+          if (n >= MAX_ACTIVE_KEYS) {
+            const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
+            throw errors.tooManyKeys(account?.email ?? `account ${accountId}`, MAX_ACTIVE_KEYS);
+          }
+          return toKey(this.statements.insertKey.get(accountId, key.fingerprint, key.prefix, key.label, now.toISOString()) as KeyRow);
+        })
+        .immediate(),
+    );
   }
 
   async listKeys(accountId: number, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyRecord[]> {
@@ -194,16 +259,33 @@ export class SqliteRegistry implements Registry {
   }
 
   async revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord> {
-    return this.db.transaction(() => {
-      const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
-      const match = keyMatchingPrefix(this.statements.activeKeys.all(accountId) as KeyRow[], prefix, account?.email ?? `account ${accountId}`);
-      const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), match.id) as KeyRow);
-      this.statements.audit.run(now.toISOString(), actor, 'key.revoke', account?.email ?? String(accountId), JSON.stringify(toKey(match)), JSON.stringify(revoked));
-      return revoked;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const account = this.statements.accountById.get(accountId) as AccountRow | undefined;
+        const match = keyMatchingPrefix(
+          this.statements.activeKeys.all(accountId) as KeyRow[],
+          prefix,
+          account?.email ?? `account ${accountId}`,
+        );
+        const revoked = toKey(this.statements.revokeKey.get(now.toISOString(), match.id) as KeyRow);
+        this.statements.audit.run(
+          now.toISOString(),
+          actor,
+          'key.revoke',
+          account?.email ?? String(accountId),
+          JSON.stringify(toKey(match)),
+          JSON.stringify(revoked),
+        );
+        return revoked;
+      })
+      .immediate();
   }
 
-  async authenticate(fingerprint: string, now: Date, read?: { periodStart: string; limit: number }): Promise<(Principal & { read?: Consumption }) | null> {
+  async authenticate(
+    fingerprint: string,
+    now: Date,
+    read?: { periodStart: string; limit: number },
+  ): Promise<(Principal & { read?: Consumption }) | null> {
     return new Promise((resolve, reject) => {
       this.pending.push({ fingerprint, now, read, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => this.flushAuthentications());
@@ -228,22 +310,28 @@ export class SqliteRegistry implements Registry {
     batch.forEach((item, i) => item.resolve(results[i]!));
   }
 
-
   async consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption> {
     return this.consumeNow(accountId, counter, periodStart, units, limit);
   }
 
   private consumeNow(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Consumption {
-    const row = this.statements.consume.get({ account: accountId, counter, period: periodStart, units, limit }) as { used: number } | undefined;
+    const row = this.statements.consume.get({ account: accountId, counter, period: periodStart, units, limit }) as
+      { used: number } | undefined;
     if (row) return { allowed: true, used: row.used };
-    return { allowed: false, used: (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0 };
+    return {
+      allowed: false,
+      used: (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0,
+    };
   }
 
   async usage(accountId: number, counter: Counter, periodStart: string): Promise<number> {
     return (this.statements.usage.get(accountId, counter, periodStart) as { used: number } | undefined)?.used ?? 0;
   }
 
-  async submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules }, now: Date): Promise<SubmitOutcome> {
+  async submitBarcodes(
+    input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules },
+    now: Date,
+  ): Promise<SubmitOutcome> {
     return this.barcodes.submit(input, now);
   }
 
@@ -267,7 +355,14 @@ export class SqliteRegistry implements Registry {
     return this.barcodes.decide(gtin14, { decision: 'revoked' }, actor, now, rules);
   }
 
-  async setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void> {
+  async setContributorBlocked(
+    accountId: number,
+    contributorRef: string,
+    blocked: boolean,
+    actor: string,
+    now: Date,
+    rules: StatusRules,
+  ): Promise<void> {
     this.barcodes.setContributorBlocked(accountId, contributorRef, blocked, actor, now, rules);
   }
 
@@ -305,7 +400,8 @@ export class SqliteRegistry implements Registry {
   }
 
   async findSession(idHash: string, now: Date): Promise<WebSession | null> {
-    const row = this.statements.session.get(idHash, now.toISOString()) as (AccountRow & { csrf_token: string; expires_at: string }) | undefined;
+    const row = this.statements.session.get(idHash, now.toISOString()) as
+      (AccountRow & { csrf_token: string; expires_at: string }) | undefined;
     return row ? { account: toAccount(row), csrfToken: row.csrf_token, expiresAt: row.expires_at } : null;
   }
 
@@ -323,10 +419,23 @@ export class SqliteRegistry implements Registry {
     return { allowed: false, used: (this.statements.requestCount.get(key, periodStart) as { used: number } | undefined)?.used ?? 0 };
   }
 
-  async createSignUp(input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date }, now: Date): Promise<void> {
+  async createSignUp(
+    input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date },
+    now: Date,
+  ): Promise<void> {
     durably(this.db, () => {
       this.db.prepare(SIGN_UP_SQL.purge).run(now.toISOString());
-      this.db.prepare(SIGN_UP_SQL.insert).run(input.email, input.type, input.organisation, input.rulesVersion, input.tokenHash, now.toISOString(), input.expiresAt.toISOString());
+      this.db
+        .prepare(SIGN_UP_SQL.insert)
+        .run(
+          input.email,
+          input.type,
+          input.organisation,
+          input.rulesVersion,
+          input.tokenHash,
+          now.toISOString(),
+          input.expiresAt.toISOString(),
+        );
     });
   }
 
@@ -335,20 +444,29 @@ export class SqliteRegistry implements Registry {
   }
 
   async confirmSignUp(tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null> {
-    return durably(this.db, () => this.db.transaction((): SignUpConfirmation | null => {
-      const claimed = this.db.prepare(SIGN_UP_SQL.claim).get(now.toISOString(), tokenHash, now.toISOString()) as Record<string, unknown> | undefined;
-      if (!claimed) return null;
-      const signUp = toSignUp(claimed);
-      const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
-      const step = confirmationStep(signUp, existing ? toAccount(existing) : null, approvalTypes);
-      if (step === 'existed') {
-        this.db.prepare(SIGN_UP_SQL.setStatus).run('existed', signUp.id);
-        return { outcome: 'existed', account: toAccount(existing!) };
-      }
-      if (step === 'awaiting_approval') return { outcome: 'awaiting_approval', signUp: toSignUp(this.db.prepare(SIGN_UP_SQL.setStatus).get('awaiting_approval', signUp.id) as Record<string, unknown>) };
-      const account = this.insertSignedUp(signUp, now, 'web (sign-up)');
-      return { outcome: 'created', account };
-    }).immediate());
+    return durably(this.db, () =>
+      this.db
+        .transaction((): SignUpConfirmation | null => {
+          const claimed = this.db.prepare(SIGN_UP_SQL.claim).get(now.toISOString(), tokenHash, now.toISOString()) as
+            Record<string, unknown> | undefined;
+          if (!claimed) return null;
+          const signUp = toSignUp(claimed);
+          const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
+          const step = confirmationStep(signUp, existing ? toAccount(existing) : null, approvalTypes);
+          if (step === 'existed') {
+            this.db.prepare(SIGN_UP_SQL.setStatus).run('existed', signUp.id);
+            return { outcome: 'existed', account: toAccount(existing!) };
+          }
+          if (step === 'awaiting_approval')
+            return {
+              outcome: 'awaiting_approval',
+              signUp: toSignUp(this.db.prepare(SIGN_UP_SQL.setStatus).get('awaiting_approval', signUp.id) as Record<string, unknown>),
+            };
+          const account = this.insertSignedUp(signUp, now, 'web (sign-up)');
+          return { outcome: 'created', account };
+        })
+        .immediate(),
+    );
   }
 
   async pendingSignUps(): Promise<SignUp[]> {
@@ -356,19 +474,35 @@ export class SqliteRegistry implements Registry {
   }
 
   async decideSignUp(id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null> {
-    return durably(this.db, () => this.db.transaction(() => {
-      const row = this.db.prepare(SIGN_UP_SQL.decide).get(approve ? 'approved' : 'refused', now.toISOString(), actor, id) as Record<string, unknown> | undefined;
-      if (!row) return null;
-      const signUp = toSignUp(row);
-      this.statements.audit.run(now.toISOString(), actor, approve ? 'sign_up.approve' : 'sign_up.refuse', signUp.email, JSON.stringify(null), JSON.stringify(signUp));
-      if (!approve) return { signUp, account: null };
-      const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
-      return { signUp, account: existing ? toAccount(existing) : this.insertSignedUp(signUp, now, actor) };
-    }).immediate());
+    return durably(this.db, () =>
+      this.db
+        .transaction(() => {
+          const row = this.db.prepare(SIGN_UP_SQL.decide).get(approve ? 'approved' : 'refused', now.toISOString(), actor, id) as
+            Record<string, unknown> | undefined;
+          if (!row) return null;
+          const signUp = toSignUp(row);
+          this.statements.audit.run(
+            now.toISOString(),
+            actor,
+            approve ? 'sign_up.approve' : 'sign_up.refuse',
+            signUp.email,
+            JSON.stringify(null),
+            JSON.stringify(signUp),
+          );
+          if (!approve) return { signUp, account: null };
+          const existing = this.statements.accountByEmail.get(signUp.email) as AccountRow | undefined;
+          return { signUp, account: existing ? toAccount(existing) : this.insertSignedUp(signUp, now, actor) };
+        })
+        .immediate(),
+    );
   }
 
   private insertSignedUp(signUp: SignUp, now: Date, actor: string): Account {
-    const account = toAccount(this.db.prepare(SIGN_UP_SQL.insertAccount).get(signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), ...signUpAccountValues(signUp)) as AccountRow);
+    const account = toAccount(
+      this.db
+        .prepare(SIGN_UP_SQL.insertAccount)
+        .get(signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), ...signUpAccountValues(signUp)) as AccountRow,
+    );
     this.statements.audit.run(now.toISOString(), actor, 'account.sign_up', account.email, JSON.stringify(null), JSON.stringify(account));
     return account;
   }
@@ -378,13 +512,21 @@ export class SqliteRegistry implements Registry {
   }
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {
-    this.statements.audit.run(now.toISOString(), entry.actor, entry.action, entry.subject, JSON.stringify(entry.before ?? null), JSON.stringify(entry.after ?? null));
+    this.statements.audit.run(
+      now.toISOString(),
+      entry.actor,
+      entry.action,
+      entry.subject,
+      JSON.stringify(entry.before ?? null),
+      JSON.stringify(entry.after ?? null),
+    );
   }
 
   async purgeExpired(now: Date, batch: number): Promise<PurgeCounts> {
     const cutoff = purgeCutoff(now);
     const counts = {} as PurgeCounts;
-    for (const rule of PURGE_RULES) counts[rule.name] = this.db.prepare(rule.sql).run(rule.name === 'key_forms' ? now.toISOString() : cutoff, batch).changes;
+    for (const rule of PURGE_RULES)
+      counts[rule.name] = this.db.prepare(rule.sql).run(rule.name === 'key_forms' ? now.toISOString() : cutoff, batch).changes;
     return counts;
   }
 

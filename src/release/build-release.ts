@@ -16,7 +16,6 @@ import { gzipDeterministic, gzipDeterministicAsync, sha256Hex } from './gzip.ts'
 import { buildManifest, FORMATS, type Format, type Manifest } from './manifest.ts';
 import { nextVersion } from './next-version.ts';
 
-
 /** Raw bytes of one feed document and the name it is reported under (path or URL). */
 export interface SourceDocument {
   name: string;
@@ -88,8 +87,14 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     return { ...assembleDataset(tariff, options.barcodes), pending: tariff.pending, notices: tariff.notices };
   });
   checkShrink(options.previous?.counts.products ?? null, content.products.length, options.maxShrink, options.allowShrink);
-  const previousDataset = options.previous && options.previousDataset?.version === options.previous.version ? options.previousDataset : null;
-  checkCategoryShrink(previousDataset ? categoryCounts(previousDataset.products) : null, categoryCounts(content.products), options.maxShrink, options.allowShrink);
+  const previousDataset =
+    options.previous && options.previousDataset?.version === options.previous.version ? options.previousDataset : null;
+  checkCategoryShrink(
+    previousDataset ? categoryCounts(previousDataset.products) : null,
+    categoryCounts(content.products),
+    options.maxShrink,
+    options.allowShrink,
+  );
   const changes = await time('changes', () => (previousDataset ? releaseChanges(previousDataset, content) : []));
 
   const previous = options.previous;
@@ -121,8 +126,13 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
   // Compressed on libuv's thread pool: the three files in parallel on both cores.
   const compressed = await time('gzip', () => Promise.all(FORMATS.map((format) => gzipDeterministicAsync(raw[format]))));
   const files = Object.fromEntries(FORMATS.map((format, i) => [format, compressed[i]!])) as Record<Format, Buffer>;
-  const digests = await time('hash', () =>
-    Object.fromEntries(FORMATS.map((format) => [format, { sha256: sha256Hex(files[format]), size: files[format].length }])) as Record<Format, { sha256: string; size: number }>,
+  const digests = await time(
+    'hash',
+    () =>
+      Object.fromEntries(FORMATS.map((format) => [format, { sha256: sha256Hex(files[format]), size: files[format].length }])) as Record<
+        Format,
+        { sha256: string; size: number }
+      >,
   );
 
   const manifest = buildManifest({
@@ -135,7 +145,17 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     digests,
     docdbVersion,
   });
-  return { manifest, files, unchanged, changesSince: dataset.changesSince, changes: dataset.changes, skippedBarcodes, pending, notices, timings };
+  return {
+    manifest,
+    files,
+    unchanged,
+    changesSince: dataset.changesSince,
+    changes: dataset.changes,
+    skippedBarcodes,
+    pending,
+    notices,
+    timings,
+  };
 }
 
 export function countsOf(content: DatasetContent): Manifest['counts'] {

@@ -16,7 +16,12 @@ export function checkShrink(previousProducts: number | null, newProducts: number
  * The same guard per category: a list that came back empty or truncated must not take a whole
  * category out of a live release while the others keep the total up.
  */
-export function checkCategoryShrink(previous: Record<string, number> | null, current: Record<string, number>, maxShare: number, allowShrink: boolean): void {
+export function checkCategoryShrink(
+  previous: Record<string, number> | null,
+  current: Record<string, number>,
+  maxShare: number,
+  allowShrink: boolean,
+): void {
   if (previous === null || allowShrink) return;
   for (const [category, before] of Object.entries(previous).sort()) {
     const dropped = before - (current[category] ?? 0);

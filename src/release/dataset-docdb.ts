@@ -34,10 +34,17 @@ export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise
   await store.ensureIndex({ fieldName: 'barcodes.barcode', unique: true, sparse: true });
 
   const documents = new Map<number, ProductDocument>();
-  for (const product of dataset.products) documents.set(product.admCode, { _id: productId(product.admCode), type: 'product', ...productFields(product), barcodes: [] });
-  for (const barcode of dataset.barcodes) documents.get(barcode.admCode)?.barcodes.push({ barcode: barcode.barcode, kind: barcode.kind, units: barcode.units });
+  for (const product of dataset.products)
+    documents.set(product.admCode, { _id: productId(product.admCode), type: 'product', ...productFields(product), barcodes: [] });
+  for (const barcode of dataset.barcodes)
+    documents.get(barcode.admCode)?.barcodes.push({ barcode: barcode.barcode, kind: barcode.kind, units: barcode.units });
   const meta = {
-    _id: 'meta', type: 'meta', schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source,
+    _id: 'meta',
+    type: 'meta',
+    schemaVersion: dataset.schemaVersion,
+    version: dataset.version,
+    tariffDate: dataset.tariffDate,
+    source: dataset.source,
     changesSince: dataset.changesSince,
   };
   // Nested, so that a client's product query (`{ admCode }`, `{ name }`) never meets a change, and
@@ -52,7 +59,9 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
   await store.load();
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
   const documents = (await store.find({ type: 'product' }).sort({ admCode: 1 })) as unknown as ProductDocument[];
-  const changes = ((await store.find({ type: 'change' }).sort({ _id: 1 })) as unknown as { change: Change }[]).map((doc) => changeFields(doc.change));
+  const changes = ((await store.find({ type: 'change' }).sort({ _id: 1 })) as unknown as { change: Change }[]).map((doc) =>
+    changeFields(doc.change),
+  );
   const products: Product[] = [];
   const barcodes: Barcode[] = [];
   for (const { _id, type, barcodes: entries, ...product } of documents) {

@@ -33,7 +33,9 @@ const stateFields = {
   pricePerPackCents: z.number().int().nullable(),
   effectiveFrom: z.string().regex(DATE).nullable(),
 };
-const oldStateFields = Object.fromEntries(Object.entries(stateFields).map(([field, schema]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}`, schema]));
+const oldStateFields = Object.fromEntries(
+  Object.entries(stateFields).map(([field, schema]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}`, schema]),
+);
 const changeSchema = z.strictObject({
   kind: z.enum(CHANGE_KINDS),
   admCode: z.number().int().positive(),
@@ -50,7 +52,11 @@ const datasetSchema = z.strictObject({
   tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   source: z.string(),
   // Releases built before changes were added have neither field: they read as a first release.
-  changesSince: z.string().regex(/^\d{8}\.\d+$/).nullable().default(null),
+  changesSince: z
+    .string()
+    .regex(/^\d{8}\.\d+$/)
+    .nullable()
+    .default(null),
   products: z.array(productSchema),
   barcodes: z.array(barcodeSchema),
   changes: z.array(changeSchema).default([]),
@@ -62,7 +68,11 @@ const datasetSchema = z.strictObject({
  */
 export function renderDatasetJson(dataset: Dataset): Buffer {
   const head = JSON.stringify({
-    schemaVersion: dataset.schemaVersion, version: dataset.version, tariffDate: dataset.tariffDate, source: dataset.source, changesSince: dataset.changesSince,
+    schemaVersion: dataset.schemaVersion,
+    version: dataset.version,
+    tariffDate: dataset.tariffDate,
+    source: dataset.source,
+    changesSince: dataset.changesSince,
   });
   const rows = (items: unknown[]) => (items.length === 0 ? '[]' : `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`);
   const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))},"changes":${rows(dataset.changes.map(changeFields))}}\n`;

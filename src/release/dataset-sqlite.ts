@@ -31,14 +31,18 @@ const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
   ['barcode', 'barcode', 'TEXT'],
   ['barcodeKind', 'barcode_kind', 'TEXT'],
   ['units', 'units', 'INTEGER'],
-  ...STATE_COLUMNS.map(([field, column, type]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const),
+  ...STATE_COLUMNS.map(
+    ([field, column, type]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const,
+  ),
   ...STATE_COLUMNS,
 ];
 
 const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;
 
-const columnsSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([, column, type]) => `${column} ${type}`).join(', ');
-const selectSql = (columns: readonly (readonly [string, string, string])[]) => columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
+const columnsSql = (columns: readonly (readonly [string, string, string])[]) =>
+  columns.map(([, column, type]) => `${column} ${type}`).join(', ');
+const selectSql = (columns: readonly (readonly [string, string, string])[]) =>
+  columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
 
 /**
  * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes and changes,
@@ -82,12 +86,16 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
 export function readDatasetSqlite(path: string): Dataset {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const meta = Object.fromEntries((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+    const meta = Object.fromEntries(
+      (db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]),
+    );
     const products = db.prepare(`SELECT ${selectSql(PRODUCT_COLUMNS)} FROM products ORDER BY adm_code`).all() as Product[];
     const barcodes = db.prepare(`SELECT ${selectSql(BARCODE_COLUMNS)} FROM barcodes ORDER BY barcode`).all() as Barcode[];
     // Releases built before changes were added have no such table: they read as a first release.
     const hasChanges = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'changes'").get() !== undefined;
-    const changes = hasChanges ? (db.prepare(`SELECT ${selectSql(CHANGE_COLUMNS)} FROM changes ORDER BY id`).all() as Change[]).map(changeFields) : [];
+    const changes = hasChanges
+      ? (db.prepare(`SELECT ${selectSql(CHANGE_COLUMNS)} FROM changes ORDER BY id`).all() as Change[]).map(changeFields)
+      : [];
     return {
       schemaVersion: Number(meta.schemaVersion) as Dataset['schemaVersion'],
       version: meta.version ?? '',

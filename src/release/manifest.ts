@@ -49,7 +49,11 @@ export interface ManifestInput {
 /** Builds the manifest with its fields in the spec's order. */
 export function buildManifest(input: ManifestInput): Manifest {
   const base = input.baseUrl.replace(/\/+$/, '');
-  const entry = (format: Format) => ({ url: `${base}/${fileName(format)}`, sha256: input.digests[format].sha256, size: input.digests[format].size });
+  const entry = (format: Format) => ({
+    url: `${base}/${fileName(format)}`,
+    sha256: input.digests[format].sha256,
+    size: input.digests[format].size,
+  });
   return {
     version: input.version,
     tariffDate: input.tariffDate,

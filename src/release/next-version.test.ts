@@ -17,7 +17,9 @@ describe('nextVersion', () => {
   });
 
   it('numbers past every version still kept, so a version never names two contents', () => {
-    expect(nextVersion('2026-11-15', { version: '20261115.2', tariffDate: '2026-11-15' }, false, ['20261115.3', '20261101.7'])).toBe('20261115.4');
+    expect(nextVersion('2026-11-15', { version: '20261115.2', tariffDate: '2026-11-15' }, false, ['20261115.3', '20261101.7'])).toBe(
+      '20261115.4',
+    );
     expect(nextVersion('2026-11-15', null, false, ['20261115.1'])).toBe('20261115.2');
   });
 });

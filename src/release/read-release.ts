@@ -24,7 +24,10 @@ export async function readManifest(path: string): Promise<ReleaseLocation> {
   try {
     text = await readFile(manifestPath, 'utf8');
   } catch (error) {
-    throw errors.releaseUnreadable(manifestPath, (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${basename(manifestPath)} is missing` : (error as Error).message);
+    throw errors.releaseUnreadable(
+      manifestPath,
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${basename(manifestPath)} is missing` : (error as Error).message,
+    );
   }
   let json: unknown;
   try {

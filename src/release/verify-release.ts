@@ -71,11 +71,16 @@ export async function verifyRelease(dir: string): Promise<VerifyReport> {
 
 function metadataProblems(name: string, dataset: Dataset, manifest: Manifest): string[] {
   const problems: string[] = [];
-  if (dataset.version !== manifest.version) problems.push(`${name}: holds version ${dataset.version}, the manifest says ${manifest.version}`);
-  if (dataset.tariffDate !== manifest.tariffDate) problems.push(`${name}: holds tariff date ${dataset.tariffDate}, the manifest says ${manifest.tariffDate}`);
-  if (dataset.schemaVersion !== manifest.schemaVersion) problems.push(`${name}: holds schemaVersion ${dataset.schemaVersion}, the manifest says ${manifest.schemaVersion}`);
-  if (dataset.products.length !== manifest.counts.products) problems.push(`${name}: holds ${dataset.products.length} products, the manifest says ${manifest.counts.products}`);
-  if (dataset.barcodes.length !== manifest.counts.barcodes) problems.push(`${name}: holds ${dataset.barcodes.length} barcodes, the manifest says ${manifest.counts.barcodes}`);
+  if (dataset.version !== manifest.version)
+    problems.push(`${name}: holds version ${dataset.version}, the manifest says ${manifest.version}`);
+  if (dataset.tariffDate !== manifest.tariffDate)
+    problems.push(`${name}: holds tariff date ${dataset.tariffDate}, the manifest says ${manifest.tariffDate}`);
+  if (dataset.schemaVersion !== manifest.schemaVersion)
+    problems.push(`${name}: holds schemaVersion ${dataset.schemaVersion}, the manifest says ${manifest.schemaVersion}`);
+  if (dataset.products.length !== manifest.counts.products)
+    problems.push(`${name}: holds ${dataset.products.length} products, the manifest says ${manifest.counts.products}`);
+  if (dataset.barcodes.length !== manifest.counts.barcodes)
+    problems.push(`${name}: holds ${dataset.barcodes.length} barcodes, the manifest says ${manifest.counts.barcodes}`);
   return problems;
 }
 

@@ -34,7 +34,9 @@ interface Context<Input> {
 }
 
 /** Checks a request's parameters or body before any quota is spent: a bad request costs nothing. */
-type Parse<Input> = (request: HttpRequest) => Promise<{ ok: true; input: Input } | { ok: false; response: (rateHeaders: Record<string, string>) => HttpResponse }>;
+type Parse<Input> = (
+  request: HttpRequest,
+) => Promise<{ ok: true; input: Input } | { ok: false; response: (rateHeaders: Record<string, string>) => HttpResponse }>;
 
 interface Route<Input = undefined> {
   method: 'GET' | 'POST';
@@ -53,7 +55,8 @@ const route = <Input>(definition: Route<Input>) => definition as unknown as Rout
  * /v1/barcodes takes one submission per item, atomically with recording the batch.
  */
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
-export const isApiPath = (path: string): boolean => path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
+export const isApiPath = (path: string): boolean =>
+  path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
 
 /** The machine-readable description of this API (docs/openapi.json), served as kept in the repository. */
 const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url));
@@ -62,26 +65,28 @@ export function createApp(options: AppOptions): Handler {
   const { registry, release, now: clock } = options;
   const rules = options.rules ?? DEFAULT_RULES;
 
-  const download = (format: Format) => async ({ request, rateHeaders }: Context<unknown>): Promise<HttpResponse> => {
-    const current = release.current;
-    if (!current) return httpErrors.noRelease(rateHeaders);
-    const entry = current.manifest.files[format];
-    const etag = `"${entry.sha256}"`;
-    const headers = { ...rateHeaders, etag, 'cache-control': 'private, no-cache' };
-    if (matchesEtag(header(request, 'if-none-match'), etag)) return { status: 304, headers, body: null };
-    const file = await release.file(current, format);
-    if (!file) return httpErrors.releaseUnavailable(rateHeaders);
-    return {
-      status: 200,
-      headers: {
-        ...headers,
-        'content-type': 'application/gzip',
-        'content-length': String(file.size),
-        'content-disposition': `attachment; filename="${PRODUCT_SLUG}-${file.version}.${format}.gz"`,
-      },
-      body: file.body,
+  const download =
+    (format: Format) =>
+    async ({ request, rateHeaders }: Context<unknown>): Promise<HttpResponse> => {
+      const current = release.current;
+      if (!current) return httpErrors.noRelease(rateHeaders);
+      const entry = current.manifest.files[format];
+      const etag = `"${entry.sha256}"`;
+      const headers = { ...rateHeaders, etag, 'cache-control': 'private, no-cache' };
+      if (matchesEtag(header(request, 'if-none-match'), etag)) return { status: 304, headers, body: null };
+      const file = await release.file(current, format);
+      if (!file) return httpErrors.releaseUnavailable(rateHeaders);
+      return {
+        status: 200,
+        headers: {
+          ...headers,
+          'content-type': 'application/gzip',
+          'content-length': String(file.size),
+          'content-disposition': `attachment; filename="${PRODUCT_SLUG}-${file.version}.${format}.gz"`,
+        },
+        body: file.body,
+      };
     };
-  };
 
   const routes: Route<unknown>[] = [
     route({
@@ -90,7 +95,11 @@ export function createApp(options: AppOptions): Handler {
       run: async ({ rateHeaders }) => {
         const current = release.current;
         if (!current) return httpErrors.noRelease(rateHeaders);
-        return { status: 200, headers: { ...rateHeaders, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, body: current.manifestBody };
+        return {
+          status: 200,
+          headers: { ...rateHeaders, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+          body: current.manifestBody,
+        };
       },
     }),
     route({ method: 'GET', path: '/v1/dataset.json.gz', run: download('json') }),
@@ -103,15 +112,29 @@ export function createApp(options: AppOptions): Handler {
         const { account } = principal;
         const day = dayWindow(now);
         const hour = hourWindow(now);
-        const [reads, submits] = await Promise.all([registry.usage(account.id, 'read', day.periodStart), registry.usage(account.id, 'submit', hour.periodStart)]);
+        const [reads, submits] = await Promise.all([
+          registry.usage(account.id, 'read', day.periodStart),
+          registry.usage(account.id, 'submit', hour.periodStart),
+        ]);
         const counter = (period: string, limit: number, used: number, resetsAt: Date) => ({
-          period, limit, used, remaining: Math.max(0, limit - used), resetsAt: formatWithOffset(resetsAt),
+          period,
+          limit,
+          used,
+          remaining: Math.max(0, limit - used),
+          resetsAt: formatWithOffset(resetsAt),
         });
-        return json(200, {
-          email: account.email,
-          type: account.type,
-          limits: { read: counter('day', READ_LIMIT, reads, day.resetsAt), submit: counter('hour', account.submitLimit, submits, hour.resetsAt) },
-        }, rateHeaders);
+        return json(
+          200,
+          {
+            email: account.email,
+            type: account.type,
+            limits: {
+              read: counter('day', READ_LIMIT, reads, day.resetsAt),
+              submit: counter('hour', account.submitLimit, submits, hour.resetsAt),
+            },
+          },
+          rateHeaders,
+        );
       },
     }),
     route<{ limit: number; offset: number }>({
@@ -120,11 +143,24 @@ export function createApp(options: AppOptions): Handler {
       parse: async (request) => {
         const limit = pageParameter(request.query.get('limit'), DEFAULT_PAGE, 1, MAX_PAGE);
         const offset = pageParameter(request.query.get('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
-        if (limit === null) return { ok: false, response: (headers) => httpErrors.badRequest('invalid_parameter', `limit deve essere un intero da 1 a ${MAX_PAGE}.`, headers, { parameter: 'limit' }) };
-        if (offset === null) return { ok: false, response: (headers) => httpErrors.badRequest('invalid_parameter', 'offset deve essere un intero non negativo.', headers, { parameter: 'offset' }) };
+        if (limit === null)
+          return {
+            ok: false,
+            response: (headers) =>
+              httpErrors.badRequest('invalid_parameter', `limit deve essere un intero da 1 a ${MAX_PAGE}.`, headers, {
+                parameter: 'limit',
+              }),
+          };
+        if (offset === null)
+          return {
+            ok: false,
+            response: (headers) =>
+              httpErrors.badRequest('invalid_parameter', 'offset deve essere un intero non negativo.', headers, { parameter: 'offset' }),
+          };
         return { ok: true, input: { limit, offset } };
       },
-      run: async ({ principal, input, rateHeaders }) => json(200, { items: await registry.mySubmissions(principal.account.id, input.limit, input.offset) }, rateHeaders),
+      run: async ({ principal, input, rateHeaders }) =>
+        json(200, { items: await registry.mySubmissions(principal.account.id, input.limit, input.offset) }, rateHeaders),
     }),
     route<unknown[]>({
       method: 'POST',
@@ -138,10 +174,17 @@ export function createApp(options: AppOptions): Handler {
         const outcome = await registry.submitBarcodes({ account, periodStart: hour.periodStart, checks, rules }, now);
         const headers = rateLimitHeaders(account.submitLimit, outcome.used, hour.resetsAt);
         if (!outcome.allowed) {
-          return httpErrors.rateLimited(secondsUntil(hour.resetsAt, now), headers, { limit: account.submitLimit, remaining: Math.max(0, account.submitLimit - outcome.used) });
+          return httpErrors.rateLimited(secondsUntil(hour.resetsAt, now), headers, {
+            limit: account.submitLimit,
+            remaining: Math.max(0, account.submitLimit - outcome.used),
+          });
         }
         const count = (outcomeName: string) => outcome.results.filter((result) => result.outcome === outcomeName).length;
-        return json(200, { accepted: count('accepted'), unchanged: count('unchanged'), rejected: count('rejected'), results: outcome.results }, headers);
+        return json(
+          200,
+          { accepted: count('accepted'), unchanged: count('unchanged'), rejected: count('rejected'), results: outcome.results },
+          headers,
+        );
       },
     }),
   ];
@@ -152,13 +195,21 @@ export function createApp(options: AppOptions): Handler {
   const currentHeaders = async (principal: Principal, now: Date, isRead: boolean) => {
     const window = isRead ? dayWindow(now) : hourWindow(now);
     const limit = isRead ? READ_LIMIT : principal.account.submitLimit;
-    return rateLimitHeaders(limit, await registry.usage(principal.account.id, isRead ? 'read' : 'submit', window.periodStart), window.resetsAt);
+    return rateLimitHeaders(
+      limit,
+      await registry.usage(principal.account.id, isRead ? 'read' : 'submit', window.periodStart),
+      window.resetsAt,
+    );
   };
 
   return async (request) => {
     if (request.path === '/openapi.json') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return httpErrors.methodNotAllowed(['GET', 'HEAD']);
-      return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body: OPENAPI };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },
+        body: OPENAPI,
+      };
     }
     if (request.path === '/healthz') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return httpErrors.methodNotAllowed(['GET', 'HEAD']);
@@ -176,7 +227,12 @@ export function createApp(options: AppOptions): Handler {
     // A GET with nothing to check spends its read in the same transaction as the key lookup.
     const readNow = isRead && !chosen.parse;
     const window = dayWindow(now);
-    const principal = await authenticate(registry, request, now, readNow ? { periodStart: window.periodStart, limit: READ_LIMIT } : undefined);
+    const principal = await authenticate(
+      registry,
+      request,
+      now,
+      readNow ? { periodStart: window.periodStart, limit: READ_LIMIT } : undefined,
+    );
     if (!principal) return httpErrors.invalidApiKey();
     const accountId = principal.account.id;
 
@@ -211,9 +267,19 @@ const parseBatch: Parse<unknown[]> = async (request) => {
     return { ok: false, response: (headers) => httpErrors.badRequest('invalid_json', 'Il corpo non è JSON valido.', headers) };
   }
   const items = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).items : undefined;
-  if (!Array.isArray(items)) return { ok: false, response: (headers) => httpErrors.badRequest('invalid_body', 'Il corpo deve essere un oggetto con un array "items".', headers) };
-  if (items.length === 0) return { ok: false, response: (headers) => httpErrors.badRequest('empty_batch', 'Il lotto non contiene elementi.', headers) };
-  if (items.length > MAX_BATCH) return { ok: false, response: (headers) => httpErrors.badRequest('batch_too_large', `Il lotto supera ${MAX_BATCH} elementi.`, headers, { max: MAX_BATCH }) };
+  if (!Array.isArray(items))
+    return {
+      ok: false,
+      response: (headers) => httpErrors.badRequest('invalid_body', 'Il corpo deve essere un oggetto con un array "items".', headers),
+    };
+  if (items.length === 0)
+    return { ok: false, response: (headers) => httpErrors.badRequest('empty_batch', 'Il lotto non contiene elementi.', headers) };
+  if (items.length > MAX_BATCH)
+    return {
+      ok: false,
+      response: (headers) =>
+        httpErrors.badRequest('batch_too_large', `Il lotto supera ${MAX_BATCH} elementi.`, headers, { max: MAX_BATCH }),
+    };
   return { ok: true, input: items };
 };
 

@@ -29,7 +29,8 @@ export interface ReleaseHealth {
 }
 
 /** What tells two manifests apart: version, build time and the files' digests. */
-const identity = (manifest: Manifest) => `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((format) => manifest.files[format].sha256).join(' ')}`;
+const identity = (manifest: Manifest) =>
+  `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((format) => manifest.files[format].sha256).join(' ')}`;
 
 export interface ServedRelease {
   manifest: Manifest;
@@ -133,9 +134,11 @@ export class CurrentRelease {
     }
     if (!this.refreshing) {
       this.refreshStartedAt = Date.now();
-      const attempt: Promise<void> = this.load().then(() => {}).finally(() => {
-        if (this.refreshing === attempt) this.refreshing = null;
-      });
+      const attempt: Promise<void> = this.load()
+        .then(() => {})
+        .finally(() => {
+          if (this.refreshing === attempt) this.refreshing = null;
+        });
       this.refreshing = attempt;
     }
     return this.refreshing;
@@ -148,7 +151,8 @@ export class CurrentRelease {
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
-      if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS) throw new Error(this.problem ?? `${manifest.version} does not verify`);
+      if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS)
+        throw new Error(this.problem ?? `${manifest.version} does not verify`);
       try {
         await this.switchTo(manifest);
         this.fallback = false;
@@ -187,7 +191,10 @@ export class CurrentRelease {
   /** With nothing good to serve, the newest kept release whose files verify; loudly. */
   private async fallBack(current: Manifest, problem: string): Promise<void> {
     const { versions } = await listReleases(this.bucket);
-    for (const version of versions.filter((v) => v !== current.version).sort(compareVersions).reverse()) {
+    for (const version of versions
+      .filter((v) => v !== current.version)
+      .sort(compareVersions)
+      .reverse()) {
       if (this.fallback && this.served?.manifest.version === version) return;
       const manifest = await readReleaseManifest(this.bucket, version).catch(() => null);
       if (!manifest) continue;

@@ -33,5 +33,9 @@ export function header(request: HttpRequest, name: string): string | undefined {
 }
 
 export function json(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }, body: JSON.stringify(value) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(value),
+  };
 }

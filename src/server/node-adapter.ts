@@ -27,7 +27,13 @@ export interface ServerLimits {
   maxConnections: number;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 };
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+};
 
 export interface ListeningServer {
   server: Server;
@@ -36,7 +42,10 @@ export interface ListeningServer {
 }
 
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
-export async function listen(handler: Handler, options: { host: string; port: number; log: RequestLog; limits?: ServerLimits }): Promise<ListeningServer> {
+export async function listen(
+  handler: Handler,
+  options: { host: string; port: number; log: RequestLog; limits?: ServerLimits },
+): Promise<ListeningServer> {
   const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
   const server = createServer(
     {
@@ -53,21 +62,33 @@ export async function listen(handler: Handler, options: { host: string; port: nu
   server.on('drop', () => options.log.write({ event: 'connection.refused', reason: 'maxConnections', max: limits.maxConnections }));
   // `Expect: 100-continue` is answered by Node; any other expectation gets a JSON 417, as every error.
   server.on('checkExpectation', (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const body = JSON.stringify({ error: 'expectation_failed', message: `Aspettativa non supportata: ${String(incoming.headers.expect).slice(0, 100)}.` });
-    outgoing.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+    const body = JSON.stringify({
+      error: 'expectation_failed',
+      message: `Aspettativa non supportata: ${String(incoming.headers.expect).slice(0, 100)}.`,
+    });
+    outgoing
+      .writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+      .end(body);
     options.log.write({ method: incoming.method, path: (incoming.url ?? '/').split('?')[0], status: 417 });
   });
   // Requests node:http cannot parse still get a JSON error body, as every error does.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(tooLarge ? { error: 'headers_too_large', message: 'Intestazioni della richiesta troppo grandi.' } : { error: 'bad_request', message: 'Richiesta HTTP non valida.' });
-    socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'headers_too_large', message: 'Intestazioni della richiesta troppo grandi.' }
+        : { error: 'bad_request', message: 'Richiesta HTTP non valida.' },
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
     options.log.write({ event: 'request.malformed', code: error.code ?? 'unknown' });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      const reason =
+        error.code === 'EADDRINUSE' ? 'the address is already in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
       reject(errors.listenFailed(`${options.host}:${options.port}`, reason));
     });
     server.listen(options.port, options.host, resolve);
@@ -139,7 +160,13 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
       outgoing.destroy();
     }
   } else outgoing.end(body);
-  log.write({ method: request.method, path, status: response.status, durationMs: Math.round((performance.now() - started) * 10) / 10, account: response.accountId ?? null });
+  log.write({
+    method: request.method,
+    path,
+    status: response.status,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    account: response.accountId ?? null,
+  });
 }
 
 async function readBody(incoming: IncomingMessage): Promise<Buffer> {

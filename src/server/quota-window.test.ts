@@ -17,7 +17,11 @@ describe('quota windows', () => {
   });
 
   it('writes the X-RateLimit headers', () => {
-    expect(rateLimitHeaders(10, 3, new Date('2026-11-23T00:00:00Z'))).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '1795392000' });
+    expect(rateLimitHeaders(10, 3, new Date('2026-11-23T00:00:00Z'))).toEqual({
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '7',
+      'x-ratelimit-reset': '1795392000',
+    });
     expect(rateLimitHeaders(10, 12, new Date(0))['x-ratelimit-remaining']).toBe('0');
   });
 });

@@ -9,7 +9,8 @@ let lastDay: QuotaWindow | null = null;
 /** Reads: the UTC day. The window is on every request's path, so the current one is reused. */
 export function dayWindow(now: Date): QuotaWindow {
   const start = Math.floor(now.getTime() / 86_400_000) * 86_400_000;
-  if (lastDay?.resetsAt.getTime() !== start + 86_400_000) lastDay = { periodStart: new Date(start).toISOString(), resetsAt: new Date(start + 86_400_000) };
+  if (lastDay?.resetsAt.getTime() !== start + 86_400_000)
+    lastDay = { periodStart: new Date(start).toISOString(), resetsAt: new Date(start + 86_400_000) };
   return lastDay;
 }
 

@@ -7,12 +7,21 @@ export interface PackSize {
 
 // The real lists write "da 20 pezzi", but also "da5 pezzi", "da 20pezzi", "de 25 pezzi",
 // "a 20 pezzi", "da 25 pezzo" and "da 6 sigari": the preposition and spacing vary, the number does not.
-const PACK = /(?:^|\s)(?:da|de|a)\s*(\d+(?:,\d+)?)\s*(pezzi|pezzo|pz\.?|sigari|sigaretti|grammi|grammo|gr\.?|g|millilitri|ml)(?=\s|$|\.|,)/i;
+const PACK =
+  /(?:^|\s)(?:da|de|a)\s*(\d+(?:,\d+)?)\s*(pezzi|pezzo|pz\.?|sigari|sigaretti|grammi|grammo|gr\.?|g|millilitri|ml)(?=\s|$|\.|,)/i;
 
 const UNITS: Record<string, PackUnit> = {
-  pezzi: 'pieces', pezzo: 'pieces', pz: 'pieces', sigari: 'pieces', sigaretti: 'pieces',
-  grammi: 'grams', grammo: 'grams', gr: 'grams', g: 'grams',
-  millilitri: 'millilitres', ml: 'millilitres',
+  pezzi: 'pieces',
+  pezzo: 'pieces',
+  pz: 'pieces',
+  sigari: 'pieces',
+  sigaretti: 'pieces',
+  grammi: 'grams',
+  grammo: 'grams',
+  gr: 'grams',
+  g: 'grams',
+  millilitri: 'millilitres',
+  ml: 'millilitres',
 };
 
 /**

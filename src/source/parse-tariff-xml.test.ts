@@ -5,8 +5,10 @@ import { parseTariffXml } from './parse-tariff-xml.ts';
 
 const sample = (name: string) => readFileSync(new URL(`../../fixtures/sample/tariff/${name}`, import.meta.url));
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
-const product = (fields: string) => `<?xml version="1.0"?>\n<tariffa inVigoreDal="2026-11-01">\n<categoria codice="sigarette">\n<prodotto>${fields}</prodotto>\n</categoria>\n</tariffa>`;
-const COMPLETE = '<codice>1</codice><denominazione>A</denominazione><confezione>astuccio da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione>';
+const product = (fields: string) =>
+  `<?xml version="1.0"?>\n<tariffa inVigoreDal="2026-11-01">\n<categoria codice="sigarette">\n<prodotto>${fields}</prodotto>\n</categoria>\n</tariffa>`;
+const COMPLETE =
+  '<codice>1</codice><denominazione>A</denominazione><confezione>astuccio da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione>';
 
 function parseError(bytes: Uint8Array, name = 'feed.xml'): { code: string; message: string } {
   try {
@@ -58,7 +60,9 @@ describe('parseTariffXml on the quirks of real feeds', () => {
   });
 
   it('names the line of each product for error messages', () => {
-    expect(cigarettes!.products[0]!.where).toMatch(/^sigarette\.xml line 5 \(categoria sigarette, prodotto n\. 1, codice 1001 "AURORA ROSSA"\)$/);
+    expect(cigarettes!.products[0]!.where).toMatch(
+      /^sigarette\.xml line 5 \(categoria sigarette, prodotto n\. 1, codice 1001 "AURORA ROSSA"\)$/,
+    );
   });
 
   it('defuses entity-expansion attacks before they cost memory or time', () => {
@@ -67,8 +71,11 @@ describe('parseTariffXml on the quirks of real feeds', () => {
   });
 
   it('reads a real-sized list with thousands of character references (an apostrophe in 1,250 names)', () => {
-    const products = Array.from({ length: 1250 }, (_, i) =>
-      `<prodotto><codice>${i + 1}</codice><denominazione>L&apos;ORIGINALE N&#176; ${i} &egrave; &amp; C.</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto>`);
+    const products = Array.from(
+      { length: 1250 },
+      (_, i) =>
+        `<prodotto><codice>${i + 1}</codice><denominazione>L&apos;ORIGINALE N&#176; ${i} &egrave; &amp; C.</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto>`,
+    );
     const xml = `<?xml version="1.0"?><tariffa inVigoreDal="2026-11-01"><categoria codice="sigarette">${products.join('')}</categoria></tariffa>`;
     const [list] = parseTariffXml(utf8(xml), 'feed.xml');
     expect(list!.products).toHaveLength(1250);
@@ -76,9 +83,15 @@ describe('parseTariffXml on the quirks of real feeds', () => {
   });
 
   it('expands every HTML named entity, and refuses a name that is none', () => {
-    const doc = (name: string) => utf8(`<?xml version="1.0"?><tariffa inVigoreDal="2026-11-01"><categoria codice="sigarette">\n<prodotto><codice>1</codice><denominazione>${name}</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto></categoria></tariffa>`);
+    const doc = (name: string) =>
+      utf8(
+        `<?xml version="1.0"?><tariffa inVigoreDal="2026-11-01"><categoria codice="sigarette">\n<prodotto><codice>1</codice><denominazione>${name}</denominazione><confezione>da 20 pezzi</confezione><prezzoKgConvenzionale>300,00</prezzoKgConvenzionale><prezzoConfezione>6,00</prezzoConfezione></prodotto></categoria></tariffa>`,
+      );
     expect(parseTariffXml(doc('A&Ntilde;EJO &egrave; &ugrave;&amp;&lt;'), 'f.xml')[0]!.products[0]!.name).toBe('AÑEJO è ù&<');
-    expect(parseError(doc('X &notanentity; Y'))).toMatchObject({ code: 'source_invalid', message: expect.stringMatching(/line 2: &notanentity; is not an XML or HTML entity/) });
+    expect(parseError(doc('X &notanentity; Y'))).toMatchObject({
+      code: 'source_invalid',
+      message: expect.stringMatching(/line 2: &notanentity; is not an XML or HTML entity/),
+    });
   });
 });
 
@@ -96,7 +109,10 @@ describe('parseTariffXml on invalid input', () => {
 
   it('refuses bytes that are not the declared encoding', () => {
     const latin1 = sample('sigarette-2026-11-01.xml').toString('latin1').replace('encoding="ISO-8859-1"', 'encoding="UTF-8"');
-    expect(parseError(Buffer.from(latin1, 'latin1'))).toMatchObject({ code: 'source_malformed', message: expect.stringContaining('not valid UTF-8') });
+    expect(parseError(Buffer.from(latin1, 'latin1'))).toMatchObject({
+      code: 'source_malformed',
+      message: expect.stringContaining('not valid UTF-8'),
+    });
   });
 
   it('refuses an unknown root element', () => {
@@ -108,7 +124,11 @@ describe('parseTariffXml on invalid input', () => {
     ['an empty code', COMPLETE.replace('<codice>1</codice>', '<codice> </codice>'), '<codice> is missing'],
     ['a code that is not a number', COMPLETE.replace('<codice>1</codice>', '<codice>A12</codice>'), 'is not a positive whole number'],
     ['a missing pack price', COMPLETE.replace('<prezzoConfezione>6,00</prezzoConfezione>', ''), '<prezzoConfezione> is missing'],
-    ['a missing kilogram price', COMPLETE.replace('<prezzoKgConvenzionale>300,00</prezzoKgConvenzionale>', ''), '<prezzoKgConvenzionale> is missing'],
+    [
+      'a missing kilogram price',
+      COMPLETE.replace('<prezzoKgConvenzionale>300,00</prezzoKgConvenzionale>', ''),
+      '<prezzoKgConvenzionale> is missing',
+    ],
     ['a price with a decimal point', COMPLETE.replace('6,00', '6.00'), 'is not a positive euro amount'],
     ['a zero price', COMPLETE.replace('6,00', '0,00'), 'is not a positive euro amount'],
     ['a missing name', COMPLETE.replace('<denominazione>A</denominazione>', ''), '<denominazione> is missing'],
@@ -121,7 +141,12 @@ describe('parseTariffXml on invalid input', () => {
   });
 
   it('lists every problem of a document at once', () => {
-    const xml = feed('2026-11-01', { sigarette: [['1', 'A', 'astuccio da 20 pezzi', '300,00', 'x'], ['2', 'B', 'astuccio da 20 pezzi', 'y', '6,00']] });
+    const xml = feed('2026-11-01', {
+      sigarette: [
+        ['1', 'A', 'astuccio da 20 pezzi', '300,00', 'x'],
+        ['2', 'B', 'astuccio da 20 pezzi', 'y', '6,00'],
+      ],
+    });
     const error = parseError(utf8(xml));
     expect(error.message).toContain('2 problem(s)');
     expect(error.message).toContain('codice 1 "A"');

@@ -65,7 +65,10 @@ const rootNode = node({ ente: text, inVigoreDal: text, categoria: z.array(z.unkn
 export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] {
   const raw = decodeXmlBytes(bytes, source);
   if (/<!ENTITY/i.test(raw)) {
-    throw errors.sourceInvalid(`${source} line ${lineIndex(raw)(raw.search(/<!ENTITY/i))}`, 'entity declarations (<!ENTITY>) are not accepted in a tariff feed');
+    throw errors.sourceInvalid(
+      `${source} line ${lineIndex(raw)(raw.search(/<!ENTITY/i))}`,
+      'entity declarations (<!ENTITY>) are not accepted in a tariff feed',
+    );
   }
   // Same lines as the raw text: only references within a line are rewritten.
   const xml = namedReferencesAsNumeric(raw, source, lineIndex(raw));
@@ -92,7 +95,10 @@ export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] 
   };
 
   if (!('tariffa' in tree)) {
-    throw errors.sourceInvalid(source, `the root element must be <tariffa>, found <${Object.keys(tree).find((k) => !k.startsWith('?')) ?? 'nothing'}>`);
+    throw errors.sourceInvalid(
+      source,
+      `the root element must be <tariffa>, found <${Object.keys(tree).find((k) => !k.startsWith('?')) ?? 'nothing'}>`,
+    );
   }
   const root = rootNode.parse(tree.tariffa);
   const rootDate = root.inVigoreDal;
@@ -131,7 +137,10 @@ export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] 
   }
 
   if (problems.length > 0) {
-    throw errors.sourceInvalid(source, `${problems.length >= MAX_PROBLEMS ? `${MAX_PROBLEMS} or more` : problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+    throw errors.sourceInvalid(
+      source,
+      `${problems.length >= MAX_PROBLEMS ? `${MAX_PROBLEMS} or more` : problems.length} problem(s):\n  - ${problems.join('\n  - ')}`,
+    );
   }
   return lists;
 }
@@ -159,7 +168,14 @@ function readProduct(raw: unknown, wherePrefix: string, report: (where: string, 
   const pricePerPackCents = price(prezzoConfezione, 'prezzoConfezione', fail);
 
   if (!ok) return null;
-  return { admCode: admCode!, name: denominazione!, pack: confezione!, pricePerKgCents: pricePerKgCents!, pricePerPackCents: pricePerPackCents!, where };
+  return {
+    admCode: admCode!,
+    name: denominazione!,
+    pack: confezione!,
+    pricePerKgCents: pricePerKgCents!,
+    pricePerPackCents: pricePerPackCents!,
+    where,
+  };
 }
 
 function price(value: string | undefined, element: string, fail: (detail: string) => void): number | null {

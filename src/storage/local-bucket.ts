@@ -59,7 +59,13 @@ export class LocalBucket implements Bucket {
       await rm(path, { force: true });
       // Folders only group keys: drop the ones left empty, as an object store would show them.
       for (let dir = dirname(path); dir.startsWith(this.root + sep); dir = dirname(dir)) {
-        if (!(await rmdir(dir).then(() => true, () => false))) break;
+        if (
+          !(await rmdir(dir).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
       }
     }
   }

@@ -1,5 +1,12 @@
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { errors } from '../errors.ts';
 import type { Bucket, BucketObject } from './bucket.ts';
 
@@ -47,9 +54,10 @@ export class S3Bucket implements Bucket {
     // The variables are read from the environment passed in (process.env at the edge) so that
     // tests and embedding code can point at a store; without them the SDK's own chain applies.
     const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
-    const credentials = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
-      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
-      : undefined;
+    const credentials =
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
+        : undefined;
     this.client = new S3Client({
       ...(endpoint ? { endpoint } : {}),
       ...(credentials ? { credentials } : {}),
@@ -82,7 +90,9 @@ export class S3Bucket implements Bucket {
 
   private async getObject(key: string, signal: AbortSignal): Promise<BucketObject | null> {
     try {
-      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), { abortSignal: signal });
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
+        abortSignal: signal,
+      });
       return { size: response.ContentLength ?? 0, body: response.Body as Readable };
     } catch (error) {
       if (isMissingKey(error)) return null;
@@ -92,7 +102,16 @@ export class S3Bucket implements Bucket {
 
   put(key: string, data: Uint8Array, contentType: string): Promise<void> {
     return this.call('write', key, async (signal) => {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: data, ContentType: contentType, ContentLength: data.length }), { abortSignal: signal });
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.prefix + key,
+          Body: data,
+          ContentType: contentType,
+          ContentLength: data.length,
+        }),
+        { abortSignal: signal },
+      );
     });
   }
 
@@ -101,7 +120,10 @@ export class S3Bucket implements Bucket {
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }), { abortSignal: signal });
+        const page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }),
+          { abortSignal: signal },
+        );
         for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(this.prefix.length));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
@@ -113,7 +135,13 @@ export class S3Bucket implements Bucket {
     return this.call('delete', keys[0] ?? '', async (signal) => {
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000);
-        const response = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((key) => ({ Key: this.prefix + key })), Quiet: true } }), { abortSignal: signal });
+        const response = await this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((key) => ({ Key: this.prefix + key })), Quiet: true },
+          }),
+          { abortSignal: signal },
+        );
         if (response.Errors?.length) throw new Error(`cannot delete ${response.Errors[0]!.Key}: ${response.Errors[0]!.Message}`);
       }
     });
@@ -125,11 +153,19 @@ export class S3Bucket implements Bucket {
    */
   private async call<T>(operation: string, key: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s`)), this.timeouts.deadlineMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s`)),
+      this.timeouts.deadlineMs,
+    );
     try {
       return await work(controller.signal);
     } catch (error) {
-      if (controller.signal.aborted) throw errors.bucketFailed(`${this.description}${key}`, `${operation}: no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s (TARIFF_S3_DEADLINE_SECONDS)`, REMEDIES.network);
+      if (controller.signal.aborted)
+        throw errors.bucketFailed(
+          `${this.description}${key}`,
+          `${operation}: no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s (TARIFF_S3_DEADLINE_SECONDS)`,
+          REMEDIES.network,
+        );
       throw describeS3Error(error, `${this.description}${key}`, operation);
     } finally {
       // For open() the call ends at the first byte: the body then streams without the deadline.
@@ -139,18 +175,28 @@ export class S3Bucket implements Bucket {
 }
 
 const REMEDIES = {
-  credentials: 'Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the instance role) and the bucket policy; the current release was not changed.',
+  credentials:
+    'Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the instance role) and the bucket policy; the current release was not changed.',
   bucket: 'The bucket does not exist: create it, or fix the bucket in --bucket / TARIFF_BUCKET; the current release was not changed.',
-  network: 'Check AWS_ENDPOINT_URL(_S3) and that the store is reachable; the current release was not changed, and the next run tries again.',
+  network:
+    'Check AWS_ENDPOINT_URL(_S3) and that the store is reachable; the current release was not changed, and the next run tries again.',
 };
 
 /** An S3 failure as the operator needs it: what, where, and the remedy for its kind. */
 function describeS3Error(error: unknown, where: string, operation: string): Error {
-  const e = error as { name?: string; Code?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number }; cause?: { code?: string } };
+  const e = error as {
+    name?: string;
+    Code?: string;
+    code?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    cause?: { code?: string };
+  };
   const name = e.name ?? e.Code ?? '';
   const status = e.$metadata?.httpStatusCode;
   const detail = `${operation} failed: ${[name, status ? `HTTP ${status}` : '', e.code ?? e.cause?.code ?? ''].filter(Boolean).join(', ')}${e.message && e.message !== name ? ` (${e.message})` : ''}`;
-  if (/InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|Forbidden|ExpiredToken|InvalidToken/.test(name) || status === 403) return errors.bucketFailed(where, detail, REMEDIES.credentials);
+  if (/InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|Forbidden|ExpiredToken|InvalidToken/.test(name) || status === 403)
+    return errors.bucketFailed(where, detail, REMEDIES.credentials);
   if (name === 'NoSuchBucket') return errors.bucketFailed(where, detail, REMEDIES.bucket);
   return errors.bucketFailed(where, detail, REMEDIES.network);
 }

@@ -12,12 +12,19 @@ import type { Format, Manifest } from '../release/manifest.ts';
 export async function checkInstallable(format: Format, path: string, manifest: Manifest): Promise<string | null> {
   let dataset: Dataset;
   try {
-    dataset = format === 'json' ? parseDatasetJson(await readFile(path)) : format === 'sqlite' ? readDatasetSqlite(path) : await readDatasetDocdb(path);
+    dataset =
+      format === 'json'
+        ? parseDatasetJson(await readFile(path))
+        : format === 'sqlite'
+          ? readDatasetSqlite(path)
+          : await readDatasetDocdb(path);
   } catch (error) {
     return `it does not open as ${format}: ${(error as Error).message.split('\n')[0]}`;
   }
   if (dataset.version !== manifest.version) return `it holds version ${dataset.version}, the manifest says ${manifest.version}`;
-  if (dataset.products.length !== manifest.counts.products) return `it holds ${dataset.products.length} products, the manifest says ${manifest.counts.products}`;
-  if (dataset.barcodes.length !== manifest.counts.barcodes) return `it holds ${dataset.barcodes.length} barcodes, the manifest says ${manifest.counts.barcodes}`;
+  if (dataset.products.length !== manifest.counts.products)
+    return `it holds ${dataset.products.length} products, the manifest says ${manifest.counts.products}`;
+  if (dataset.barcodes.length !== manifest.counts.barcodes)
+    return `it holds ${dataset.barcodes.length} barcodes, the manifest says ${manifest.counts.barcodes}`;
   return null;
 }

@@ -51,7 +51,8 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   await mkdir(dest, { recursive: true, mode: 0o755 });
   const state = await readSyncState(dest);
   const now = options.now();
-  if (state.notBefore && Date.parse(state.notBefore) > now.getTime()) throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
+  if (state.notBefore && Date.parse(state.notBefore) > now.getTime())
+    throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
 
   const signal = AbortSignal.timeout(options.deadlineMs);
   const base = options.api.replace(/\/+$/, '');
@@ -60,7 +61,11 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     const url = `${base}${path}`;
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, { headers: { authorization: `Bearer ${options.key}`, 'user-agent': 'tariff-sync' }, dispatcher: options.dispatcher, signal });
+      response = await request(url, {
+        headers: { authorization: `Bearer ${options.key}`, 'user-agent': 'tariff-sync' },
+        dispatcher: options.dispatcher,
+        signal,
+      });
     } catch (error) {
       throw errors.syncFailed(url, `cannot reach the service: ${(error as Error).message}`);
     }
@@ -76,7 +81,12 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
       await writeSyncState(dest, { ...state, notBefore: until, waitReason, lastCheckAt: now.toISOString() });
       throw errors.syncRefused(url, response.statusCode, code, `try again after ${until}; until then this command makes no call`);
     }
-    throw errors.syncRefused(url, response.statusCode, code, response.statusCode === 404 && code === 'no_release' ? 'nothing has been published yet' : 'not synced');
+    throw errors.syncRefused(
+      url,
+      response.statusCode,
+      code,
+      response.statusCode === 404 && code === 'no_release' ? 'nothing has been published yet' : 'not synced',
+    );
   };
 
   const { url: versionUrl, response: versionResponse } = await call('/version');
@@ -85,7 +95,15 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString() };
   if (installed && installed.version === manifest.version && installed.format === format) {
     await writeSyncState(dest, checked);
-    return { status: 'current', version: manifest.version, previousVersion: installed.version, file: join(dest, installed.file), sha256: installed.sha256, reads, bytes: 0 };
+    return {
+      status: 'current',
+      version: manifest.version,
+      previousVersion: installed.version,
+      file: join(dest, installed.file),
+      sha256: installed.sha256,
+      reads,
+      bytes: 0,
+    };
   }
 
   const expected = manifest.files[format];
@@ -122,10 +140,21 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     const problem = await checkInstallable(format, unpacked, manifest);
     if (problem) throw errors.syncVerifyFailed(url, problem);
     await rename(unpacked, join(dest, name));
-    await writeSyncState(dest, { ...checked, installed: { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() } });
+    await writeSyncState(dest, {
+      ...checked,
+      installed: { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() },
+    });
     // Another format installed before (the till switched formats): its file is no longer kept current.
     if (installed && installed.file !== name) await rm(join(dest, installed.file), { force: true });
-    return { status: 'updated', version: manifest.version, previousVersion: installed?.version ?? null, file: join(dest, name), sha256, reads, bytes };
+    return {
+      status: 'updated',
+      version: manifest.version,
+      previousVersion: installed?.version ?? null,
+      file: join(dest, name),
+      sha256,
+      reads,
+      bytes,
+    };
   } finally {
     await rm(unpacked, { force: true });
   }
@@ -139,7 +168,11 @@ function parseManifest(url: string, text: string): Manifest {
     throw errors.syncFailed(url, 'the answer is not JSON');
   }
   const parsed = manifestSchema.safeParse(json);
-  if (!parsed.success) throw errors.syncFailed(url, `the answer is not a release manifest (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`);
+  if (!parsed.success)
+    throw errors.syncFailed(
+      url,
+      `the answer is not a release manifest (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
+    );
   return parsed.data;
 }
 
@@ -152,4 +185,4 @@ function errorCode(body: string): string | null {
   }
 }
 
-const headerOf = (value: string | string[] | undefined): string | null => (Array.isArray(value) ? value[0] ?? null : value ?? null);
+const headerOf = (value: string | string[] | undefined): string | null => (Array.isArray(value) ? (value[0] ?? null) : (value ?? null));

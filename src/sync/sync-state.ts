@@ -39,7 +39,11 @@ export async function readSyncState(dest: string): Promise<SyncState> {
     throw errors.syncFailed(path, `cannot read the sync state: ${(error as Error).message}`);
   }
   const parsed = stateSchema.safeParse(safeJson(text));
-  if (!parsed.success) throw errors.syncFailed(path, 'the sync state is not valid JSON of this tool; move it aside to start over (the next sync downloads the dataset again)');
+  if (!parsed.success)
+    throw errors.syncFailed(
+      path,
+      'the sync state is not valid JSON of this tool; move it aside to start over (the next sync downloads the dataset again)',
+    );
   return parsed.data;
 }
 

@@ -40,12 +40,20 @@ export async function cleanLeftovers(dirs: string[], now: Date, depth = 3): Prom
  * restored, or null when there was nothing to do.
  */
 export async function recoverReleaseDir(target: string): Promise<string | null> {
-  if (await stat(target).then(() => true, () => false)) return null;
+  if (
+    await stat(target).then(
+      () => true,
+      () => false,
+    )
+  )
+    return null;
   const prefix = `.${basename(target)}.building-`;
   const entries = await readdir(dirname(target)).catch(() => [] as string[]);
   const retired = entries.filter((name) => name.startsWith(prefix) && name.endsWith('.replaced'));
   if (retired.length === 0) return null;
-  const newest = (await Promise.all(retired.map(async (name) => ({ name, mtime: (await stat(join(dirname(target), name))).mtimeMs })))).sort((a, b) => b.mtime - a.mtime)[0]!;
+  const newest = (
+    await Promise.all(retired.map(async (name) => ({ name, mtime: (await stat(join(dirname(target), name))).mtimeMs })))
+  ).sort((a, b) => b.mtime - a.mtime)[0]!;
   await rename(join(dirname(target), newest.name), target);
   return join(dirname(target), newest.name);
 }

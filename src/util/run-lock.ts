@@ -14,7 +14,13 @@ export async function acquireLock(dir: string, name: string, staleMs = DEFAULT_L
   await mkdir(dir, { recursive: true });
   const lockfilePath = join(dir, `${name}.lock`);
   try {
-    return await lockfile.lock(dir, { lockfilePath, realpath: false, retries: 0, stale: Math.max(staleMs, 2_000), update: Math.max(Math.floor(staleMs / 4), 1_000) });
+    return await lockfile.lock(dir, {
+      lockfilePath,
+      realpath: false,
+      retries: 0,
+      stale: Math.max(staleMs, 2_000),
+      update: Math.max(Math.floor(staleMs / 4), 1_000),
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw errors.locked(lockfilePath);
     throw error;

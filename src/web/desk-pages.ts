@@ -56,13 +56,19 @@ ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
 ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
 <h2>Registrazioni in attesa (${view.signUps.length})</h2>
 <section id="sign-ups">
-  ${view.signUps.length === 0
-    ? html`<p>Nessuna registrazione in attesa.</p>`
-    : html`<table><thead><tr><th>E-mail</th><th>Tipo</th><th>Organizzazione</th><th>Richiesta</th><th></th></tr></thead><tbody>
-    ${view.signUps.map((s) => html`<tr data-sign-up="${s.email}"><td>${s.email}</td><td>${TYPE_NAMES[s.type]}</td><td>${s.organisation}</td><td>${when(s.createdAt)}</td><td class="row">
+  ${
+    view.signUps.length === 0
+      ? html`<p>Nessuna registrazione in attesa.</p>`
+      : html`<table><thead><tr><th>E-mail</th><th>Tipo</th><th>Organizzazione</th><th>Richiesta</th><th></th></tr></thead><tbody>
+    ${view.signUps.map(
+      (
+        s,
+      ) => html`<tr data-sign-up="${s.email}"><td>${s.email}</td><td>${TYPE_NAMES[s.type]}</td><td>${s.organisation}</td><td>${when(s.createdAt)}</td><td class="row">
       <form class="inline" method="post" action="/moderazione/approva-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button type="submit">Approva…</button></form>
-      <form class="inline" method="post" action="/moderazione/rifiuta-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button class="secondary" type="submit">Rifiuta…</button></form></td></tr>`)}
-  </tbody></table>`}
+      <form class="inline" method="post" action="/moderazione/rifiuta-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button class="secondary" type="submit">Rifiuta…</button></form></td></tr>`,
+    )}
+  </tbody></table>`
+  }
 </section>
 <h2>Codici a barre da esaminare (${view.barcodes.length})</h2>
 <section id="barcodes">
@@ -87,18 +93,26 @@ ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
 </section>
 <h2>Registro delle decisioni</h2>
 <section id="audit">
-  ${view.audit.length === 0
-    ? html`<p>Nessuna decisione registrata.</p>`
-    : html`<table><thead><tr><th>Quando</th><th>Chi</th><th>Azione</th><th>Su</th></tr></thead><tbody>
+  ${
+    view.audit.length === 0
+      ? html`<p>Nessuna decisione registrata.</p>`
+      : html`<table><thead><tr><th>Quando</th><th>Chi</th><th>Azione</th><th>Su</th></tr></thead><tbody>
     ${view.audit.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td><code>${e.action}</code></td><td>${e.subject}</td></tr>`)}
-  </tbody></table>`}
+  </tbody></table>`
+  }
 </section>`,
     true,
   );
 }
 
 /** "Are you sure?": every decision is confirmed on its own page, which posts the same fields again. */
-export function confirmDecisionPage(csrf: string, action: string, question: string, fields: Record<string, string>, danger: boolean): string {
+export function confirmDecisionPage(
+  csrf: string,
+  action: string,
+  question: string,
+  fields: Record<string, string>,
+  danger: boolean,
+): string {
   return layout(
     'Conferma la decisione',
     html`<h1>Conferma la decisione</h1>

@@ -54,8 +54,13 @@ export function createModerationDesk(options: DeskOptions) {
   const actions = moderationActions(registry, options.rules);
 
   const render = async (current: WebSession, extra: { notice?: string; error?: string } = {}, status = 200) => {
-    const listed = [...(await registry.listBarcodes('conflict')).slice(0, BARCODES_PER_STATUS), ...(await registry.listBarcodes('to_confirm')).slice(0, BARCODES_PER_STATUS)];
-    const barcodes = await Promise.all(listed.map(async (summary) => ({ summary, votes: (await registry.barcodeVotes(summary.gtin14)).votes })));
+    const listed = [
+      ...(await registry.listBarcodes('conflict')).slice(0, BARCODES_PER_STATUS),
+      ...(await registry.listBarcodes('to_confirm')).slice(0, BARCODES_PER_STATUS),
+    ];
+    const barcodes = await Promise.all(
+      listed.map(async (summary) => ({ summary, votes: (await registry.barcodeVotes(summary.gtin14)).votes })),
+    );
     const [signUps, audit] = await Promise.all([registry.pendingSignUps(), registry.auditLog(AUDIT_SHOWN)]);
     return options.page(status, deskPage({ csrf: current.csrfToken, signUps, barcodes, audit, ...extra }));
   };
@@ -65,12 +70,21 @@ export function createModerationDesk(options: DeskOptions) {
     const blocking = field('azione') === 'blocca';
     switch (action) {
       case 'approva': {
-        const [code, kind, units] = field('match') === 'altro' || !field('match') ? [field('admCode'), field('kind'), field('units')] : field('match').split(':');
+        const [code, kind, units] =
+          field('match') === 'altro' || !field('match') ? [field('admCode'), field('kind'), field('units')] : field('match').split(':');
         const match = { admCode: Number(code), kind, units: kind === 'carton' ? Number(units) : undefined };
-        const shown = Number.isInteger(match.admCode) ? matchText({ admCode: match.admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(units) || 1 }) : String(code);
+        const shown = Number.isInteger(match.admCode)
+          ? matchText({ admCode: match.admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(units) || 1 })
+          : String(code);
         return {
           question: `Approvare il codice a barre ${field('barcode')} con l'abbinamento ${shown}? Vale qualunque cosa dicano i voti, finché un amministratore non decide altrimenti.`,
-          fields: { barcode: field('barcode'), match: 'altro', admCode: String(code ?? ''), kind: String(kind ?? ''), units: String(units ?? '') },
+          fields: {
+            barcode: field('barcode'),
+            match: 'altro',
+            admCode: String(code ?? ''),
+            kind: String(kind ?? ''),
+            units: String(units ?? ''),
+          },
           danger: false,
           perform: async (actor, now) => (await actions.approve(field('barcode'), match, actor, now), 'approvato'),
         };
@@ -78,22 +92,33 @@ export function createModerationDesk(options: DeskOptions) {
       case 'revoca':
         return {
           question: `Revocare il codice a barre ${field('barcode')}? Esce dal prossimo rilascio e non accetta più segnalazioni.`,
-          fields: { barcode: field('barcode') }, danger: true,
+          fields: { barcode: field('barcode') },
+          danger: true,
           perform: async (actor, now) => (await actions.revoke(field('barcode'), actor, now), 'revocato'),
         };
       case 'account':
         return {
-          question: blocking ? `Bloccare l'account ${field('email')}? Le sue chiavi smettono subito di funzionare e i suoi voti non contano più.` : `Sbloccare l'account ${field('email')}?`,
-          fields: { email: field('email'), azione: field('azione') }, danger: blocking,
-          perform: async (actor, now) => (await actions.blockAccount(field('email'), blocking, actor, now), blocking ? 'account-bloccato' : 'account-sbloccato'),
+          question: blocking
+            ? `Bloccare l'account ${field('email')}? Le sue chiavi smettono subito di funzionare e i suoi voti non contano più.`
+            : `Sbloccare l'account ${field('email')}?`,
+          fields: { email: field('email'), azione: field('azione') },
+          danger: blocking,
+          perform: async (actor, now) => (
+            await actions.blockAccount(field('email'), blocking, actor, now),
+            blocking ? 'account-bloccato' : 'account-sbloccato'
+          ),
         };
       case 'punto-vendita':
         return {
           question: blocking
             ? `Bloccare il punto vendita «${field('contributorRef')}» dell'integrazione ${field('email')}? Le sue segnalazioni saranno rifiutate e i suoi voti non conteranno.`
             : `Sbloccare il punto vendita «${field('contributorRef')}» dell'integrazione ${field('email')}?`,
-          fields: { email: field('email'), contributorRef: field('contributorRef'), azione: field('azione') }, danger: blocking,
-          perform: async (actor, now) => (await actions.blockContributor(field('email'), field('contributorRef'), blocking, actor, now), blocking ? 'punto-bloccato' : 'punto-sbloccato'),
+          fields: { email: field('email'), contributorRef: field('contributorRef'), azione: field('azione') },
+          danger: blocking,
+          perform: async (actor, now) => (
+            await actions.blockContributor(field('email'), field('contributorRef'), blocking, actor, now),
+            blocking ? 'punto-bloccato' : 'punto-sbloccato'
+          ),
         };
       case 'approva-registrazione':
       case 'rifiuta-registrazione': {
@@ -104,11 +129,14 @@ export function createModerationDesk(options: DeskOptions) {
           question: approve
             ? `Approvare la registrazione di ${signUp.email} (${signUp.organisation})? L'account diventa attivo e riceve un'e-mail.`
             : `Rifiutare la registrazione di ${signUp.email} (${signUp.organisation})? Riceve un'e-mail.`,
-          fields: { id: String(signUp.id) }, danger: !approve,
+          fields: { id: String(signUp.id) },
+          danger: !approve,
           perform: async (actor, now) => {
             const decided = await registry.decideSignUp(signUp.id, approve, actor, now);
             if (!decided) return 'registrazione-decisa';
-            await options.mailer.send({ to: signUp.email, ...signUpDecidedEmail(approve, options.siteLink('/accedi')) }).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message }));
+            await options.mailer
+              .send({ to: signUp.email, ...signUpDecidedEmail(approve, options.siteLink('/accedi')) })
+              .catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message }));
             return approve ? 'registrazione-approvata' : 'registrazione-rifiutata';
           },
         };
@@ -127,7 +155,8 @@ export function createModerationDesk(options: DeskOptions) {
     const action = /^\/moderazione\/([a-z-]+)$/.exec(request.path)?.[1];
     const chosen = action && request.method === 'POST' && fields ? await decision(action, fields) : null;
     if (!chosen) return null;
-    if (fields!.get('conferma') !== '1' && chosen.question) return options.page(200, confirmDecisionPage(current.csrfToken, action!, chosen.question, chosen.fields, chosen.danger));
+    if (fields!.get('conferma') !== '1' && chosen.question)
+      return options.page(200, confirmDecisionPage(current.csrfToken, action!, chosen.question, chosen.fields, chosen.danger));
     try {
       const outcome = await chosen.perform(`web (${current.account.email})`, options.now());
       options.log({ event: 'web.moderation', account: current.account.id, action, outcome });

@@ -56,7 +56,7 @@ export function linkSentPage(minutes: number): string {
 
 export function confirmSignInPage(token: string, csrf: string): string {
   return layout(
-    'Conferma l\'accesso',
+    "Conferma l'accesso",
     html`<h1>Conferma l'accesso</h1>
 <form class="card" method="post" action="/accesso">
   <input type="hidden" name="_csrf" value="${csrf}">
@@ -68,7 +68,13 @@ export function confirmSignInPage(token: string, csrf: string): string {
   );
 }
 
-export function messagePage(title: string, text: string, link: { href: string; label: string } = { href: '/accedi', label: 'Torna all\'accesso' }, kind: 'error' | 'notice' = 'error', signedIn = false): string {
+export function messagePage(
+  title: string,
+  text: string,
+  link: { href: string; label: string } = { href: '/accedi', label: "Torna all'accesso" },
+  kind: 'error' | 'notice' = 'error',
+  signedIn = false,
+): string {
   return layout(title, html`<h1>${title}</h1><p class="${kind}">${text}</p><p><a href="${link.href}">${link.label}</a></p>`, signedIn);
 }
 
@@ -114,21 +120,23 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
     <thead><tr><th>Contatore</th><th>Usate</th><th>Rimaste</th><th>Si azzera</th></tr></thead>
     <tbody>
       ${counter('Letture di oggi', reads, 'read')}
-      ${counter('Segnalazioni di quest\'ora', submits, 'submit')}
+      ${counter("Segnalazioni di quest'ora", submits, 'submit')}
     </tbody>
   </table>
   <p class="muted">Le letture si azzerano alle 00:00 UTC, le segnalazioni di codici a barre all'inizio di ogni ora. Orari in ora italiana.</p>
 </section>
 <h2>Chiavi API</h2>
 <section>
-  ${keys.length === 0
-    ? html`<p>Nessuna chiave attiva.</p>`
-    : html`<table id="keys">
+  ${
+    keys.length === 0
+      ? html`<p>Nessuna chiave attiva.</p>`
+      : html`<table id="keys">
     <thead><tr><th>Etichetta</th><th>Inizio della chiave</th><th>Creata</th><th>Ultimo uso</th><th></th></tr></thead>
     <tbody>
       ${keys.map((key) => html`<tr data-key="${key.prefix}"><td>${key.label || '—'}</td><td><code>${key.prefix}…</code></td><td>${when(key.createdAt)}</td><td>${when(key.lastUsedAt)}</td><td><a href="/account/chiavi/${key.id}/revoca">Revoca</a></td></tr>`)}
     </tbody>
-  </table>`}
+  </table>`
+  }
   <form method="post" action="/account/chiavi">
     ${csrfField(csrf)}
     <input type="hidden" name="_form" value="${view.formNonce}">
@@ -177,6 +185,7 @@ export function signInEmail(link: string, minutes: number): { subject: string; t
   return {
     subject: 'Il tuo link di accesso al servizio dati della tariffa tabacchi',
     text: `Buongiorno,\n\nper accedere al servizio dati della tariffa tabacchi apri questo link:\n\n${link}\n\nIl link vale ${minutes} minuti e si può usare una sola volta.\nSe non hai chiesto tu di accedere, ignora questo messaggio.\n`,
-    html: html`<p>Buongiorno,</p><p>per accedere al servizio dati della tariffa tabacchi apri questo link:</p><p><a href="${link}">Accedi al servizio</a></p><p>Il link vale ${minutes} minuti e si può usare una sola volta. Se non hai chiesto tu di accedere, ignora questo messaggio.</p>`.value,
+    html: html`<p>Buongiorno,</p><p>per accedere al servizio dati della tariffa tabacchi apri questo link:</p><p><a href="${link}">Accedi al servizio</a></p><p>Il link vale ${minutes} minuti e si può usare una sola volta. Se non hai chiesto tu di accedere, ignora questo messaggio.</p>`
+      .value,
   };
 }

@@ -2,7 +2,13 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { describeNotesItalian, type ReleaseNotes } from './release-notes.ts';
 import { releaseContentHtml } from './release-pages.ts';
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#text', format: true, suppressEmptyNode: true });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  textNodeName: '#text',
+  format: true,
+  suppressEmptyNode: true,
+});
 
 /**
  * The Atom feed (RFC 4287) of recent releases: an integrator's feed reader or cron job learns of a

@@ -8,11 +8,23 @@ import { describeNotesItalian, releaseNotes } from './release-notes.ts';
 import { releasesPage } from './release-pages.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode, name: `SIGARO ${admCode}`, category: 'cigars', pack: 'da 5 pezzi', packQuantity: 5, packUnit: 'pieces',
-  pricePerKgCents: 100_000, pricePerPackCents: 1000, effectiveFrom: '2026-07-22', ...overrides,
+  admCode,
+  name: `SIGARO ${admCode}`,
+  category: 'cigars',
+  pack: 'da 5 pezzi',
+  packQuantity: 5,
+  packUnit: 'pieces',
+  pricePerKgCents: 100_000,
+  pricePerPackCents: 1000,
+  effectiveFrom: '2026-07-22',
+  ...overrides,
 });
 const manifest = (version: string): Manifest => ({
-  version, tariffDate: '2026-08-01', generatedAt: '2026-08-01T06:00:00+02:00', source: 'Agenzia delle Dogane e dei Monopoli', schemaVersion: 2,
+  version,
+  tariffDate: '2026-08-01',
+  generatedAt: '2026-08-01T06:00:00+02:00',
+  source: 'Agenzia delle Dogane e dei Monopoli',
+  schemaVersion: 2,
   counts: { products: 4, barcodes: 0 },
   files: {
     json: { url: 'https://t.example/v1/dataset.json.gz', sha256: 'a'.repeat(64), size: 1 },
@@ -36,12 +48,17 @@ describe('release notes', () => {
   const notes = releaseNotes(manifest('20260801.1'), { changesSince: '20260722.1', changes: releaseChanges(older, newer) });
 
   it('sorts rises and cuts by how much they move, and says the counts in Italian', () => {
-    expect(notes.rises.map((l) => [l.admCode, l.before, l.after])).toEqual([[2, 1000, 1500], [1, 1000, 1100]]);
+    expect(notes.rises.map((l) => [l.admCode, l.before, l.after])).toEqual([
+      [2, 1000, 1500],
+      [1, 1000, 1100],
+    ]);
     expect(notes.cuts.map((l) => l.admCode)).toEqual([3]);
     expect(notes.added.map((l) => l.admCode)).toEqual([5]);
     expect(notes.removed.map((l) => [l.admCode, l.before, l.after])).toEqual([[4, 1000, null]]);
     expect(notes.other).toEqual([expect.objectContaining({ admCode: 3, what: 'nome: SIGARO 3 → SIGARO <3> & CO' })]);
-    expect(describeNotesItalian(notes)).toBe('2 aumenti di prezzo, 1 riduzione di prezzo, 1 nuovo prodotto, 1 prodotto ritirato, 1 nome cambiato.');
+    expect(describeNotesItalian(notes)).toBe(
+      '2 aumenti di prezzo, 1 riduzione di prezzo, 1 nuovo prodotto, 1 prodotto ritirato, 1 nome cambiato.',
+    );
     expect(describeNotesItalian({ ...notes, changesSince: null })).toBe('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
   });
 

@@ -33,7 +33,8 @@ export interface ReleaseNotes {
   other: NoteLine[];
 }
 
-const byLargestMove = (a: NoteLine, b: NoteLine) => Math.abs(b.after! - b.before!) - Math.abs(a.after! - a.before!) || a.admCode - b.admCode;
+const byLargestMove = (a: NoteLine, b: NoteLine) =>
+  Math.abs(b.after! - b.before!) - Math.abs(a.after! - a.before!) || a.admCode - b.admCode;
 
 /**
  * What a release changed, in the shape of the public page: price rises and cuts (largest first),
@@ -42,20 +43,36 @@ const byLargestMove = (a: NoteLine, b: NoteLine) => Math.abs(b.after! - b.before
  */
 export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changesSince' | 'changes'>): ReleaseNotes {
   const notes: ReleaseNotes = {
-    version: manifest.version, tariffDate: manifest.tariffDate, generatedAt: manifest.generatedAt, products: manifest.counts.products, barcodes: manifest.counts.barcodes,
-    changesSince: dataset.changesSince, summary: summariseChanges(dataset.changes), rises: [], cuts: [], added: [], removed: [], other: [],
+    version: manifest.version,
+    tariffDate: manifest.tariffDate,
+    generatedAt: manifest.generatedAt,
+    products: manifest.counts.products,
+    barcodes: manifest.counts.barcodes,
+    changesSince: dataset.changesSince,
+    summary: summariseChanges(dataset.changes),
+    rises: [],
+    cuts: [],
+    added: [],
+    removed: [],
+    other: [],
   };
   for (const change of dataset.changes) {
     const line = (extra: Partial<NoteLine> = {}): NoteLine => ({
-      admCode: change.admCode, name: (change.name ?? change.oldName)!, pack: (change.pack ?? change.oldPack)!,
-      before: change.oldPricePerPackCents, after: change.pricePerPackCents, effectiveFrom: change.effectiveFrom, ...extra,
+      admCode: change.admCode,
+      name: (change.name ?? change.oldName)!,
+      pack: (change.pack ?? change.oldPack)!,
+      before: change.oldPricePerPackCents,
+      after: change.pricePerPackCents,
+      effectiveFrom: change.effectiveFrom,
+      ...extra,
     });
     if (change.kind === 'price_changed') {
       if (change.pricePerPackCents! > change.oldPricePerPackCents!) notes.rises.push(line());
       else if (change.pricePerPackCents! < change.oldPricePerPackCents!) notes.cuts.push(line());
     } else if (change.kind === 'product_added') notes.added.push(line());
     else if (change.kind === 'product_removed') notes.removed.push(line());
-    else if (change.kind === 'renamed' || change.kind === 'repacked' || change.kind === 'recategorised') notes.other.push(line({ what: otherChange(change) }));
+    else if (change.kind === 'renamed' || change.kind === 'repacked' || change.kind === 'recategorised')
+      notes.other.push(line({ what: otherChange(change) }));
   }
   notes.rises.sort(byLargestMove);
   notes.cuts.sort(byLargestMove);
@@ -85,6 +102,8 @@ const ITALIAN: [keyof ChangeSummary, string, string][] = [
 /** "3 aumenti di prezzo, 1 nuovo prodotto", or a sentence saying there is nothing. */
 export function describeNotesItalian(notes: ReleaseNotes): string {
   if (notes.changesSince === null) return 'Primo rilascio: nessun rilascio precedente con cui confrontarlo.';
-  const parts = ITALIAN.filter(([key]) => notes.summary[key] > 0).map(([key, one, many]) => `${notes.summary[key]} ${notes.summary[key] === 1 ? one : many}`);
+  const parts = ITALIAN.filter(([key]) => notes.summary[key] > 0).map(
+    ([key, one, many]) => `${notes.summary[key]} ${notes.summary[key] === 1 ? one : many}`,
+  );
   return parts.length > 0 ? `${parts.join(', ')}.` : 'Nessuna modifica ai prodotti.';
 }

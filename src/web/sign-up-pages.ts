@@ -29,7 +29,7 @@ ${form.message ?? ''}
   <p><input id="organisation" name="organisation" type="text" autocomplete="organization" required maxlength="200" value="${form.organisation ?? ''}"></p>
   <fieldset>
     <legend>Tipo di account</legend>
-    ${ACCOUNT_TYPES.map((type) => html`<p><input type="radio" id="type-${type}" name="type" value="${type}" required${form.type === type ? html` checked` : ''}> <label class="inline" for="type-${type}">${TYPE_NAMES[type]}: ${TYPE_HINTS[type]}${approvalTypes.includes(type) ? ' (attivato dopo l\'approvazione di un amministratore)' : ''}</label></p>`)}
+    ${ACCOUNT_TYPES.map((type) => html`<p><input type="radio" id="type-${type}" name="type" value="${type}" required${form.type === type ? html` checked` : ''}> <label class="inline" for="type-${type}">${TYPE_NAMES[type]}: ${TYPE_HINTS[type]}${approvalTypes.includes(type) ? " (attivato dopo l'approvazione di un amministratore)" : ''}</label></p>`)}
   </fieldset>
   <h2 id="regole">Regole d'uso</h2>
   <ol class="rules" aria-labelledby="regole">${USAGE_RULES.map((rule) => html`<li>${rule}</li>`)}</ol>
@@ -75,7 +75,8 @@ export function signUpEmail(link: string, minutes: number): { subject: string; t
   return {
     subject: 'Conferma la registrazione al servizio dati della tariffa tabacchi',
     text: `Buongiorno,\n\nper confermare la registrazione al servizio dati della tariffa tabacchi apri questo link:\n\n${link}\n\nIl link vale ${minutes} minuti e si può usare una sola volta.\nSe non hai chiesto tu di registrarti, ignora questo messaggio: nessun account sarà creato.\n`,
-    html: html`<p>Buongiorno,</p><p>per confermare la registrazione al servizio dati della tariffa tabacchi apri questo link:</p><p><a href="${link}">Conferma la registrazione</a></p><p>Il link vale ${minutes} minuti e si può usare una sola volta. Se non hai chiesto tu di registrarti, ignora questo messaggio: nessun account sarà creato.</p>`.value,
+    html: html`<p>Buongiorno,</p><p>per confermare la registrazione al servizio dati della tariffa tabacchi apri questo link:</p><p><a href="${link}">Conferma la registrazione</a></p><p>Il link vale ${minutes} minuti e si può usare una sola volta. Se non hai chiesto tu di registrarti, ignora questo messaggio: nessun account sarà creato.</p>`
+      .value,
   };
 }
 
@@ -84,7 +85,8 @@ export function alreadyRegisteredEmail(signInUrl: string): { subject: string; te
   return {
     subject: 'Conferma la registrazione al servizio dati della tariffa tabacchi',
     text: `Buongiorno,\n\nè stata chiesta una registrazione con questo indirizzo, che ha già un account.\nPer entrare usa l'accesso: ${signInUrl}\n\nSe non sei stato tu, ignora questo messaggio.\n`,
-    html: html`<p>Buongiorno,</p><p>è stata chiesta una registrazione con questo indirizzo, che ha già un account.</p><p>Per entrare usa l'accesso: <a href="${signInUrl}">${signInUrl}</a></p><p>Se non sei stato tu, ignora questo messaggio.</p>`.value,
+    html: html`<p>Buongiorno,</p><p>è stata chiesta una registrazione con questo indirizzo, che ha già un account.</p><p>Per entrare usa l'accesso: <a href="${signInUrl}">${signInUrl}</a></p><p>Se non sei stato tu, ignora questo messaggio.</p>`
+      .value,
   };
 }
 

@@ -23,15 +23,17 @@ export function submissionsPage(records: SubmissionRecord[], page: number, hasNe
     html`<h1>Le mie segnalazioni</h1>
 <p class="muted">I codici a barre che hai segnalato (uno per codice: l'ultima segnalazione sostituisce le precedenti), dal più recente, con lo stato di oggi. Consultarli qui non consuma letture.</p>
 <section>
-${records.length === 0
-  ? html`<p>${page === 1 ? 'Nessuna segnalazione finora.' : 'Nessuna segnalazione in questa pagina.'}</p>`
-  : html`<table id="submissions">
+${
+  records.length === 0
+    ? html`<p>${page === 1 ? 'Nessuna segnalazione finora.' : 'Nessuna segnalazione in questa pagina.'}</p>`
+    : html`<table id="submissions">
   <caption class="muted">Pagina ${page}</caption>
   <thead><tr><th>Codice a barre</th><th>Codice ADM</th><th>Confezione</th><th>Punto vendita</th><th>Segnalato</th><th>Stato</th></tr></thead>
   <tbody>
     ${records.map((r) => html`<tr data-barcode="${r.barcode}"><td><code>${r.barcode}</code></td><td>${r.admCode}</td><td>${r.kind === 'pack' ? 'pacchetto' : `stecca da ${r.units}`}</td><td>${r.contributorRef ?? '—'}</td><td>${dateTime.format(new Date(r.submittedAt))}</td><td data-status="${r.status}">${STATUS_NAMES[r.status]}</td></tr>`)}
   </tbody>
-</table>`}
+</table>`
+}
 <nav class="row" aria-label="Pagine">${page > 1 ? link(page - 1, '← Più recenti') : ''}${hasNext ? link(page + 1, 'Meno recenti →') : ''}</nav>
 </section>
 <p><a href="/account">Torna all'account</a></p>`,

@@ -61,7 +61,8 @@ export const DEFAULT_SIGN_IN_LIMITS = { perAddress: 5, perClient: 30 };
  */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -92,8 +93,16 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   const minutes = Math.round(options.signInTtlMs / 60_000);
 
   const pageHeaders = secure ? { ...PAGE_HEADERS, ...HSTS } : PAGE_HEADERS;
-  const page = (status: number, body: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status, headers: { ...pageHeaders, ...flatten(extra) }, body });
-  const redirect = (location: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({ status: 303, headers: { ...pageHeaders, location, ...flatten(extra) }, body: null });
+  const page = (status: number, body: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({
+    status,
+    headers: { ...pageHeaders, ...flatten(extra) },
+    body,
+  });
+  const redirect = (location: string, extra: Record<string, string | string[]> = {}): HttpResponse => ({
+    status: 303,
+    headers: { ...pageHeaders, location, ...flatten(extra) },
+    body: null,
+  });
 
   /** The anonymous CSRF token: the cookie's, or a new one to set. */
   const anonymousCsrf = (request: HttpRequest) => {
@@ -111,19 +120,36 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   };
 
   const form = async (request: HttpRequest) => new URLSearchParams((await request.body()).toString('utf8'));
-  const forbidden = () => page(403, messagePage('Richiesta non valida', 'Il modulo è scaduto o non proviene da questo sito. Ricarica la pagina e riprova.'));
+  const forbidden = () =>
+    page(403, messagePage('Richiesta non valida', 'Il modulo è scaduto o non proviene da questo sito. Ricarica la pagina e riprova.'));
 
-  const renderAccount = async (current: WebSession, extra: { newKey?: { key: string; label: string }; notice?: string; error?: string } = {}, status = 200) => {
+  const renderAccount = async (
+    current: WebSession,
+    extra: { newKey?: { key: string; label: string }; notice?: string; error?: string } = {},
+    status = 200,
+  ) => {
     const now = clock();
     const day = dayWindow(now);
     const hour = hourWindow(now);
     const { account } = current;
-    const [keys, reads, submits] = await Promise.all([registry.listKeys(account.id), registry.usage(account.id, 'read', day.periodStart), registry.usage(account.id, 'submit', hour.periodStart)]);
-    return page(status, accountPage({
-      account, keys, csrf: current.csrfToken, formNonce: randomToken(), maxKeys: MAX_ACTIVE_KEYS, ...extra,
-      reads: { limit: READ_LIMIT, used: reads, resetsAt: day.resetsAt },
-      submits: { limit: account.submitLimit, used: submits, resetsAt: hour.resetsAt },
-    }));
+    const [keys, reads, submits] = await Promise.all([
+      registry.listKeys(account.id),
+      registry.usage(account.id, 'read', day.periodStart),
+      registry.usage(account.id, 'submit', hour.periodStart),
+    ]);
+    return page(
+      status,
+      accountPage({
+        account,
+        keys,
+        csrf: current.csrfToken,
+        formNonce: randomToken(),
+        maxKeys: MAX_ACTIVE_KEYS,
+        ...extra,
+        reads: { limit: READ_LIMIT, used: reads, resetsAt: day.resetsAt },
+        submits: { limit: account.submitLimit, used: submits, resetsAt: hour.resetsAt },
+      }),
+    );
   };
 
   /** Sign-in mails being prepared after their answer went out; `settled` waits for them (tests, shutdown). */
@@ -144,27 +170,46 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       return;
     }
     const token = randomToken();
-    await registry.createSignUp({ ...request, rulesVersion: USAGE_RULES_VERSION, tokenHash: sha256(token), expiresAt: new Date(now.getTime() + options.signInTtlMs) }, now);
+    await registry.createSignUp(
+      { ...request, rulesVersion: USAGE_RULES_VERSION, tokenHash: sha256(token), expiresAt: new Date(now.getTime() + options.signInTtlMs) },
+      now,
+    );
     await options.mailer.send({ to: request.email, ...signUpEmail(siteLink(`/conferma-registrazione?t=${token}`), minutes) });
   };
 
   /** Per client and per address, as for sign-in links: the second is counted only when the first allows. */
   const withinLimits = async (request: HttpRequest, purpose: string, email: string, now: Date) => {
     const hour = hourWindow(now).periodStart;
-    const perClient = await registry.countRequest(`${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`, hour, options.limits.perClient);
+    const perClient = await registry.countRequest(
+      `${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`,
+      hour,
+      options.limits.perClient,
+    );
     return perClient.allowed && (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
   };
-  const tooMany = () => page(429, messagePage('Troppe richieste', 'Hai fatto troppe richieste in poco tempo. Riprova tra un\'ora.'), { 'retry-after': '3600' });
+  const tooMany = () =>
+    page(429, messagePage('Troppe richieste', "Hai fatto troppe richieste in poco tempo. Riprova tra un'ora."), { 'retry-after': '3600' });
 
   const desk = createModerationDesk({
-    registry, rules: options.rules ?? DEFAULT_RULES, mailer: options.mailer, now: clock, siteLink, log: options.log,
-    page: (status, body) => page(status, body), redirect: (location) => redirect(location),
+    registry,
+    rules: options.rules ?? DEFAULT_RULES,
+    mailer: options.mailer,
+    now: clock,
+    siteLink,
+    log: options.log,
+    page: (status, body) => page(status, body),
+    redirect: (location) => redirect(location),
   });
 
   const handler: Handler & { settled: () => Promise<void> } = async (request) => {
     const { method, path } = request;
     const asset = STATIC[path];
-    if (asset) return { status: 200, headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }, body: asset.body };
+    if (asset)
+      return {
+        status: 200,
+        headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' },
+        body: asset.body,
+      };
 
     if (path === '/' && method === 'GET') return redirect((await session(request)) ? '/account' : '/accedi');
 
@@ -184,7 +229,14 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const cookieToken = parseCookies(header(request, 'cookie')).get(csrfCookie);
         if (!sameSecret(fields.get('_csrf') ?? undefined, cookieToken)) return forbidden();
         const email = normaliseEmail(fields.get('email') ?? '');
-        if (!email) return page(400, signInPage(cookieToken!, { email: fields.get('email') ?? '', message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>` }));
+        if (!email)
+          return page(
+            400,
+            signInPage(cookieToken!, {
+              email: fields.get('email') ?? '',
+              message: html`<p class="error" role="alert">Scrivi un indirizzo e-mail valido.</p>`,
+            }),
+          );
         const now = clock();
         if (!(await withinLimits(request, 'sign-in', email, now))) return tooMany();
         // The same page, in the same time, whether or not the address has an account: the lookup,
@@ -208,7 +260,11 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       const fields = await form(request);
       const cookieToken = parseCookies(header(request, 'cookie')).get(csrfCookie);
       if (!sameSecret(fields.get('_csrf') ?? undefined, cookieToken)) return forbidden();
-      const values = { email: fields.get('email') ?? '', type: fields.get('type') ?? '', organisation: (fields.get('organisation') ?? '').trim() };
+      const values = {
+        email: fields.get('email') ?? '',
+        type: fields.get('type') ?? '',
+        organisation: (fields.get('organisation') ?? '').trim(),
+      };
       const email = normaliseEmail(values.email);
       const problem = !email
         ? 'Scrivi un indirizzo e-mail valido.'
@@ -219,13 +275,19 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
             : fields.get('accept') !== USAGE_RULES_VERSION
               ? "Per registrarti devi accettare le regole d'uso."
               : null;
-      if (problem) return page(400, signUpPage(cookieToken!, { ...values, message: html`<p class="error" role="alert">${problem}</p>` }, signUpPolicy.approvalTypes));
+      if (problem)
+        return page(
+          400,
+          signUpPage(cookieToken!, { ...values, message: html`<p class="error" role="alert">${problem}</p>` }, signUpPolicy.approvalTypes),
+        );
       const now = clock();
       if (!(await withinLimits(request, 'sign-up', email!, now))) return tooMany();
       // The same page, in the same time, whether or not the address has an account: the lookup,
       // the request and the mail happen after the answer (as for sign-in links).
       pending.add(
-        sendSignUpLink({ email: email!, type: values.type as AccountType, organisation: values.organisation }, now).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })),
+        sendSignUpLink({ email: email!, type: values.type as AccountType, organisation: values.organisation }, now).catch(
+          (error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message }),
+        ),
       );
       return page(200, signUpSentPage(minutes));
     }
@@ -246,9 +308,26 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         if (!confirmed) return page(410, invalidSignUpLinkPage());
         if (confirmed.outcome === 'awaiting_approval') {
           options.log({ event: 'web.sign_up_waiting', type: confirmed.signUp.type });
-          return page(200, messagePage('Registrazione confermata', "Grazie: un amministratore esaminerà la richiesta. Riceverai un'e-mail quando l'account sarà attivo.", { href: '/aggiornamenti', label: 'Intanto, gli aggiornamenti della tariffa' }, 'notice'));
+          return page(
+            200,
+            messagePage(
+              'Registrazione confermata',
+              "Grazie: un amministratore esaminerà la richiesta. Riceverai un'e-mail quando l'account sarà attivo.",
+              { href: '/aggiornamenti', label: 'Intanto, gli aggiornamenti della tariffa' },
+              'notice',
+            ),
+          );
         }
-        if (confirmed.outcome === 'existed') return page(200, messagePage('Account già esistente', 'Questo indirizzo ha già un account: entra con il link di accesso.', { href: '/accedi', label: 'Vai all\'accesso' }, 'notice'));
+        if (confirmed.outcome === 'existed')
+          return page(
+            200,
+            messagePage(
+              'Account già esistente',
+              'Questo indirizzo ha già un account: entra con il link di accesso.',
+              { href: '/accedi', label: "Vai all'accesso" },
+              'notice',
+            ),
+          );
         options.log({ event: 'web.sign_up', account: confirmed.account.id });
         return signInAs(confirmed.account.id, now, '/account?benvenuto=1');
       }
@@ -283,7 +362,10 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       const accountId = current.account.id;
 
       if (path === '/account' && method === 'GET') {
-        const welcome = request.query.get('benvenuto') === '1' ? { notice: 'Benvenuto: l\'account è attivo. Crea qui sotto la chiave API per il tuo software.' } : {};
+        const welcome =
+          request.query.get('benvenuto') === '1'
+            ? { notice: "Benvenuto: l'account è attivo. Crea qui sotto la chiave API per il tuo software." }
+            : {};
         return { ...(await renderAccount(current, welcome)), accountId };
       }
 
@@ -293,7 +375,10 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const pageNumber = Number.isInteger(requested) && requested >= 1 && requested <= 100_000 ? requested : 1;
         // One more than a page tells whether another page follows.
         const records = await registry.mySubmissions(accountId, SUBMISSIONS_PER_PAGE + 1, (pageNumber - 1) * SUBMISSIONS_PER_PAGE);
-        return { ...page(200, submissionsPage(records.slice(0, SUBMISSIONS_PER_PAGE), pageNumber, records.length > SUBMISSIONS_PER_PAGE)), accountId };
+        return {
+          ...page(200, submissionsPage(records.slice(0, SUBMISSIONS_PER_PAGE), pageNumber, records.length > SUBMISSIONS_PER_PAGE)),
+          accountId,
+        };
       }
 
       if (method !== 'POST' && !(method === 'GET' && /^\/account\/chiavi\/\d+\/revoca$/.test(path))) return methodNotAllowed(['POST']);
@@ -307,7 +392,13 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
         const nonce = fields.get('_form') ?? '';
         if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return forbidden();
         if (!(await registry.countRequest(`key-form:${current.idHash}:${nonce}`, 'once', 1)).allowed) {
-          return { ...(await renderAccount(current, { notice: 'Questa richiesta era già stata eseguita: la chiave è stata creata e, per sicurezza, non può essere mostrata di nuovo. Se non l\'hai copiata, revocala e creane un\'altra.' })), accountId };
+          return {
+            ...(await renderAccount(current, {
+              notice:
+                "Questa richiesta era già stata eseguita: la chiave è stata creata e, per sicurezza, non può essere mostrata di nuovo. Se non l'hai copiata, revocala e creane un'altra.",
+            })),
+            accountId,
+          };
         }
         try {
           const created = await createKey(registry, current.account, label, clock());
@@ -315,13 +406,32 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
           return { ...(await renderAccount(current, { newKey: { key: created.key, label } })), accountId };
         } catch (error) {
           if ((error as { code?: string }).code !== 'too_many_keys') throw error;
-          return { ...(await renderAccount(current, { error: `Hai già ${MAX_ACTIVE_KEYS} chiavi attive, il massimo per un account. Revoca prima una chiave, poi creane una nuova.` }, 409)), accountId };
+          return {
+            ...(await renderAccount(
+              current,
+              {
+                error: `Hai già ${MAX_ACTIVE_KEYS} chiavi attive, il massimo per un account. Revoca prima una chiave, poi creane una nuova.`,
+              },
+              409,
+            )),
+            accountId,
+          };
         }
       }
       const revoke = /^\/account\/chiavi\/(\d+)\/revoca$/.exec(path);
       if (revoke) {
         const key = (await registry.listKeys(accountId)).find((candidate) => candidate.id === Number(revoke[1]));
-        if (!key) return page(404, messagePage('Chiave non trovata', 'Questa chiave non esiste o è già stata revocata.', { href: '/account', label: 'Torna all\'account' }, 'error', true));
+        if (!key)
+          return page(
+            404,
+            messagePage(
+              'Chiave non trovata',
+              'Questa chiave non esiste o è già stata revocata.',
+              { href: '/account', label: "Torna all'account" },
+              'error',
+              true,
+            ),
+          );
         if (method === 'GET') return page(200, confirmRevokePage(key, current.csrfToken));
         await registry.revokeKey(accountId, key.prefix, `web (${current.account.email})`, clock());
         options.log({ event: 'web.key_revoked', account: accountId, prefix: key.prefix });
@@ -353,7 +463,9 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   async function signInAs(accountId: number, now: Date, location: string): Promise<HttpResponse> {
     const id = randomToken();
     await registry.createSession(accountId, sha256(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
-    return redirect(location, { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000) }) });
+    return redirect(location, {
+      'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000) }),
+    });
   }
 
   /** Public (prices are public information): no session needed, cacheable for a few minutes. */
@@ -362,7 +474,17 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
     try {
       releases = await options.history.recent();
     } catch {
-      return { ...page(503, messagePage('Servizio non disponibile', 'L\'elenco degli aggiornamenti non è disponibile in questo momento. Riprova tra qualche minuto.', { href: '/aggiornamenti', label: 'Riprova' })), headers: { ...pageHeaders, 'retry-after': '60' } };
+      return {
+        ...page(
+          503,
+          messagePage(
+            'Servizio non disponibile',
+            "L'elenco degli aggiornamenti non è disponibile in questo momento. Riprova tra qualche minuto.",
+            { href: '/aggiornamenti', label: 'Riprova' },
+          ),
+        ),
+        headers: { ...pageHeaders, 'retry-after': '60' },
+      };
     }
     const signedIn = (await session(request)) !== null;
     const publicHeaders = { ...pageHeaders, 'cache-control': signedIn ? 'private, max-age=60' : 'public, max-age=300' };
@@ -371,11 +493,26 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
       const body = releaseFeed(releases, options.siteUrl(), clock().toISOString());
       // Feed readers poll: an unchanged feed costs them a 304.
       const etag = `"${sha256(body).slice(0, 32)}"`;
-      const headers = { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300', etag, 'x-content-type-options': 'nosniff' };
+      const headers = {
+        'content-type': 'application/atom+xml; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        etag,
+        'x-content-type-options': 'nosniff',
+      };
       return header(request, 'if-none-match') === etag ? { status: 304, headers, body: null } : { status: 200, headers, body };
     }
     const notes = releases.find((candidate) => `/aggiornamenti/${candidate.version}` === request.path);
-    if (!notes) return page(404, messagePage('Rilascio non trovato', 'Questo rilascio non è tra quelli recenti.', { href: '/aggiornamenti', label: 'Tutti gli aggiornamenti' }, 'error', signedIn));
+    if (!notes)
+      return page(
+        404,
+        messagePage(
+          'Rilascio non trovato',
+          'Questo rilascio non è tra quelli recenti.',
+          { href: '/aggiornamenti', label: 'Tutti gli aggiornamenti' },
+          'error',
+          signedIn,
+        ),
+      );
     return { status: 200, headers: publicHeaders, body: releaseDetailPage(notes, signedIn) };
   }
 
@@ -385,7 +522,10 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   return handler;
 
   function methodNotAllowed(allow: string[]): HttpResponse {
-    return { ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')), headers: { ...pageHeaders, allow: allow.join(', ') } };
+    return {
+      ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')),
+      headers: { ...pageHeaders, allow: allow.join(', ') },
+    };
   }
 }
 
@@ -396,12 +536,19 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
  */
 export function clientAddress(request: HttpRequest, trustedHops: number): string {
   if (trustedHops <= 0) return request.remoteAddress;
-  const chain = (header(request, 'x-forwarded-for') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const chain = (header(request, 'x-forwarded-for') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return chain[chain.length - trustedHops] ?? request.remoteAddress;
 }
 
 function invalidSignUpLinkPage(): string {
-  return messagePage('Link non valido', 'Questo link di registrazione è scaduto, è già stato usato oppure non è valido. Registrati di nuovo.', { href: '/registrati', label: 'Vai alla registrazione' });
+  return messagePage(
+    'Link non valido',
+    'Questo link di registrazione è scaduto, è già stato usato oppure non è valido. Registrati di nuovo.',
+    { href: '/registrati', label: 'Vai alla registrazione' },
+  );
 }
 
 function invalidLinkPage(): string {

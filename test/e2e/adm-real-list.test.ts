@@ -33,25 +33,50 @@ describe("the authority's real cigar list of 22/07/2026", () => {
     expect(new Set(independent.rows.map((row) => row.admCode)).size).toBe(independent.rows.length);
 
     const out = join(await tempDir(), 'release');
-    const built = await runCli(['build', '--source', REAL_LIST, '--date', '2026-11-22', '--out', out, '--data-dir', await tempDir(), '--json']);
+    const built = await runCli([
+      'build',
+      '--source',
+      REAL_LIST,
+      '--date',
+      '2026-11-22',
+      '--out',
+      out,
+      '--data-dir',
+      await tempDir(),
+      '--json',
+    ]);
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ version: '20260722.1', tariffDate: '2026-07-22', counts: { products: independent.rows.length, barcodes: 0 } });
+    expect(manifest).toMatchObject({
+      version: '20260722.1',
+      tariffDate: '2026-07-22',
+      counts: { products: independent.rows.length, barcodes: 0 },
+    });
 
     const expected = independent.rows
       .map((row) => ({ ...row, category: 'cigars', effectiveFrom: '2026-07-22' }))
       .sort((a, b) => a.admCode - b.admCode);
     for (const format of FORMATS) {
       const dataset: Dataset = await openDatasetFile(format, readFileSync(join(out, `dataset.${format}.gz`)));
-      const read = dataset.products.map(({ admCode, name, pack, pricePerKgCents, pricePerPackCents, category, effectiveFrom }) => ({ admCode, name, pack, pricePerKgCents, pricePerPackCents, category, effectiveFrom }));
+      const read = dataset.products.map(({ admCode, name, pack, pricePerKgCents, pricePerPackCents, category, effectiveFrom }) => ({
+        admCode,
+        name,
+        pack,
+        pricePerKgCents,
+        pricePerPackCents,
+        category,
+        effectiveFrom,
+      }));
       expect(read, format).toEqual(expected);
     }
   });
 
   it('keeps the quirks of the real file as written, and reads the size out of them', async () => {
     const out = join(await tempDir(), 'release');
-    expect((await runCli(['build', '--source', REAL_LIST, '--date', '2026-11-22', '--out', out, '--data-dir', await tempDir()])).status).toBe(0);
+    expect(
+      (await runCli(['build', '--source', REAL_LIST, '--date', '2026-11-22', '--out', out, '--data-dir', await tempDir()])).status,
+    ).toBe(0);
     const { products } = await openDatasetFile('json', readFileSync(join(out, 'dataset.json.gz')));
     const byCode = new Map(products.map((p) => [p.admCode, p]));
     // Rows of the real list whose pack is written unusually, and one with short code and accented name.

@@ -34,8 +34,16 @@ afterAll(async () => {
 async function check(page: Page, name: string): Promise<void> {
   await page.addScriptTag({ path: AXE });
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe.run(document);
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const result = await (
+      window as unknown as {
+        axe: {
+          run: (context: Document) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe.run(document);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   expect(violations, `accessibility of ${name}`).toEqual([]);
   checkedPages.add(new URL(page.url()).pathname);
@@ -96,8 +104,15 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await page.waitForURL(`${stand.service.url}/account?benvenuto=1`);
     expect(await page.getByRole('status').textContent()).toContain('Benvenuto');
     await check(page, '05-account-nuovo');
-    const accounts = JSON.parse((await cli(['accounts', 'list', '--json'])).stdout) as { email: string; organisation: string; rulesVersion: string }[];
-    expect(accounts.find((a) => a.email === 'tabaccheria.bianchi@example.it')).toMatchObject({ organisation: 'Tabaccheria Bianchi', rulesVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    const accounts = JSON.parse((await cli(['accounts', 'list', '--json'])).stdout) as {
+      email: string;
+      organisation: string;
+      rulesVersion: string;
+    }[];
+    expect(accounts.find((a) => a.email === 'tabaccheria.bianchi@example.it')).toMatchObject({
+      organisation: 'Tabaccheria Bianchi',
+      rulesVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
 
     await page.getByLabel(/Nuova chiave/).fill('cassa');
     await page.getByRole('button', { name: 'Crea una chiave' }).click();
@@ -105,7 +120,11 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await check(page, '05b-nuova-chiave');
     // 51 barcodes of a real cigar code, sent as a shop's till would.
     const items = Array.from({ length: 51 }, (_, i) => ({ barcode: ean13(`80012345${String(i).padStart(4, '0')}`), admCode: 20663 }));
-    const sent = await fetch(`${stand.service.url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
+    const sent = await fetch(`${stand.service.url}/v1/barcodes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
     expect((await sent.json()).accepted).toBe(51);
 
     await page.goto(`${stand.service.url}/account`);
@@ -124,7 +143,10 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
   it('leaves an integration waiting until an administrator approves it on the moderation desk', async () => {
     const context = await newContext();
     const page = await context.newPage();
-    for (const [email, organisation] of [['cassa@software.example.it', 'Software Cassa Srl'], ['dubbia@software.example.it', 'Dubbia Srl']]) {
+    for (const [email, organisation] of [
+      ['cassa@software.example.it', 'Software Cassa Srl'],
+      ['dubbia@software.example.it', 'Dubbia Srl'],
+    ]) {
       await page.goto(`${stand.service.url}/registrati`);
       await page.getByLabel('Indirizzo e-mail').fill(email!);
       await page.getByLabel('Organizzazione').fill(organisation!);
@@ -144,13 +166,17 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await admin.getByRole('heading', { name: 'Moderazione', level: 1 }).waitFor();
     await check(admin, '08-moderazione');
     await admin.locator('tr[data-sign-up="cassa@software.example.it"]').getByRole('button', { name: 'Approva…' }).click();
-    expect(await admin.locator('form.card p').first().textContent()).toContain('Approvare la registrazione di cassa@software.example.it (Software Cassa Srl)?');
+    expect(await admin.locator('form.card p').first().textContent()).toContain(
+      'Approvare la registrazione di cassa@software.example.it (Software Cassa Srl)?',
+    );
     await check(admin, '09-conferma-approvazione');
     const mails = messageCount(stand.dataDir);
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Registrazione approvata');
     expect((await messageNumber(stand.dataDir, mails + 1)).subject).toBe('Il tuo account è attivo');
-    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).toContain('cassa@software.example.it');
+    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).toContain(
+      'cassa@software.example.it',
+    );
 
     await admin.locator('tr[data-sign-up="dubbia@software.example.it"]').getByRole('button', { name: 'Rifiuta…' }).click();
     await check(admin, '09c-conferma-rifiuto');
@@ -158,7 +184,9 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     expect(await admin.getByRole('status').textContent()).toContain('Registrazione rifiutata');
     expect((await messageNumber(stand.dataDir, mails + 2)).subject).toBe('La tua registrazione non è stata approvata');
     expect(await admin.locator('#sign-ups').textContent()).toContain('Nessuna registrazione in attesa.');
-    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).not.toContain('dubbia@software.example.it');
+    expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout).map((a: { email: string }) => a.email)).not.toContain(
+      'dubbia@software.example.it',
+    );
     await context.close();
     await admin.context().close();
   });
@@ -172,7 +200,9 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await card.getByLabel('Un altro:').check();
     await card.getByLabel('codice ADM').fill('20664');
     await card.getByRole('button', { name: 'Approva…' }).click();
-    expect(await admin.locator('form.card p').first().textContent()).toContain(`Approvare il codice a barre ${first} con l'abbinamento 20664 · pacchetto?`);
+    expect(await admin.locator('form.card p').first().textContent()).toContain(
+      `Approvare il codice a barre ${first} con l'abbinamento 20664 · pacchetto?`,
+    );
     await check(admin, '09b-conferma-approvazione-codice');
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Codice approvato');
@@ -183,7 +213,10 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Codice revocato');
 
-    for (const [action, expected] of [['Blocca…', 'Account bloccato'], ['Sblocca…', 'Account sbloccato']] as const) {
+    for (const [action, expected] of [
+      ['Blocca…', 'Account bloccato'],
+      ['Sblocca…', 'Account sbloccato'],
+    ] as const) {
       await admin.locator('#block-email').fill('tabaccheria.bianchi@example.it');
       await admin.locator('form[action="/moderazione/account"]').getByRole('button', { name: action, exact: true }).click();
       await admin.getByRole('button', { name: 'Conferma' }).click();
@@ -201,7 +234,16 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await admin.getByRole('button', { name: 'Conferma' }).click();
     expect(await admin.getByRole('status').textContent()).toContain('Punto vendita sbloccato');
     const log = await admin.locator('#audit tbody').textContent();
-    for (const action of ['contributor.unblock', 'contributor.block', 'account.unblock', 'account.block', 'barcode.revoke', 'barcode.approve', 'sign_up.approve']) expect(log).toContain(action);
+    for (const action of [
+      'contributor.unblock',
+      'contributor.block',
+      'account.unblock',
+      'account.block',
+      'barcode.revoke',
+      'barcode.approve',
+      'sign_up.approve',
+    ])
+      expect(log).toContain(action);
     expect(log).toContain('web (moderazione@example.it)');
     await check(admin, '11-registro');
     await admin.context().close();
@@ -219,7 +261,11 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
 
   it('checks the remaining pages for accessibility', async () => {
     const page = await (await newContext()).newPage();
-    for (const [path, name] of [['/aggiornamenti', '13-aggiornamenti'], ['/aggiornamenti/20260801.1', '14-rilascio'], ['/accesso?t=scaduto', '15-link-non-valido']] as const) {
+    for (const [path, name] of [
+      ['/aggiornamenti', '13-aggiornamenti'],
+      ['/aggiornamenti/20260801.1', '14-rilascio'],
+      ['/accesso?t=scaduto', '15-link-non-valido'],
+    ] as const) {
       await page.goto(`${stand.service.url}${path}`);
       await check(page, name);
     }
@@ -242,7 +288,24 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await shop.locator('#keys').getByRole('link', { name: 'Revoca' }).first().click();
     await check(shop, '16-conferma-revoca-chiave');
     expect([...checkedPages].sort()).toEqual(
-      ['/account', '/account/chiavi', '/account/chiavi/1/revoca', '/account/segnalazioni', '/accedi', '/accesso', '/aggiornamenti', '/aggiornamenti/20260801.1', '/conferma-registrazione', '/moderazione', '/moderazione/approva', '/moderazione/approva-registrazione', '/moderazione/punto-vendita', '/moderazione/revoca', '/moderazione/rifiuta-registrazione', '/registrati'].sort(),
+      [
+        '/account',
+        '/account/chiavi',
+        '/account/chiavi/1/revoca',
+        '/account/segnalazioni',
+        '/accedi',
+        '/accesso',
+        '/aggiornamenti',
+        '/aggiornamenti/20260801.1',
+        '/conferma-registrazione',
+        '/moderazione',
+        '/moderazione/approva',
+        '/moderazione/approva-registrazione',
+        '/moderazione/punto-vendita',
+        '/moderazione/revoca',
+        '/moderazione/rifiuta-registrazione',
+        '/registrati',
+      ].sort(),
     );
     await page.context().close();
     await shop.context().close();

@@ -50,7 +50,8 @@ async function signIn(page: Page, shot?: string): Promise<void> {
   await page.waitForURL(`${service.url}/account`);
 }
 
-const messagesInOutbox = () => (existsSync(join(dataDir, 'outbox')) ? readdirSync(join(dataDir, 'outbox')).filter((name) => name.endsWith('.eml')).length : 0);
+const messagesInOutbox = () =>
+  existsSync(join(dataDir, 'outbox')) ? readdirSync(join(dataDir, 'outbox')).filter((name) => name.endsWith('.eml')).length : 0;
 
 /** The text of an element once it is visible (playwright-core has no assertion library of its own). */
 async function textOf(locator: Locator): Promise<string> {
@@ -100,7 +101,10 @@ describe.skipIf(!available)('the website in a real browser', () => {
     expect(await textOf(other.locator('#account-email'))).toBe('tabaccheria.rossi@example.it');
 
     await page.goto(`${service.url}/account`);
-    await page.locator(`tr[data-key="${key.slice(0, 12)}"]`).getByRole('link', { name: 'Revoca' }).click();
+    await page
+      .locator(`tr[data-key="${key.slice(0, 12)}"]`)
+      .getByRole('link', { name: 'Revoca' })
+      .click();
     await page.screenshot({ path: join(SCREENSHOTS, '05-conferma-revoca.png'), fullPage: true });
     await page.getByRole('button', { name: 'Revoca la chiave' }).click();
     expect(await textOf(page.getByRole('status'))).toContain('è stata revocata');
@@ -136,14 +140,20 @@ describe.skipIf(!available)('login CSRF in a real browser', () => {
     const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
     const before = messagesInOutbox();
-    await fetch(`${service.url}/accedi`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'attaccante@example.it' }) });
+    await fetch(`${service.url}/accedi`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'attaccante@example.it' }),
+    });
     const token = new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
 
     // Its page, on another site (localhost is not 127.0.0.1), submits the sign-in form at once.
     const evil = createServer((_, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<form id="f" method="post" action="${service.url}/accesso"><input type="hidden" name="token" value="${token}"></form><script>document.getElementById('f').submit()</script>`,
-      );
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<form id="f" method="post" action="${service.url}/accesso"><input type="hidden" name="token" value="${token}"></form><script>document.getElementById('f').submit()</script>`,
+        );
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     const victim = await browser.newContext();
@@ -151,7 +161,9 @@ describe.skipIf(!available)('login CSRF in a real browser', () => {
       const page = await victim.newPage();
       // The victim has been on the site before: its CSRF cookie exists, but is not sent cross-site.
       await page.goto(`${service.url}/accedi`);
-      const posted = page.waitForResponse((response) => response.url() === `${service.url}/accesso` && response.request().method() === 'POST');
+      const posted = page.waitForResponse(
+        (response) => response.url() === `${service.url}/accesso` && response.request().method() === 'POST',
+      );
       await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
       expect((await posted).status()).toBe(403);
       await page.screenshot({ path: join(SCREENSHOTS, '06-csrf-accesso-rifiutato.png'), fullPage: true });

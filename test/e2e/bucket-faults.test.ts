@@ -13,7 +13,12 @@ import { waitFor } from '../helpers/wait-for.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample');
 // Short S3 bounds, so a partition is met in seconds, not minutes.
-const QUICK_S3 = { TARIFF_S3_CONNECT_TIMEOUT_MS: '500', TARIFF_S3_IDLE_TIMEOUT_MS: '500', TARIFF_S3_DEADLINE_SECONDS: '2', TARIFF_S3_ATTEMPTS: '1' };
+const QUICK_S3 = {
+  TARIFF_S3_CONNECT_TIMEOUT_MS: '500',
+  TARIFF_S3_IDLE_TIMEOUT_MS: '500',
+  TARIFF_S3_DEADLINE_SECONDS: '2',
+  TARIFF_S3_ATTEMPTS: '1',
+};
 
 let dataDir: string;
 let service: ServeProcess | null = null;
@@ -31,7 +36,16 @@ const cli = (args: string[], env: Record<string, string> = {}) => runCli([...arg
 /** Builds the sample for a day into its own folder (barcodes left out one by one, so each build differs). */
 async function build(name: string, date = '2026-11-22', previous?: string) {
   const out = join(dataDir, 'build', name);
-  const result = await cli(['build', '--source', join(SAMPLE, 'tariff'), '--date', date, '--out', out, ...(previous ? ['--previous', previous] : [])]);
+  const result = await cli([
+    'build',
+    '--source',
+    join(SAMPLE, 'tariff'),
+    '--date',
+    date,
+    '--out',
+    out,
+    ...(previous ? ['--previous', previous] : []),
+  ]);
   expect(result.status).toBe(0);
   return out;
 }
@@ -51,7 +65,10 @@ describe('S3 that does not answer, or answers errors', () => {
   beforeEach(async () => {
     s3 = await startS3();
     proxy = await new TcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) }).start();
-    cleanups.push(() => proxy.close(), () => s3.close());
+    cleanups.push(
+      () => proxy.close(),
+      () => s3.close(),
+    );
   });
   const through = () => ({ ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: proxy.url });
 
@@ -60,14 +77,21 @@ describe('S3 that does not answer, or answers errors', () => {
     proxy.blackhole();
     const result = await cli(['publish', out, '--bucket', `s3://${s3.bucket}/p`, '--json'], through());
     expect(result.status).toBe(1);
-    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'bucket_failed', message: expect.stringMatching(/s3:\/\/tariff-releases\/p\/.*no answer within 2 s/) });
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'bucket_failed',
+      message: expect.stringMatching(/s3:\/\/tariff-releases\/p\/.*no answer within 2 s/),
+    });
   });
 
   it('serve keeps polling through a partition: /healthz says stale and since when, then recovers and follows a new release', async () => {
     const bucket = `s3://${s3.bucket}/serve`;
     const first = await build('first');
     expect((await cli(['publish', first, '--bucket', bucket], through())).status).toBe(0);
-    service = await startServe(['serve', '--data-dir', dataDir, '--bucket', bucket], { ...through(), TARIFF_MANIFEST_POLL_MS: '200', TARIFF_STALE_AFTER_SECONDS: '1' });
+    service = await startServe(['serve', '--data-dir', dataDir, '--bucket', bucket], {
+      ...through(),
+      TARIFF_MANIFEST_POLL_MS: '200',
+      TARIFF_STALE_AFTER_SECONDS: '1',
+    });
     const health = async () => {
       const response = await fetch(`${service!.url}/healthz`);
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -77,7 +101,12 @@ describe('S3 that does not answer, or answers errors', () => {
     proxy.blackhole();
     await waitFor(async () => (await health()).status === 503, '/healthz to report stale');
     const stale = await health();
-    expect(stale.body).toMatchObject({ status: 'stale', release: '20261101.1', failingSince: expect.any(String), problem: expect.stringMatching(/no answer|ETIMEDOUT|timed out|socket|ECONNRESET/i) });
+    expect(stale.body).toMatchObject({
+      status: 'stale',
+      release: '20261101.1',
+      failingSince: expect.any(String),
+      problem: expect.stringMatching(/no answer|ETIMEDOUT|timed out|socket|ECONNRESET/i),
+    });
     expect(service.log.some((entry) => entry.event === 'release.refresh_failed')).toBe(true);
 
     proxy.heal();
@@ -90,28 +119,46 @@ describe('S3 that does not answer, or answers errors', () => {
   it('says what to do, without a stack trace, for a missing bucket, wrong credentials and a refused connection', async () => {
     const missing = await cli(['releases', '--bucket', 's3://no-such-bucket/x', '--json'], { ...s3.env, ...QUICK_S3 });
     expect(missing.status).toBe(1);
-    expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'bucket_failed', message: expect.stringContaining('NoSuchBucket'), hint: expect.stringContaining('does not exist') });
+    expect(JSON.parse(missing.stdout).error).toMatchObject({
+      code: 'bucket_failed',
+      message: expect.stringContaining('NoSuchBucket'),
+      hint: expect.stringContaining('does not exist'),
+    });
 
     // s3rver takes any key: a store that refuses it answers as S3 does, 403 InvalidAccessKeyId.
     const refusing = createServer((_, response) => {
-      response.writeHead(403, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>');
+      response
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>',
+        );
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => refusing.close(resolve)));
-    const wrongKey = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], { ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}` });
+    const wrongKey = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], {
+      ...s3.env,
+      ...QUICK_S3,
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`,
+    });
     expect(wrongKey.status).toBe(1);
     expect(wrongKey.stderr).toMatch(/InvalidAccessKeyId/);
     expect(wrongKey.stderr).toContain('AWS_ACCESS_KEY_ID');
     expect(wrongKey.stderr).not.toMatch(/This is a bug|\n\s+at /);
 
     await proxy.close();
-    const refused = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], { ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1' });
+    const refused = await cli(['releases', '--bucket', `s3://${s3.bucket}/x`], {
+      ...s3.env,
+      ...QUICK_S3,
+      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1',
+    });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('AWS_ENDPOINT_URL');
     expect(refused.stderr).not.toMatch(/This is a bug|\n\s+at /);
 
     // serve does not start "healthy with no release" on a bucket that does not exist.
-    await expect(startServe(['serve', '--data-dir', dataDir, '--bucket', 's3://no-such-bucket/x'], { ...s3.env, ...QUICK_S3 })).rejects.toThrow(/NoSuchBucket/);
+    await expect(
+      startServe(['serve', '--data-dir', dataDir, '--bucket', 's3://no-such-bucket/x'], { ...s3.env, ...QUICK_S3 }),
+    ).rejects.toThrow(/NoSuchBucket/);
   });
 });
 
@@ -123,15 +170,23 @@ describe('a corrupt release in the bucket', () => {
     const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.json.gz');
     const good = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } });
     const etag = good.headers.get('etag')!;
-    expect(createHash('sha256').update(Buffer.from(await good.arrayBuffer())).digest('hex')).toBe(etag.slice(1, -1));
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await good.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(etag.slice(1, -1));
 
     flipByte(file);
     // Either the download breaks (before or during the body), or what arrives is the manifest's
     // file: never other bytes under its ETag.
     const received = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } })
-      .then(async (response) => ({ length: Number(response.headers.get('content-length')), body: Buffer.from(await response.arrayBuffer()) }))
+      .then(async (response) => ({
+        length: Number(response.headers.get('content-length')),
+        body: Buffer.from(await response.arrayBuffer()),
+      }))
       .catch(() => null);
-    if (received && received.body.length === received.length) expect(createHash('sha256').update(received.body).digest('hex')).toBe(etag.slice(1, -1));
+    if (received && received.body.length === received.length)
+      expect(createHash('sha256').update(received.body).digest('hex')).toBe(etag.slice(1, -1));
     await waitFor(() => service!.log.some((entry) => entry.event === 'release.file_corrupt'), 'the corruption in the log');
   });
 
@@ -151,14 +206,22 @@ describe('a corrupt release in the bucket', () => {
     service = await startServe(['serve', '--data-dir', dataDir]);
     const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
     expect(((await version.json()) as { version: string }).version).toBe('20261101.1');
-    expect(service.log.find((entry) => entry.event === 'release.fallback')).toMatchObject({ level: 'error', current: '20261201.1', serving: '20261101.1' });
+    expect(service.log.find((entry) => entry.event === 'release.fallback')).toMatchObject({
+      level: 'error',
+      current: '20261201.1',
+      serving: '20261101.1',
+    });
     expect(await (await fetch(`${service.url}/healthz`)).json()).toMatchObject({ fallback: true, release: '20261101.1' });
     await service.stop();
     service = null;
 
     const repair = await cli(['publish', second, '--json']);
     expect(repair.status).toBe(0);
-    expect(JSON.parse(repair.stdout)).toMatchObject({ status: 'repaired', version: '20261201.1', repaired: [expect.stringContaining('dataset.sqlite.gz')] });
+    expect(JSON.parse(repair.stdout)).toMatchObject({
+      status: 'repaired',
+      version: '20261201.1',
+      repaired: [expect.stringContaining('dataset.sqlite.gz')],
+    });
     expect((await cli(['verify', '--bucket', join(dataDir, 'bucket')])).status).toBe(0);
     expect(JSON.parse((await cli(['publish', second, '--json'])).stdout).status).toBe('already-current');
   });
@@ -194,7 +257,9 @@ describe('what crashed runs leave behind', () => {
     writeFileSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp'), 'a run still writing');
     utimesSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), stale, stale);
     utimesSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), stale, stale);
-    const result = await cli(['release', '--date', '2026-11-22', '--source-url', 'http://127.0.0.1:1/none.xml'], { TARIFF_FETCH_ATTEMPTS: '1' });
+    const result = await cli(['release', '--date', '2026-11-22', '--source-url', 'http://127.0.0.1:1/none.xml'], {
+      TARIFF_FETCH_ATTEMPTS: '1',
+    });
     expect(result.stderr).toContain('removed');
     expect(result.stderr).toContain('.20261101.1.building-abc123, left by an interrupted run');
     expect(existsSync(join(dataDir, 'releases', '.20261101.1.building-abc123'))).toBe(false);

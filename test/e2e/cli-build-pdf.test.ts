@@ -30,7 +30,11 @@ describe('tariff build on PDF lists and notices', () => {
     const dir = await files({
       'sigarette.pdf': makePriceListPdf({ category: 'Sigarette', date: '01/11/2026', rows: CIGARETTES, rowsPerPage: 2, wrapNames: true }),
       // The authority's addresses end in a document id: a download keeps no extension.
-      '0f1c2d3e-4a5b': makePriceListPdf({ category: 'Sigari', date: '22/07/2026', rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00']] }),
+      '0f1c2d3e-4a5b': makePriceListPdf({
+        category: 'Sigari',
+        date: '22/07/2026',
+        rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00']],
+      }),
       'README.txt': new TextEncoder().encode('not a source'),
     });
     const result = await build(dir);
@@ -49,8 +53,24 @@ describe('tariff build on PDF lists and notices', () => {
     ['without a code column (matched by name and pack)', false],
   ])('applies a price-change notice %s on its date, not the day before', async (_, withCode) => {
     const dir = await files({
-      'sigari.pdf': makePriceListPdf({ category: 'Sigari', date: '22/07/2026', rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00'], ['684', 'AMMEZZATI TOSCANO GARIBALDI', 'da 5 pezzi', '192,00', '4,80']] }),
-      'avviso.pdf': makeNoticePdf({ sentence: 'a decorrere dal 1° dicembre 2026', tables: [{ category: 'Sigari', withCode, rows: [[withCode ? '21825' : null, 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }] }),
+      'sigari.pdf': makePriceListPdf({
+        category: 'Sigari',
+        date: '22/07/2026',
+        rows: [
+          ['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00'],
+          ['684', 'AMMEZZATI TOSCANO GARIBALDI', 'da 5 pezzi', '192,00', '4,80'],
+        ],
+      }),
+      'avviso.pdf': makeNoticePdf({
+        sentence: 'a decorrere dal 1° dicembre 2026',
+        tables: [
+          {
+            category: 'Sigari',
+            withCode,
+            rows: [[withCode ? '21825' : null, 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']],
+          },
+        ],
+      }),
     });
     const before = await build(dir, '2026-11-30');
     expect(before.status).toBe(0);
@@ -63,39 +83,105 @@ describe('tariff build on PDF lists and notices', () => {
     expect(on.stderr).toContain('applied the notice of 2026-12-01 to 1 product(s)');
     const changed = await openDatasetFile('json', readFileSync(join(on.out, 'dataset.json.gz')));
     expect(changed.version).toBe('20261201.1');
-    expect(changed.products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerKgCents: 160000, pricePerPackCents: 4800, effectiveFrom: '2026-12-01' });
+    expect(changed.products.find((p) => p.admCode === 21825)).toMatchObject({
+      pricePerKgCents: 160000,
+      pricePerPackCents: 4800,
+      effectiveFrom: '2026-12-01',
+    });
     expect(changed.products.find((p) => p.admCode === 684)).toMatchObject({ pricePerPackCents: 480, effectiveFrom: '2026-07-22' });
   });
 
   it('reports notice rows that match no product or several, and a code the list does not hold', async () => {
     const dir = await files({
-      'sigari.pdf': makePriceListPdf({ category: 'Sigari', date: '22/07/2026', rows: [['21847', 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.160,00', '145,00'], ['19982', 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.780,00', '222,50']] }),
-      'avviso.pdf': makeNoticePdf({ sentence: 'con decorrenza dal 1° agosto 2026', tables: [
-        { category: 'Sigari', withCode: false, rows: [[null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.160,00', '1.200,00', '150,00'], [null, 'ASSENTE', 'da 5 pezzi', '1,00', '2,00', '3,00']] },
-        { category: 'Sigari', withCode: true, rows: [['55555', 'ALTRO', 'da 5 pezzi', '1,00', '2,00', '3,00']] },
-      ] }),
+      'sigari.pdf': makePriceListPdf({
+        category: 'Sigari',
+        date: '22/07/2026',
+        rows: [
+          ['21847', 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.160,00', '145,00'],
+          ['19982', 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.780,00', '222,50'],
+        ],
+      }),
+      'avviso.pdf': makeNoticePdf({
+        sentence: 'con decorrenza dal 1° agosto 2026',
+        tables: [
+          {
+            category: 'Sigari',
+            withCode: false,
+            rows: [
+              [null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', '1.160,00', '1.200,00', '150,00'],
+              [null, 'ASSENTE', 'da 5 pezzi', '1,00', '2,00', '3,00'],
+            ],
+          },
+          { category: 'Sigari', withCode: true, rows: [['55555', 'ALTRO', 'da 5 pezzi', '1,00', '2,00', '3,00']] },
+        ],
+      }),
     });
     const result = await build(dir);
     expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(/notice: .*avviso\.pdf page 1 row 1 \("ZINO NICARAGUA ROBUSTO 25"\): .* matches 2 products \(codes 21847, 19982\)/);
+    expect(result.stderr).toMatch(
+      /notice: .*avviso\.pdf page 1 row 1 \("ZINO NICARAGUA ROBUSTO 25"\): .* matches 2 products \(codes 21847, 19982\)/,
+    );
     expect(result.stderr).toMatch(/notice: .*avviso\.pdf page 1 row 2 \("ASSENTE"\): .* matches no product/);
-    expect(result.stderr).toMatch(/notice: .*avviso\.pdf page 1 row 1 \(codice 55555 "ALTRO"\): the tariff code 55555 is not in the cigars list in force/);
+    expect(result.stderr).toMatch(
+      /notice: .*avviso\.pdf page 1 row 1 \(codice 55555 "ALTRO"\): the tariff code 55555 is not in the cigars list in force/,
+    );
   });
 });
 
 describe('tariff build refuses bad PDF input, naming the file, the page and the row, and writes nothing', () => {
-  const list = (rows: ListRow[], extra: Partial<Parameters<typeof makePriceListPdf>[0]> = {}) => makePriceListPdf({ category: 'Sigarette', date: '01/11/2026', rows, ...extra });
+  const list = (rows: ListRow[], extra: Partial<Parameters<typeof makePriceListPdf>[0]> = {}) =>
+    makePriceListPdf({ category: 'Sigarette', date: '01/11/2026', rows, ...extra });
 
   it.each([
-    ['an unrelated document', () => makeProsePdf(['Circolare', 'Nessun listino qui.']), 'source_not_price_list', /not a price list or price-change notice/],
+    [
+      'an unrelated document',
+      () => makeProsePdf(['Circolare', 'Nessun listino qui.']),
+      'source_not_price_list',
+      /not a price list or price-change notice/,
+    ],
     ['an encrypted PDF', makeEncryptedPdf, 'source_pdf_unreadable', /the PDF is encrypted with a password/],
-    ['a damaged PDF', async () => new TextEncoder().encode('%PDF-1.7\n1 0 obj <</Type /Catalog\n%%EOF'), 'source_pdf_unreadable', /not a valid PDF/],
-    ['a code that does not read', () => list([...CIGARETTES.slice(0, 2), ['9100A', 'NOME', 'da 20 pezzi', '300,00', '6,00']]), 'source_invalid', /page 1 row 3 \(codice 9100A "NOME"\): the code "9100A" is not a positive whole number/],
-    ['a price written with a decimal point', () => list([['91001', 'NOME', 'da 20 pezzi', '300.00', '6,00']]), 'source_invalid', /page 1 row 1 \(codice 91001 "NOME"\): the price per conventional kg "300\.00" is not/],
-    ['a missing price', () => list([['91001', 'NOME', 'da 20 pezzi', '300,00', '']]), 'source_invalid', /page 1 row 1 \(codice 91001 "NOME"\): the price per pack "" is not/],
-    ['pages that disagree on the list date', () => list(CIGARETTES, { rowsPerPage: 2, pageDates: { 2: '02/11/2026' } }), 'source_invalid', /page 2: the list date 02\/11\/2026 differs from 2026-11-01 on page 1/],
-    ['a code listed twice with different data', () => list([...CIGARETTES, ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']], { rowsPerPage: 3 }), 'tariff_conflict', /page 2 row 1 \(codice 91001 "AURORA ROSSA"\): tariff code 91001 is also listed at .*page 1 row 1/],
-    ['a category the builder does not know', () => makePriceListPdf({ category: 'Caramelle', date: '01/11/2026', rows: CIGARETTES }), 'source_invalid', /the header's category "Caramelle" is not one the builder knows/],
+    [
+      'a damaged PDF',
+      async () => new TextEncoder().encode('%PDF-1.7\n1 0 obj <</Type /Catalog\n%%EOF'),
+      'source_pdf_unreadable',
+      /not a valid PDF/,
+    ],
+    [
+      'a code that does not read',
+      () => list([...CIGARETTES.slice(0, 2), ['9100A', 'NOME', 'da 20 pezzi', '300,00', '6,00']]),
+      'source_invalid',
+      /page 1 row 3 \(codice 9100A "NOME"\): the code "9100A" is not a positive whole number/,
+    ],
+    [
+      'a price written with a decimal point',
+      () => list([['91001', 'NOME', 'da 20 pezzi', '300.00', '6,00']]),
+      'source_invalid',
+      /page 1 row 1 \(codice 91001 "NOME"\): the price per conventional kg "300\.00" is not/,
+    ],
+    [
+      'a missing price',
+      () => list([['91001', 'NOME', 'da 20 pezzi', '300,00', '']]),
+      'source_invalid',
+      /page 1 row 1 \(codice 91001 "NOME"\): the price per pack "" is not/,
+    ],
+    [
+      'pages that disagree on the list date',
+      () => list(CIGARETTES, { rowsPerPage: 2, pageDates: { 2: '02/11/2026' } }),
+      'source_invalid',
+      /page 2: the list date 02\/11\/2026 differs from 2026-11-01 on page 1/,
+    ],
+    [
+      'a code listed twice with different data',
+      () => list([...CIGARETTES, ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']], { rowsPerPage: 3 }),
+      'tariff_conflict',
+      /page 2 row 1 \(codice 91001 "AURORA ROSSA"\): tariff code 91001 is also listed at .*page 1 row 1/,
+    ],
+    [
+      'a category the builder does not know',
+      () => makePriceListPdf({ category: 'Caramelle', date: '01/11/2026', rows: CIGARETTES }),
+      'source_invalid',
+      /the header's category "Caramelle" is not one the builder knows/,
+    ],
   ])('%s', async (_, make, code, message) => {
     const dir = await files({ 'lista.pdf': make() });
     const result = await build(join(dir, 'lista.pdf'), '2026-11-22', ['--json']);
@@ -108,8 +194,15 @@ describe('tariff build refuses bad PDF input, naming the file, the page and the 
 
   it('refuses a notice without an effective date', async () => {
     const dir = await files({
-      'sigari.pdf': makePriceListPdf({ category: 'Sigari', date: '22/07/2026', rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00']] }),
-      'avviso.pdf': makeNoticePdf({ sentence: 'prossimamente', tables: [{ category: 'Sigari', withCode: true, rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }] }),
+      'sigari.pdf': makePriceListPdf({
+        category: 'Sigari',
+        date: '22/07/2026',
+        rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00']],
+      }),
+      'avviso.pdf': makeNoticePdf({
+        sentence: 'prossimamente',
+        tables: [{ category: 'Sigari', withCode: true, rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }],
+      }),
     });
     const result = await build(dir);
     expect(result.status).toBe(1);

@@ -27,11 +27,17 @@ describe('tariff build', () => {
     expect((await runCli(args)).status).toBe(0);
     const again = await runCli([...args, '--json']);
     expect(again.status).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ version: '20261101.1', unchanged: true, manifest: { counts: { products: 14, barcodes: 0 } } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      version: '20261101.1',
+      unchanged: true,
+      manifest: { counts: { products: 14, barcodes: 0 } },
+    });
   });
 
   it('reads a source over HTTP', async () => {
-    const server = createServer((_, response) => response.end(feed('2026-11-01', { sigarette: [['1', 'A', 'astuccio da 20 pezzi', '300,00', '6,00']] })));
+    const server = createServer((_, response) =>
+      response.end(feed('2026-11-01', { sigarette: [['1', 'A', 'astuccio da 20 pezzi', '300,00', '6,00']] })),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const out = join(await tempDir(), 'release');
@@ -45,7 +51,14 @@ describe('tariff build', () => {
 
   it('stops on invalid input, naming the product and where it is, and writes nothing', async () => {
     const dir = await tempDir();
-    await writeTree(dir, { 'bad.xml': feed('2026-11-01', { sigarette: [['1', 'A', 'astuccio da 20 pezzi', '300,00', '6,00'], ['2', 'B', 'astuccio da 20 pezzi', '300,00', '']] }) });
+    await writeTree(dir, {
+      'bad.xml': feed('2026-11-01', {
+        sigarette: [
+          ['1', 'A', 'astuccio da 20 pezzi', '300,00', '6,00'],
+          ['2', 'B', 'astuccio da 20 pezzi', '300,00', ''],
+        ],
+      }),
+    });
     const result = await runCli(['build', '--source', join(dir, 'bad.xml'), '--out', join(dir, 'release'), '--date', '2026-11-22']);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/bad\.xml line 5 \(categoria sigarette, prodotto n\. 2, codice 2 "B"\): <prezzoConfezione> is missing/);
@@ -69,7 +82,9 @@ describe('tariff build', () => {
     const dir = await tempDir();
     const out = join(dir, 'release');
     expect((await runCli(['build', '--source', SAMPLE_TARIFF, '--out', out, '--date', '2026-11-22'])).status).toBe(0);
-    await writeTree(dir, { 'short.xml': feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] }) });
+    await writeTree(dir, {
+      'short.xml': feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] }),
+    });
     const args = ['build', '--source', join(dir, 'short.xml'), '--out', out, '--previous', out, '--date', '2026-11-22'];
     const refused = await runCli([...args, '--json']);
     expect(refused.status).toBe(1);
@@ -105,7 +120,19 @@ describe('tariff verify and tariff diff', () => {
     const older = join(dir, 'older');
     const newer = join(dir, 'newer');
     await runCli(['build', '--source', SAMPLE_TARIFF, '--barcodes', SAMPLE_BARCODES, '--out', older, '--date', '2026-11-22']);
-    await runCli(['build', '--source', SAMPLE_TARIFF, '--barcodes', SAMPLE_BARCODES, '--out', newer, '--previous', older, '--date', '2026-12-01']);
+    await runCli([
+      'build',
+      '--source',
+      SAMPLE_TARIFF,
+      '--barcodes',
+      SAMPLE_BARCODES,
+      '--out',
+      newer,
+      '--previous',
+      older,
+      '--date',
+      '2026-12-01',
+    ]);
     return { older, newer };
   }
 

@@ -14,13 +14,28 @@ const NOTICES_PAGE = readFileSync(join(REPO, 'fixtures/adm/novita_accise.html'),
 const FAST = { TARIFF_FETCH_RETRY_BASE_MS: '20', TARIFF_FETCH_ATTEMPTS: '2', TARIFF_FETCH_BODY_TIMEOUT_MS: '2000' };
 
 const ROWS: Record<string, [string, ListRow[]]> = {
-  'Sigarette.pdf': ['Sigarette', [['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00'], ['91002', 'AURORA ROSSA', 'cartoccio da 10 pezzi', '300,00', '3,00']]],
-  'Sigari.pdf': ['Sigari', [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00'], ['684', 'AMMEZZATI TOSCANO GARIBALDI', 'da 5 pezzi', '192,00', '4,80']]],
+  'Sigarette.pdf': [
+    'Sigarette',
+    [
+      ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00'],
+      ['91002', 'AURORA ROSSA', 'cartoccio da 10 pezzi', '300,00', '3,00'],
+    ],
+  ],
+  'Sigari.pdf': [
+    'Sigari',
+    [
+      ['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00'],
+      ['684', 'AMMEZZATI TOSCANO GARIBALDI', 'da 5 pezzi', '192,00', '4,80'],
+    ],
+  ],
   'Sigaretti.pdf': ['Sigaretti', [['93001', 'PICCOLO VANIGLIA', 'astuccio da 10 pezzi', '450,00', '4,50']]],
   'Trinciati.pdf': ['Trinciati per sigarette', [['94001', 'GOLDEN VALLEY ROLLING', 'busta da 30 grammi', '250,00', '7,50']]],
   'Altri+tabacchi.pdf': ['Altri tabacchi da fumo', [['95001', 'CAPITANO PIPA AROMATICO', 'busta da 50 grammi', '220,00', '11,00']]],
   'Fiuto+e+mastico.pdf': ['Fiuto e mastico', [['96001', 'NASO FINO SNUFF', 'scatoletta da 10 grammi', '500,00', '5,00']]],
-  'Prodotti+da+inalazione.pdf': ['Prodotti da inalazione senza combustione', [['97001', 'STICK TERMICO AMBRA', 'astuccio da 20 pezzi', '210,00', '5,00']]],
+  'Prodotti+da+inalazione.pdf': [
+    'Prodotti da inalazione senza combustione',
+    [['97001', 'STICK TERMICO AMBRA', 'astuccio da 20 pezzi', '210,00', '5,00']],
+  ],
   'Liquidi.pdf': ['Liquidi da inalazione', [['98001', 'NUVOLA MENTA 10 MG', 'flacone da 10 ml', '600,00', '6,00']]],
 };
 
@@ -34,12 +49,19 @@ async function publishLists(html: string, date = '01/11/2026', override: Record<
   for (const [file, [category, rows]] of Object.entries(ROWS)) {
     const href = new RegExp(`href="(/portale/documents/[^"]*/${file.replace(/\+/g, '\\+')}/[^"]+)"`).exec(html)?.[1];
     if (!href) continue;
-    authority.lists.set(decodeURIComponent(href), { body: Buffer.from(override[file] ?? (await makePriceListPdf({ category, date: category === 'Sigari' ? '22/07/2026' : date, rows }))), contentType: 'application/pdf' });
+    authority.lists.set(decodeURIComponent(href), {
+      body: Buffer.from(override[file] ?? (await makePriceListPdf({ category, date: category === 'Sigari' ? '22/07/2026' : date, rows }))),
+      contentType: 'application/pdf',
+    });
   }
 }
 
 /** The same page after an update: every document has a new id at the end of its address. */
-const republished = (html: string, generation: number) => html.replace(/(\/portale\/documents\/[^"]+\/)([0-9a-f-]{36})"/g, (_, head: string, id: string) => `${head}${id.slice(0, 34)}${String(generation).padStart(2, '0')}"`);
+const republished = (html: string, generation: number) =>
+  html.replace(
+    /(\/portale\/documents\/[^"]+\/)([0-9a-f-]{36})"/g,
+    (_, head: string, id: string) => `${head}${id.slice(0, 34)}${String(generation).padStart(2, '0')}"`,
+  );
 
 beforeEach(async () => {
   authority = await new AuthorityServer().start();
@@ -49,27 +71,43 @@ beforeEach(async () => {
   authority.lists.set('/novita', { body: NOTICES_PAGE, contentType: 'text/html' });
   authority.lists.set(decodeURIComponent(/href="([^"]*Variazione[^"]*)"/.exec(NOTICES_PAGE)![1]!), {
     contentType: 'application/pdf',
-    body: Buffer.from(await makeNoticePdf({ sentence: 'con decorrenza dal 1° dicembre 2026', tables: [{ category: 'Sigari', withCode: false, rows: [[null, 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }] })),
+    body: Buffer.from(
+      await makeNoticePdf({
+        sentence: 'con decorrenza dal 1° dicembre 2026',
+        tables: [{ category: 'Sigari', withCode: false, rows: [[null, 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }],
+      }),
+    ),
   });
-  authority.lists.set(decodeURIComponent(/href="([^"]*Circolare[^"]*)"/.exec(NOTICES_PAGE)![1]!), { body: '<html>circolare</html>', contentType: 'text/html' });
+  authority.lists.set(decodeURIComponent(/href="([^"]*Circolare[^"]*)"/.exec(NOTICES_PAGE)![1]!), {
+    body: '<html>circolare</html>',
+    contentType: 'text/html',
+  });
 });
 afterEach(async () => {
   await authority.close();
 });
 
 const release = (date: string, extra: string[] = []) =>
-  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, '--date', date, '--json', ...extra], { env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}` } });
+  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, '--date', date, '--json', ...extra], {
+    env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}` },
+  });
 const current = () => JSON.parse(readFileSync(join(bucket, 'current.json'), 'utf8'));
-const products = async () => (await openDatasetFile('json', readFileSync(join(bucket, 'releases', current().version, 'dataset.json.gz')))).products;
+const products = async () =>
+  (await openDatasetFile('json', readFileSync(join(bucket, 'releases', current().version, 'dataset.json.gz')))).products;
 
-describe('tariff release through the authority\'s pages', () => {
+describe("tariff release through the authority's pages", () => {
   it('finds every category list and the notices on the pages, publishes, and applies the notice on its day', async () => {
     const first = await release('2026-11-22');
     expect(first.status).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary).toMatchObject({ status: 'published', version: '20261101.1' });
-    expect(summary.fetch.filter((r: { label: string }) => r.label.endsWith(' list')).map((r: { status: string }) => r.status)).toEqual(Array(8).fill('changed'));
-    expect(summary.fetch.find((r: { label: string }) => r.label === 'notice')).toMatchObject({ status: 'changed', effectiveDates: [{ date: '2026-12-01', when: 'future' }] });
+    expect(summary.fetch.filter((r: { label: string }) => r.label.endsWith(' list')).map((r: { status: string }) => r.status)).toEqual(
+      Array(8).fill('changed'),
+    );
+    expect(summary.fetch.find((r: { label: string }) => r.label === 'notice')).toMatchObject({
+      status: 'changed',
+      effectiveDates: [{ date: '2026-12-01', when: 'future' }],
+    });
     expect(current().counts.products).toBe(10);
 
     // Nothing changed: every document answers 304 and nothing is published.
@@ -85,7 +123,11 @@ describe('tariff release through the authority\'s pages', () => {
     expect(JSON.parse((await release('2026-11-30')).stdout).status).toBe('unchanged');
     const onTheDay = await release('2026-12-01');
     expect(JSON.parse(onTheDay.stdout)).toMatchObject({ status: 'published', version: '20261201.1' });
-    expect((await products()).find((p) => p.admCode === 21825)).toMatchObject({ pricePerPackCents: 4800, pricePerKgCents: 160000, effectiveFrom: '2026-12-01' });
+    expect((await products()).find((p) => p.admCode === 21825)).toMatchObject({
+      pricePerPackCents: 4800,
+      pricePerKgCents: 160000,
+      effectiveFrom: '2026-12-01',
+    });
   });
 
   it('tracks the lists the site links again when its record of them was lost', async () => {
@@ -100,8 +142,12 @@ describe('tariff release through the authority\'s pages', () => {
   it('follows the lists to their new addresses after an update', async () => {
     expect((await release('2026-11-22')).status).toBe(0);
     const updated = republished(PRICE_PAGE, 2);
-    const rows = ROWS['Sigarette.pdf']![1].map((row): ListRow => (row[0] === '91001' ? [...row.slice(0, 3), '310,00', '6,20'] as ListRow : row));
-    await publishLists(updated, '01/11/2026', { 'Sigarette.pdf': await makePriceListPdf({ category: 'Sigarette', date: '15/11/2026', rows }) });
+    const rows = ROWS['Sigarette.pdf']![1].map((row): ListRow =>
+      row[0] === '91001' ? ([...row.slice(0, 3), '310,00', '6,20'] as ListRow) : row,
+    );
+    await publishLists(updated, '01/11/2026', {
+      'Sigarette.pdf': await makePriceListPdf({ category: 'Sigarette', date: '15/11/2026', rows }),
+    });
     const second = await release('2026-11-22');
     expect(second.status).toBe(0);
     const summary = JSON.parse(second.stdout);
@@ -118,17 +164,33 @@ describe('tariff release through the authority\'s pages', () => {
     expect((await release('2026-11-22')).status).toBe(0);
     // The authority replaces the cigarette list with next month's, a week ahead, at a new address.
     const updated = republished(PRICE_PAGE, 3);
-    await publishLists(updated, '01/11/2026', { 'Sigarette.pdf': await makePriceListPdf({ category: 'Sigarette', date: '01/12/2026', rows: [['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '320,00', '6,40'], ['91002', 'AURORA ROSSA', 'cartoccio da 10 pezzi', '320,00', '3,20']] }) });
+    await publishLists(updated, '01/11/2026', {
+      'Sigarette.pdf': await makePriceListPdf({
+        category: 'Sigarette',
+        date: '01/12/2026',
+        rows: [
+          ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '320,00', '6,40'],
+          ['91002', 'AURORA ROSSA', 'cartoccio da 10 pezzi', '320,00', '3,20'],
+        ],
+      }),
+    });
     const waiting = await release('2026-11-24');
     expect(waiting.status).toBe(0);
     expect(JSON.parse(waiting.stdout)).toMatchObject({ status: 'unchanged', version: '20261101.1' });
     expect((await products()).filter((p) => p.category === 'cigarettes')).toHaveLength(2);
     // The old list's address is gone from the site; its snapshot is still what is in force.
-    expect(JSON.parse(readFileSync(join(dataDir, 'documents.json'), 'utf8')).lists.sigarette.map((d: { effectiveFrom: string }) => d.effectiveFrom)).toEqual(['2026-11-01', '2026-12-01']);
+    expect(
+      JSON.parse(readFileSync(join(dataDir, 'documents.json'), 'utf8')).lists.sigarette.map(
+        (d: { effectiveFrom: string }) => d.effectiveFrom,
+      ),
+    ).toEqual(['2026-11-01', '2026-12-01']);
 
     const onTheDay = await release('2026-12-01');
     expect(JSON.parse(onTheDay.stdout)).toMatchObject({ status: 'published', version: '20261201.1' });
-    expect((await products()).filter((p) => p.category === 'cigarettes').map((p) => [p.admCode, p.pricePerPackCents])).toEqual([[91001, 640], [91002, 320]]);
+    expect((await products()).filter((p) => p.category === 'cigarettes').map((p) => [p.admCode, p.pricePerPackCents])).toEqual([
+      [91001, 640],
+      [91002, 320],
+    ]);
   });
 
   it('reports a category whose link is missing (exit 1) and keeps its last list', async () => {
@@ -138,12 +200,18 @@ describe('tariff release through the authority\'s pages', () => {
     expect(result.status).toBe(1);
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe('unchanged');
-    expect(summary.fetch.find((r: { label: string }) => r.label === 'liquidi_inalazione list')).toMatchObject({ status: 'failed', error: expect.stringMatching(/no link to the liquidi_inalazione list/) });
+    expect(summary.fetch.find((r: { label: string }) => r.label === 'liquidi_inalazione list')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/no link to the liquidi_inalazione list/),
+    });
     expect((await products()).some((p) => p.category === 'inhalation_liquids')).toBe(true);
   });
 
   it('refuses a page that no longer yields the lists, naming what was not found, and publishes nothing', async () => {
-    authority.lists.set('/prezzi', { body: '<html><body><h1>Prezzi</h1><p>Sezione in aggiornamento.</p><a href="/">Home</a></body></html>', contentType: 'text/html' });
+    authority.lists.set('/prezzi', {
+      body: '<html><body><h1>Prezzi</h1><p>Sezione in aggiornamento.</p><a href="/">Home</a></body></html>',
+      contentType: 'text/html',
+    });
     const result = await release('2026-11-22');
     expect(result.status).toBe(1);
     const { error } = JSON.parse(result.stdout);
@@ -153,12 +221,18 @@ describe('tariff release through the authority\'s pages', () => {
   });
 
   it('reports a notice where a list was expected, and builds on without it', async () => {
-    const notice = await makeNoticePdf({ sentence: 'con decorrenza dal 1° dicembre 2026', tables: [{ category: 'Sigari', withCode: true, rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }] });
+    const notice = await makeNoticePdf({
+      sentence: 'con decorrenza dal 1° dicembre 2026',
+      tables: [{ category: 'Sigari', withCode: true, rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }],
+    });
     await publishLists(PRICE_PAGE, '01/11/2026', { 'Sigari.pdf': notice });
     const result = await release('2026-11-22');
     expect(result.status).toBe(1);
     const summary = JSON.parse(result.stdout);
-    expect(summary.fetch.find((r: { label: string }) => r.label === 'sigari list')).toMatchObject({ status: 'failed', error: 'expected the sigari price list, found a price-change notice' });
+    expect(summary.fetch.find((r: { label: string }) => r.label === 'sigari list')).toMatchObject({
+      status: 'failed',
+      error: 'expected the sigari price list, found a price-change notice',
+    });
     expect(summary.status).toBe('published');
     expect((await products()).some((p) => p.category === 'cigars')).toBe(false);
     // The notice page's other link is not a notice: noted, not a failure.

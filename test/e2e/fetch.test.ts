@@ -9,7 +9,12 @@ import { tempDir } from '../helpers/temp-dir.ts';
 const CIGARETTES = feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] });
 const FUTURE = feed('2026-12-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']] });
 // Short waits so retries do not slow the suite; the policy itself is unit-tested.
-const FAST = { TARIFF_FETCH_RETRY_BASE_MS: '20', TARIFF_FETCH_ATTEMPTS: '3', TARIFF_FETCH_BODY_TIMEOUT_MS: '500', TARIFF_FETCH_HEADERS_TIMEOUT_MS: '2000' };
+const FAST = {
+  TARIFF_FETCH_RETRY_BASE_MS: '20',
+  TARIFF_FETCH_ATTEMPTS: '3',
+  TARIFF_FETCH_BODY_TIMEOUT_MS: '500',
+  TARIFF_FETCH_HEADERS_TIMEOUT_MS: '2000',
+};
 
 let authority: AuthorityServer;
 let dataDir: string;
@@ -40,7 +45,11 @@ describe('tariff fetch against the authority stand-in', () => {
     expect(report).toMatchObject({ status: 'changed', newTariff: true, effectiveDates: [{ date: '2026-11-01', when: 'past' }] });
     expect(snapshots()).toEqual([`${report.sha256}.json`, `${report.sha256}.xml`]);
     expect(readFileSync(join(dataDir, 'snapshots', `${report.sha256}.xml`), 'utf8')).toBe(CIGARETTES);
-    expect(JSON.parse(readFileSync(join(dataDir, 'snapshots', `${report.sha256}.json`), 'utf8'))).toMatchObject({ url: authority.url('/sigarette.xml'), size: CIGARETTES.length, fetchedAt: expect.any(String) });
+    expect(JSON.parse(readFileSync(join(dataDir, 'snapshots', `${report.sha256}.json`), 'utf8'))).toMatchObject({
+      url: authority.url('/sigarette.xml'),
+      size: CIGARETTES.length,
+      fetchedAt: expect.any(String),
+    });
   });
 
   it('asks conditionally the next time, so an unchanged list costs nothing and is not stored twice', async () => {
@@ -91,7 +100,10 @@ describe('tariff fetch against the authority stand-in', () => {
     authority.lists.set('/sigarette.xml', { body: FUTURE, failures: 99 });
     const result = await fetchList();
     expect(result.status).toBe(1);
-    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('HTTP 500 (gave up after 3 tries)') });
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('HTTP 500 (gave up after 3 tries)'),
+    });
     expect(authority.requestsFor('/sigarette.xml')).toHaveLength(4);
     expect(snapshots()).toHaveLength(2);
   });
@@ -146,7 +158,10 @@ describe('tariff fetch against the authority stand-in', () => {
     authority.lists.set('/sigarette.xml', { body: CIGARETTES, trickleMs: 100 });
     const result = await fetchList('/sigarette.xml', { TARIFF_FETCH_DEADLINE_SECONDS: '1', TARIFF_FETCH_BODY_TIMEOUT_MS: '60000' });
     expect(result.status).toBe(1);
-    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/no complete answer within the deadline of 1 s \(TARIFF_FETCH_DEADLINE_SECONDS\)/) });
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/no complete answer within the deadline of 1 s \(TARIFF_FETCH_DEADLINE_SECONDS\)/),
+    });
     expect(snapshots()).toEqual([]);
   });
 

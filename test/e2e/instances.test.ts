@@ -41,7 +41,9 @@ describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
   it('keep the read quota exact: 50 concurrent reads across two instances give 10 successes', async () => {
     const { urls, account } = await twoInstances();
     const key = await account('shop@example.it');
-    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => get(urls[i % 2]!, key).then(async (r) => (await r.arrayBuffer(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => get(urls[i % 2]!, key).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
   });
@@ -50,7 +52,12 @@ describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
     const { urls, account } = await twoInstances();
     const key = await account('shop@example.it', 100);
     const batch = JSON.stringify({ items: Array.from({ length: 60 }, () => ({ barcode: '8001001001005', admCode: 1001 })) });
-    const send = (url: string) => fetch(`${url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: batch });
+    const send = (url: string) =>
+      fetch(`${url}/v1/barcodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: batch,
+      });
     const statuses = await Promise.all([send(urls[0]!), send(urls[1]!)].map((p) => p.then((r) => r.status)));
     expect(statuses.sort()).toEqual([200, 429]);
   });
@@ -64,14 +71,22 @@ describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
     const form = await fetch(`${site}/accedi`);
     const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-    await fetch(`${site}/accedi`, { method: 'POST', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }) });
+    await fetch(`${site}/accedi`, {
+      method: 'POST',
+      headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }),
+    });
     const token = new URL(await latestSignInLink(dataDirs[0]!)).searchParams.get('t')!;
     const signedIn = await signInWithLink(site, token);
     const session = signedIn.headers.get('set-cookie')!.split(';')[0]!;
     const page = await (await fetch(`${site}/account`, { headers: { cookie: session } })).text();
     const revokePath = /href="(\/account\/chiavi\/\d+\/revoca)"/.exec(page)![1]!;
     const sessionCsrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-    const revoked = await fetch(`${site}${revokePath}`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: sessionCsrf }) });
+    const revoked = await fetch(`${site}${revokePath}`, {
+      method: 'POST',
+      headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: sessionCsrf }),
+    });
     expect(await revoked.text()).toContain('è stata revocata');
 
     expect((await get(urls[1]!, key)).status).toBe(401);

@@ -16,7 +16,9 @@ describe('the public page of recent releases', () => {
     const page = await response.text();
     expect(page.indexOf('Tariffa in vigore dal 1 agosto 2026')).toBeLessThan(page.indexOf('Tariffa in vigore dal 22 luglio 2026'));
     expect(page).toContain('Rispetto alla versione 20260722.1: 1 aumento di prezzo, 1 riduzione di prezzo.');
-    expect(page).toMatch(/<strong>2012 BY OSCAR VALLADARES COROJO ROBUSTO<\/strong> <span class="muted">\(cod\. 20663, da 20 pezzi\)<\/span>: 240,00 € → <strong>250,00 €<\/strong> <span class="up">\+10,00 €<\/span>/);
+    expect(page).toMatch(
+      /<strong>2012 BY OSCAR VALLADARES COROJO ROBUSTO<\/strong> <span class="muted">\(cod\. 20663, da 20 pezzi\)<\/span>: 240,00 € → <strong>250,00 €<\/strong> <span class="up">\+10,00 €<\/span>/,
+    );
     expect(page).toMatch(/ADVENTURA THE EXPLORER CORONA GORDA.*199,50 € → <strong>190,00 €<\/strong> <span class="down">−9,50 €<\/span>/);
     expect(page).toContain('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
     expect(page).toContain('2821 prodotti');
@@ -36,7 +38,10 @@ describe('the public page of recent releases', () => {
     const { feed } = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(text);
     expect(feed['@xmlns']).toBe('http://www.w3.org/2005/Atom');
     expect(feed.id).toBe('https://tariffa.example.it/aggiornamenti');
-    expect(feed.entry.map((entry: { id: string }) => entry.id)).toEqual(['https://tariffa.example.it/aggiornamenti/20260801.1', 'https://tariffa.example.it/aggiornamenti/20260722.1']);
+    expect(feed.entry.map((entry: { id: string }) => entry.id)).toEqual([
+      'https://tariffa.example.it/aggiornamenti/20260801.1',
+      'https://tariffa.example.it/aggiornamenti/20260722.1',
+    ]);
     expect(feed.updated).toBe(feed.entry[0].updated);
     expect(feed.entry[0].summary).toBe('1 aumento di prezzo, 1 riduzione di prezzo.');
     // The entry's HTML travels escaped, as Atom's type="html" wants.

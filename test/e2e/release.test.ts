@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) =>
-  runCli(['release', '--data-dir', dataDir, '--date', date, '--quiet', ...extra], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...env } });
+  runCli(['release', '--data-dir', dataDir, '--date', date, '--quiet', ...extra], {
+    env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...env },
+  });
 const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
 const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
 
@@ -67,18 +69,46 @@ describe('tariff release over a sequence of days', () => {
 
   it('publishes n+1 when a list changes within the same tariff date', async () => {
     await release('2026-11-22');
-    const fixed = readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml'), 'latin1').replace('<prezzoConfezione>5,70</prezzoConfezione>', '<prezzoConfezione>5,75</prezzoConfezione>');
+    const fixed = readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml'), 'latin1').replace(
+      '<prezzoConfezione>5,70</prezzoConfezione>',
+      '<prezzoConfezione>5,75</prezzoConfezione>',
+    );
     authority.lists.set('/sigarette-2026-11-01.xml', { body: Buffer.from(fixed, 'latin1') });
     expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'published 20261101.2 (was 20261101.1)\n' });
   });
 
   it('prints one line per step without a terminal, and a summary with --json', async () => {
-    const lines = await runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22'], { env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(',') } });
+    const lines = await runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22'], {
+      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(',') },
+    });
     expect(lines.status).toBe(0);
-    expect(lines.stderr.trim().split('\n').map((line) => line.split(':')[1])).toEqual([' fetch', ' fetch', ' fetch', ' fetch', ' build', ' build', ' build', ' upload', ' upload', ' upload', ' verify', ' switch', ' prune']);
+    expect(
+      lines.stderr
+        .trim()
+        .split('\n')
+        .map((line) => line.split(':')[1]),
+    ).toEqual([
+      ' fetch',
+      ' fetch',
+      ' fetch',
+      ' fetch',
+      ' build',
+      ' build',
+      ' build',
+      ' upload',
+      ' upload',
+      ' upload',
+      ' verify',
+      ' switch',
+      ' prune',
+    ]);
     expect(lines.stderr).toContain('build: no changes recorded: nothing to compare with (a first release');
     const json = await release('2026-11-22', ['--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'unchanged', version: '20261101.1', fetch: [{ status: 'unchanged' }, {}, {}, {}] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'unchanged',
+      version: '20261101.1',
+      fetch: [{ status: 'unchanged' }, {}, {}, {}],
+    });
   });
 
   it('goes on with the last good snapshot when a list cannot be fetched, and exits 1', async () => {
@@ -116,23 +146,40 @@ describe('tariff release, publish, releases and rollback on S3 through the stand
 
   it('publishes, lists, re-publishes as a no-op and rolls back', async () => {
     const bucket = `s3://${s3.bucket}/e2e`;
-    expect(await release('2026-11-22', ['--bucket', bucket], s3.env)).toMatchObject({ status: 0, stdout: 'published 20261101.1 (was none)\n' });
-    expect(await release('2026-12-01', ['--bucket', bucket], s3.env)).toMatchObject({ status: 0, stdout: 'published 20261201.1 (was 20261101.1)\n' });
+    expect(await release('2026-11-22', ['--bucket', bucket], s3.env)).toMatchObject({
+      status: 0,
+      stdout: 'published 20261101.1 (was none)\n',
+    });
+    expect(await release('2026-12-01', ['--bucket', bucket], s3.env)).toMatchObject({
+      status: 0,
+      stdout: 'published 20261201.1 (was 20261101.1)\n',
+    });
 
-    const again = await runCli(['publish', join(dataDir, 'releases', '20261201.1'), '--bucket', bucket, '--data-dir', dataDir], { env: s3.env });
+    const again = await runCli(['publish', join(dataDir, 'releases', '20261201.1'), '--bucket', bucket, '--data-dir', dataDir], {
+      env: s3.env,
+    });
     expect(again).toMatchObject({ status: 0, stdout: '20261201.1 (already current)\n' });
 
     const listing = await runCli(['releases', '--bucket', bucket, '--json'], { env: s3.env });
     expect(JSON.parse(listing.stdout)).toMatchObject({ versions: ['20261101.1', '20261201.1'], current: '20261201.1' });
 
-    expect(await runCli(['rollback', '20261101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 0, stdout: '20261101.1 is current (was 20261201.1)\n' });
+    expect(await runCli(['rollback', '20261101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({
+      status: 0,
+      stdout: '20261101.1 is current (was 20261201.1)\n',
+    });
     expect(await runCli(['rollback', '20251101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 1 });
 
     // After a rollback the next release is compared with the release rolled back to, and says so.
     const after = await runCli(['release', '--bucket', bucket, '--data-dir', dataDir, '--date', '2026-12-01', '--json'], {
       env: { ...s3.env, TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' ') },
     });
-    expect(JSON.parse(after.stdout)).toMatchObject({ status: 'published', version: '20261201.2', previousVersion: '20261101.1', changesSince: '20261101.1', changes: { added: 1 } });
+    expect(JSON.parse(after.stdout)).toMatchObject({
+      status: 'published',
+      version: '20261201.2',
+      previousVersion: '20261101.1',
+      changesSince: '20261101.1',
+      changes: { added: 1 },
+    });
     expect((await published('20261201.2')).changesSince).toBe('20261101.1');
   });
 });

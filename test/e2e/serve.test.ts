@@ -27,13 +27,24 @@ async function account(email: string): Promise<string> {
 }
 async function publish(date = '2026-11-22', barcodes = true) {
   const out = join(dataDir, 'build', date);
-  await cli(['build', '--source', join(SAMPLE, 'tariff'), ...(barcodes ? ['--barcodes', join(SAMPLE, 'barcodes.csv')] : []), '--date', date, '--out', out]);
+  await cli([
+    'build',
+    '--source',
+    join(SAMPLE, 'tariff'),
+    ...(barcodes ? ['--barcodes', join(SAMPLE, 'barcodes.csv')] : []),
+    '--date',
+    date,
+    '--out',
+    out,
+  ]);
   const result = await cli(['publish', out]);
   expect(result.status).toBe(0);
   return JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
 }
 async function serve() {
-  service = await startServe(['serve', '--data-dir', dataDir, '--base-url', 'https://tariff.example/v1'], { TARIFF_MANIFEST_POLL_MS: '100' });
+  service = await startServe(['serve', '--data-dir', dataDir, '--base-url', 'https://tariff.example/v1'], {
+    TARIFF_MANIFEST_POLL_MS: '100',
+  });
   return service.url;
 }
 const get = (url: string, path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
@@ -154,7 +165,9 @@ describe('tariff serve', () => {
     await publish();
     const key = await account('shop@example.it');
     const url = await serve();
-    const statuses = await Promise.all(Array.from({ length: 50 }, () => get(url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, () => get(url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
   });
@@ -163,7 +176,9 @@ describe('tariff serve', () => {
     await publish();
     const key = await account('shop@example.it');
     service = await startServe(['serve', '--data-dir', dataDir, '--workers', '2']);
-    const statuses = await Promise.all(Array.from({ length: 50 }, () => get(service!.url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, () => get(service!.url, '/v1/version', bearer(key)).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
   });
@@ -224,7 +239,9 @@ describe('tariff serve', () => {
         socket.on('close', () => resolve(data));
         socket.on('error', () => resolve(data));
       });
-    const big = await raw(`POST /v1/version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"items":[`);
+    const big = await raw(
+      `POST /v1/version HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"items":[`,
+    );
     expect(big).toMatch(/^HTTP\/1\.1 413 /);
     expect(big).toContain('"error":"payload_too_large"');
 
@@ -233,7 +250,14 @@ describe('tariff serve', () => {
     expect(malformed).toContain('{"error":"bad_request"');
 
     const health = await get(url, '/healthz');
-    expect(await health.json()).toMatchObject({ status: 'ok', release: '20261101.1', failingSince: null, problem: null, fallback: false, lastRefreshAt: expect.any(String) });
+    expect(await health.json()).toMatchObject({
+      status: 'ok',
+      release: '20261101.1',
+      failingSince: null,
+      problem: null,
+      fallback: false,
+      lastRefreshAt: expect.any(String),
+    });
     expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
 
     // The API's description, without a key and without a read.

@@ -37,7 +37,9 @@ describe('the HTTP server against slow, endless and odd clients', () => {
   it('answers 401 to an unauthenticated endless body and closes the connection instead of reading it', async () => {
     const url = await serve();
     const { socket, received, closed } = await open(url);
-    socket.write(`POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ttd_wrong\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ttd_wrong\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const feeder = setInterval(() => socket.writable && socket.write('400\r\n' + 'x'.repeat(1024) + '\r\n'), 5);
     try {
       await waitFor(closed, 'the server to close the connection');
@@ -53,7 +55,9 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     const key = JSON.parse((await runCli(['keys', 'create', 'shop@example.it', '--json', '--data-dir', dataDir])).stdout).key;
     const url = await serve();
     const { socket } = await open(url);
-    socket.write(`POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"items":[`);
+    socket.write(
+      `POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"items":[`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.destroy();
     await waitFor(() => service!.log.some((entry) => entry.event === 'request.aborted'), 'the aborted request in the log');
@@ -89,7 +93,14 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     const extra = await open(url);
     await waitFor(extra.closed, 'the third connection to be refused');
     for (const connection of held) connection.socket.destroy();
-    await waitFor(async () => (await fetch(`${url.origin}/healthz`).then((r) => r.status, () => 0)) > 0, 'a connection to be accepted again');
+    await waitFor(
+      async () =>
+        (await fetch(`${url.origin}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        )) > 0,
+      'a connection to be accepted again',
+    );
   });
 
   it('purges expired registry rows in the background', async () => {

@@ -29,7 +29,11 @@ describe('sign-in e-mail over SMTP', () => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks) });
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks),
+          });
           done();
         });
       },
@@ -39,12 +43,19 @@ describe('sign-in e-mail over SMTP', () => {
 
     const dataDir = await tempDir();
     await runCli(['accounts', 'create', 'shop@example.it', '--type', 'User', '--data-dir', dataDir]);
-    service = await startServe(['serve', '--data-dir', dataDir], { SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: 'Servizio tariffa <tariffa@example.it>' });
+    service = await startServe(['serve', '--data-dir', dataDir], {
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      SMTP_FROM: 'Servizio tariffa <tariffa@example.it>',
+    });
 
     const form = await fetch(`${service.url}/accedi`);
     const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-    const sent = await fetch(`${service.url}/accedi`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }) });
+    const sent = await fetch(`${service.url}/accedi`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }),
+    });
     expect(sent.status).toBe(200);
 
     await waitFor(() => received.length > 0, 'the message at the SMTP server');

@@ -33,8 +33,13 @@ async function serve() {
   return service.url;
 }
 const submit = (url: string, key: string, body: unknown) =>
-  fetch(`${url}/v1/barcodes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-const mine = (url: string, key: string, query = '') => fetch(`${url}/v1/my-submissions${query}`, { headers: { authorization: `Bearer ${key}` } });
+  fetch(`${url}/v1/barcodes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+const mine = (url: string, key: string, query = '') =>
+  fetch(`${url}/v1/my-submissions${query}`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('POST /v1/barcodes', () => {
   it('validates each item with the reasons of section 7.3 and answers every outcome in request order', async () => {
@@ -63,17 +68,34 @@ describe('POST /v1/barcodes', () => {
     const body = await response.json();
     expect(body).toMatchObject({ accepted: 1, unchanged: 1, rejected: 8 });
     expect(body.results.map((r: { outcome: string; reason: string | null }) => r.reason ?? r.outcome)).toEqual([
-      'accepted', 'invalid_barcode', 'invalid_checksum', 'unsupported_barcode', 'unknown_adm_code', 'invalid_kind', 'invalid_units', 'barcode_revoked', 'contributor_ref_not_allowed', 'unchanged',
+      'accepted',
+      'invalid_barcode',
+      'invalid_checksum',
+      'unsupported_barcode',
+      'unknown_adm_code',
+      'invalid_kind',
+      'invalid_units',
+      'barcode_revoked',
+      'contributor_ref_not_allowed',
+      'unchanged',
     ]);
     expect(body.results[0]).toEqual({ index: 0, barcode: '8001001001005', outcome: 'accepted', reason: null, status: 'to_confirm' });
     expect(body.results[1]).toEqual({ index: 1, barcode: '12345', outcome: 'rejected', reason: 'invalid_barcode', status: null });
 
-    const forIntegration = await (await submit(url, integration, { items: [
-      { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop 1' },
-      { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop-9' },
-      { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop-1' },
-    ] })).json();
-    expect(forIntegration.results.map((r: { reason: string | null; status: string | null }) => r.reason ?? r.status)).toEqual(['invalid_contributor_ref', 'contributor_blocked', 'approved']);
+    const forIntegration = await (
+      await submit(url, integration, {
+        items: [
+          { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop 1' },
+          { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop-9' },
+          { barcode: '8001001001005', admCode: 1001, contributorRef: 'shop-1' },
+        ],
+      })
+    ).json();
+    expect(forIntegration.results.map((r: { reason: string | null; status: string | null }) => r.reason ?? r.status)).toEqual([
+      'invalid_contributor_ref',
+      'contributor_blocked',
+      'approved',
+    ]);
   });
 
   it('answers a bad body with a documented 400 that costs nothing', async () => {
@@ -97,9 +119,21 @@ describe('POST /v1/barcodes', () => {
   it('counts one submission per item and refuses a batch larger than what remains, whole', async () => {
     const key = await account('shop@example.it', 'User', 5);
     const url = await serve();
-    const three = await submit(url, key, { items: [{ barcode: '8001001001005', admCode: 1001 }, { barcode: 'bad', admCode: 1 }, { barcode: '8001001001005', admCode: 1001 }] });
+    const three = await submit(url, key, {
+      items: [
+        { barcode: '8001001001005', admCode: 1001 },
+        { barcode: 'bad', admCode: 1 },
+        { barcode: '8001001001005', admCode: 1001 },
+      ],
+    });
     expect(three.headers.get('x-ratelimit-remaining')).toBe('2');
-    const refused = await submit(url, key, { items: [{ barcode: '8001001002002', admCode: 1002 }, { barcode: '8001001003009', admCode: 1003 }, { barcode: '8001002001004', admCode: 2001 }] });
+    const refused = await submit(url, key, {
+      items: [
+        { barcode: '8001001002002', admCode: 1002 },
+        { barcode: '8001001003009', admCode: 1003 },
+        { barcode: '8001002001004', admCode: 2001 },
+      ],
+    });
     expect(refused.status).toBe(429);
     const body = await refused.json();
     expect(body).toMatchObject({ error: 'rate_limited', limit: 5, remaining: 2, retryAfterSeconds: expect.any(Number) });
@@ -114,7 +148,9 @@ describe('POST /v1/barcodes', () => {
     const key = await account('shop@example.it', 'User', 100);
     const url = await serve();
     const batch = { items: Array.from({ length: 60 }, () => ({ barcode: '8001001001005', admCode: 1001 })) };
-    const statuses = await Promise.all([submit(url, key, batch), submit(url, key, batch), submit(url, key, batch)].map((p) => p.then((r) => r.status)));
+    const statuses = await Promise.all(
+      [submit(url, key, batch), submit(url, key, batch), submit(url, key, batch)].map((p) => p.then((r) => r.status)),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 429)).toHaveLength(2);
     const me = await (await fetch(`${url}/v1/me`, { headers: { 'x-api-key': key } })).json();
@@ -130,7 +166,14 @@ describe('POST /v1/barcodes', () => {
     await submit(url, second, { items: [{ barcode: '8001001001012', admCode: 1001, kind: 'carton', units: 20 }] });
     expect((await (await mine(url, first)).json()).items[0].status).toBe('conflict');
     expect((await cli(['barcodes', 'approve', '8001001001012', '--adm-code', '1001', '--kind', 'carton', '--units', '10'])).status).toBe(0);
-    expect((await (await mine(url, second)).json()).items[0]).toMatchObject({ barcode: '8001001001012', admCode: 1001, kind: 'carton', units: 20, contributorRef: null, status: 'outvoted' });
+    expect((await (await mine(url, second)).json()).items[0]).toMatchObject({
+      barcode: '8001001001012',
+      admCode: 1001,
+      kind: 'carton',
+      units: 20,
+      contributorRef: null,
+      status: 'outvoted',
+    });
     expect((await (await mine(url, first)).json()).items[0].status).toBe('approved');
 
     const codes = ['800100100100', '800100100200', '800100100300'].map(gtin);
@@ -150,7 +193,8 @@ describe('moderation and the next release', () => {
   let authority: AuthorityServer;
   beforeEach(async () => {
     authority = await new AuthorityServer().start();
-    for (const name of ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml']) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
+    for (const name of ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml'])
+      authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
   });
   afterEach(async () => {
     await authority.close();
@@ -172,7 +216,10 @@ describe('moderation and the next release', () => {
     expect(listed).toMatchObject([{ barcode: '8001001001005', status: 'to_confirm', votes: 1 }]);
     expect((await cli(['barcodes', 'approve', '8001001001005', '--adm-code', '1001'])).status).toBe(0);
     const shown = JSON.parse((await cli(['barcodes', 'show', '8001001001005', '--json'])).stdout);
-    expect(shown).toMatchObject({ summary: { status: 'approved', adminDecision: 'approved' }, votes: [{ email: 'shop@example.it', counted: true }] });
+    expect(shown).toMatchObject({
+      summary: { status: 'approved', adminDecision: 'approved' },
+      votes: [{ email: 'shop@example.it', counted: true }],
+    });
 
     const after = await release();
     const [date, n] = before.version.split('.');

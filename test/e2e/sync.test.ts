@@ -39,7 +39,11 @@ const sync = (format: string, dest: string, key: string, options: { api?: string
   runCli(['sync', '--api', options.api ?? apiUrl(), '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])]);
 
 /** The /v1 requests the service logged since `from` (an index in its log). */
-const requestsSince = (from: number) => stand.service.log.slice(from).filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/')).map((entry) => `${entry.path} ${entry.status}`);
+const requestsSince = (from: number) =>
+  stand.service.log
+    .slice(from)
+    .filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/'))
+    .map((entry) => `${entry.path} ${entry.status}`);
 
 const state = (dest: string) => JSON.parse(readFileSync(join(dest, 'sync-state.json'), 'utf8'));
 
@@ -48,7 +52,10 @@ async function installedRows(format: string, file: string) {
   if (format === 'docdb') return readDatasetDocdb(file);
   const db = new Database(file, { readonly: true });
   try {
-    return { version: (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string }).value, products: db.prepare('SELECT * FROM products').all() };
+    return {
+      version: (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string }).value,
+      products: db.prepare('SELECT * FROM products').all(),
+    };
   } finally {
     db.close();
   }
@@ -63,9 +70,18 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     let from = stand.service.log.length;
     const first = await sync(format, dest, key, { extra: ['--json'] });
     expect(first.status).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ status: 'updated', version: JULY, previousVersion: null, reads: 2, file: join(dest, `dataset.${format}`) });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      status: 'updated',
+      version: JULY,
+      previousVersion: null,
+      reads: 2,
+      file: join(dest, `dataset.${format}`),
+    });
     expect(requestsSince(from)).toEqual(['/v1/version 200', `/v1/dataset.${format}.gz 200`]);
-    expect(await installedRows(format, join(dest, `dataset.${format}`))).toMatchObject({ version: JULY, products: expect.arrayContaining([expect.objectContaining({ name: '2012 BY OSCAR VALLADARES COROJO ROBUSTO' })]) });
+    expect(await installedRows(format, join(dest, `dataset.${format}`))).toMatchObject({
+      version: JULY,
+      products: expect.arrayContaining([expect.objectContaining({ name: '2012 BY OSCAR VALLADARES COROJO ROBUSTO' })]),
+    });
     expect((await installedRows(format, join(dest, `dataset.${format}`))).products).toHaveLength(2821);
     expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
 
@@ -119,7 +135,11 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s when things 
     try {
       const corrupted = await sync(format, dest, key, { api: `${proxy.url}/v1` });
       expect(corrupted.status).toBe(1);
-      expect(corrupted.stderr).toMatch(new RegExp(`dataset\\.${format}\\.gz: the downloaded file does not verify: (SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}|it does not unpack)`));
+      expect(corrupted.stderr).toMatch(
+        new RegExp(
+          `dataset\\.${format}\\.gz: the downloaded file does not verify: (SHA-256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}|it does not unpack)`,
+        ),
+      );
       expect(corrupted.stderr).toContain('the installed copy is unchanged');
     } finally {
       await proxy.close();
@@ -142,7 +162,6 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s when things 
     expect(existsSync(join(dest, `dataset.${format}`))).toBe(false);
     expect(existsSync(join(dest, 'sync-state.json'))).toBe(false);
   });
-
 });
 
 describe('tariff sync usage', () => {
@@ -151,11 +170,17 @@ describe('tariff sync usage', () => {
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: '' } })).status).toBe(2);
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key', 'ttd_x'])).status).toBe(2);
     expect((await runCli(['sync', '--api', apiUrl(), '--format', 'xml', '--dest', dest, '--key-file', '/nonexistent'])).status).toBe(2);
-    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain('--key-file /nonexistent: cannot read it (ENOENT)');
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest, '--key-file', '/nonexistent'])).stderr).toContain(
+      '--key-file /nonexistent: cannot read it (ENOENT)',
+    );
     const key = readFileSync(await keyFile(), 'utf8').trim();
-    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'json', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(
+      0,
+    );
     // Switching formats replaces the installed file: the old one would go stale unnoticed.
-    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'sqlite', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(0);
+    expect((await runCli(['sync', '--api', apiUrl(), '--format', 'sqlite', '--dest', dest], { env: { TARIFF_API_KEY: key } })).status).toBe(
+      0,
+    );
     expect([existsSync(join(dest, 'dataset.json')), existsSync(join(dest, 'dataset.sqlite'))]).toEqual([false, true]);
   });
 });
@@ -163,17 +188,23 @@ describe('tariff sync usage', () => {
 /** An HTTP proxy to the service that flips one byte in the middle of every dataset file it passes on. */
 async function flippingProxy(target: URL): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((incoming, outgoing) => {
-    const upstream = request({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (incoming.url?.startsWith('/v1/dataset.') && body.length > 0) body[Math.floor(body.length / 2)]! ^= 0x01;
-        outgoing.writeHead(response.statusCode!, response.headers).end(body);
-      });
-    });
+    const upstream = request(
+      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (incoming.url?.startsWith('/v1/dataset.') && body.length > 0) body[Math.floor(body.length / 2)]! ^= 0x01;
+          outgoing.writeHead(response.statusCode!, response.headers).end(body);
+        });
+      },
+    );
     incoming.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -44,12 +44,17 @@ export class AuthorityServer {
       if (list.redirect) return void response.writeHead(302, { location: list.redirect }).end();
       if (list.failures && list.failures > 0) {
         list.failures--;
-        return void response.writeHead(list.failureStatus ?? 500, list.retryAfter ? { 'retry-after': list.retryAfter } : {}).end('unavailable');
+        return void response
+          .writeHead(list.failureStatus ?? 500, list.retryAfter ? { 'retry-after': list.retryAfter } : {})
+          .end('unavailable');
       }
       const body = Buffer.from(list.body);
       const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
       const lastModified = 'Sun, 01 Nov 2026 06:00:00 GMT';
-      const headers: Record<string, string | number> = { 'content-type': list.contentType ?? 'application/xml', 'content-length': body.length };
+      const headers: Record<string, string | number> = {
+        'content-type': list.contentType ?? 'application/xml',
+        'content-length': body.length,
+      };
       if (list.validators !== false) {
         Object.assign(headers, { etag, 'last-modified': lastModified });
         if (request.headers['if-none-match'] === etag) return void response.writeHead(304, { etag }).end();

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
+// An OpenAPI document is walked by keys whose shapes vary at every level.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 export const OPENAPI: Json = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
@@ -12,7 +14,15 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema({ ...OPENAPI, $id: 'openapi' });
 
-const resolve = (node: Json): Json => (typeof node?.$ref === 'string' ? resolve(node.$ref.slice(2).split('/').reduce((at: Json, key: string) => at[key], OPENAPI)) : node);
+const resolve = (node: Json): Json =>
+  typeof node?.$ref === 'string'
+    ? resolve(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((at: Json, key: string) => at[key], OPENAPI),
+      )
+    : node;
 const validatorFor = (pointer: string) => ajv.getSchema(`openapi#${pointer}`) ?? ajv.compile({ $ref: `openapi#${pointer}` });
 
 export interface ObservedResponse {
@@ -49,7 +59,10 @@ export function openApiProblems(observed: ObservedResponse): string[] {
     } else {
       responseRef = operation.responses[String(status)];
       where = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}`;
-      if (!responseRef) return [`${method} ${path} answered ${status}, which is not among its documented statuses (${Object.keys(operation.responses).join(', ')})`];
+      if (!responseRef)
+        return [
+          `${method} ${path} answered ${status}, which is not among its documented statuses (${Object.keys(operation.responses).join(', ')})`,
+        ];
     }
   }
   const response = resolve(responseRef);

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { waitFor } from './wait-for.ts';
 
-const messagesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.eml')).sort() : []);
+const messagesIn = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.eml'))
+        .sort()
+    : [];
 
 /**
  * The sign-in link of the newest message in `<data-dir>/outbox` (decoded with a real MIME parser),
@@ -30,6 +35,6 @@ export async function messageNumber(dataDir: string, atLeast: number): Promise<{
   const dir = join(dataDir, 'outbox');
   await waitFor(() => messagesIn(dir).length >= atLeast, `message ${atLeast} in ${dir}`);
   const mail = await simpleParser(readFileSync(join(dir, messagesIn(dir)[atLeast - 1]!)));
-  const to = Array.isArray(mail.to) ? mail.to[0]!.text : mail.to?.text ?? '';
+  const to = Array.isArray(mail.to) ? mail.to[0]!.text : (mail.to?.text ?? '');
   return { to, subject: mail.subject ?? '', text: mail.text ?? '' };
 }

@@ -25,7 +25,15 @@ export function readWithPdftotext(path: string): { rows: IndependentRow[]; produ
   const rows = lines.flatMap((line) => {
     const match = ROW.exec(line);
     if (!match) return [];
-    return [{ admCode: Number(match[1]), name: match[2]!.replace(/\s+/g, ' '), pack: match[3]!, pricePerKgCents: cents(match[4]!), pricePerPackCents: cents(match[5]!) }];
+    return [
+      {
+        admCode: Number(match[1]),
+        name: match[2]!.replace(/\s+/g, ' '),
+        pack: match[3]!,
+        pricePerKgCents: cents(match[4]!),
+        pricePerPackCents: cents(match[5]!),
+      },
+    ];
   });
   return {
     rows,

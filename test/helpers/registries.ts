@@ -49,4 +49,7 @@ function track(registry: Registry): Registry {
 }
 
 /** Both backends, for describe.each: PostgreSQL only when it is available. */
-export const BACKENDS: [string, () => Promise<RegistryLocation>][] = [['SQLite', sqliteLocation], ...(PG_URL ? [['PostgreSQL', postgresLocation] as [string, () => Promise<RegistryLocation>]] : [])];
+export const BACKENDS: [string, () => Promise<RegistryLocation>][] = [
+  ['SQLite', sqliteLocation],
+  ...(PG_URL ? [['PostgreSQL', postgresLocation] as [string, () => Promise<RegistryLocation>]] : []),
+];

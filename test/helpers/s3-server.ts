@@ -20,7 +20,13 @@ export async function startS3(bucket = 'tariff-releases'): Promise<S3Stand> {
   return {
     endpoint,
     bucket,
-    env: { AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1', TARIFF_S3_PATH_STYLE: 'true' },
+    env: {
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'us-east-1',
+      TARIFF_S3_PATH_STYLE: 'true',
+    },
     async close() {
       await server.close();
       await rm(directory, { recursive: true, force: true });

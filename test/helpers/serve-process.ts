@@ -14,7 +14,11 @@ export interface ServeProcess {
 
 /** Starts `tariff serve` (or `tariff start`) as a real process on an ephemeral loopback port. */
 export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, ...args, '--host', '127.0.0.1', '--port', '0'], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args, '--host', '127.0.0.1', '--port', '0'], {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const log: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));

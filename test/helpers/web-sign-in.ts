@@ -6,5 +6,10 @@ export async function signInWithLink(siteUrl: string, token: string): Promise<Re
   const confirm = await fetch(`${siteUrl}/accesso?t=${encodeURIComponent(token)}`);
   const cookie = confirm.headers.get('set-cookie')?.split(';')[0] ?? '';
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await confirm.text())?.[1] ?? '';
-  return fetch(`${siteUrl}/accesso`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, _csrf: csrf }) });
+  return fetch(`${siteUrl}/accesso`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, _csrf: csrf }),
+  });
 }

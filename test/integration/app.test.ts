@@ -20,10 +20,20 @@ let backend: () => Promise<RegistryLocation>;
 async function setUp() {
   const dir = await tempDir();
   const bucket = new LocalBucket(join(dir, 'bucket'));
-  const sources = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml'].map((name) => ({ name, bytes: readFileSync(new URL(`tariff/${name}`, SAMPLE)) }));
+  const sources = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml'].map((name) => ({
+    name,
+    bytes: readFileSync(new URL(`tariff/${name}`, SAMPLE)),
+  }));
   const built = await buildRelease({
-    sources, barcodes: parseBarcodeList(readFileSync(new URL('barcodes.csv', SAMPLE), 'utf8'), 'b.csv'), date: '2026-11-22', baseUrl: 'http://127.0.0.1/v1',
-    previous: null, allowShrink: false, maxShrink: 0.2, now: () => new Date(), scratchDir: await tempDir(),
+    sources,
+    barcodes: parseBarcodeList(readFileSync(new URL('barcodes.csv', SAMPLE), 'utf8'), 'b.csv'),
+    date: '2026-11-22',
+    baseUrl: 'http://127.0.0.1/v1',
+    previous: null,
+    allowShrink: false,
+    maxShrink: 0.2,
+    now: () => new Date(),
+    scratchDir: await tempDir(),
   });
   await publishRelease(bucket, built, { keep: 30 });
   const registry = await (await backend()).open();
@@ -35,7 +45,14 @@ async function setUp() {
   const key = generateApiKey();
   await registry.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
   const call = (path: string, headers: Record<string, string> = {}) => {
-    const request: HttpRequest = { method: 'GET', path, query: new URLSearchParams(), headers: { authorization: `Bearer ${key.key}`, ...headers }, body: async () => Buffer.alloc(0), remoteAddress: '127.0.0.1' };
+    const request: HttpRequest = {
+      method: 'GET',
+      path,
+      query: new URLSearchParams(),
+      headers: { authorization: `Bearer ${key.key}`, ...headers },
+      body: async () => Buffer.alloc(0),
+      remoteAddress: '127.0.0.1',
+    };
     return app(request);
   };
   return { call, built, setNow: (value: string) => (now = new Date(value)) };
@@ -52,7 +69,11 @@ describe.each(BACKENDS)('the app with a fixed clock on %s', (_, location) => {
     const refused = await call('/v1/version');
     expect(refused.status).toBe(429);
     expect(JSON.parse(String(refused.body))).toEqual({ error: 'rate_limited', message: expect.any(String), retryAfterSeconds: 2 });
-    expect(refused.headers).toMatchObject({ 'retry-after': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Date.parse('2026-11-23T00:00:00Z') / 1000) });
+    expect(refused.headers).toMatchObject({
+      'retry-after': '2',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(Date.parse('2026-11-23T00:00:00Z') / 1000),
+    });
 
     setNow('2026-11-23T00:00:00Z');
     const next = await call('/v1/me');

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { CURRENT_KEY, releaseFileKey } from '../../src/publish/bucket-layout.ts';
-import { listReleases, publishRelease, readCurrentManifest, rollbackRelease, type ReleaseFiles } from '../../src/publish/publish-release.ts';
+import {
+  listReleases,
+  publishRelease,
+  readCurrentManifest,
+  rollbackRelease,
+  type ReleaseFiles,
+} from '../../src/publish/publish-release.ts';
 import { buildRelease } from '../../src/release/build-release.ts';
 import { sha256Hex } from '../../src/release/gzip.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
@@ -12,10 +18,12 @@ import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = new URL('../../fixtures/sample/', import.meta.url);
-const sources = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'].map((name) => ({
-  name,
-  bytes: readFileSync(new URL(`tariff/${name}`, SAMPLE)),
-}));
+const sources = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'].map(
+  (name) => ({
+    name,
+    bytes: readFileSync(new URL(`tariff/${name}`, SAMPLE)),
+  }),
+);
 const barcodes = parseBarcodeList(readFileSync(new URL('barcodes.csv', SAMPLE), 'utf8'), 'barcodes.csv');
 
 /** Successive releases of the sample: one more barcode left out each time, so each has new content. */
@@ -25,8 +33,15 @@ async function releases(count: number): Promise<ReleaseFiles[]> {
     const previous = built.at(-1)?.manifest ?? null;
     built.push(
       await buildRelease({
-        sources, barcodes: barcodes.slice(i), date: '2026-11-22', baseUrl: 'https://tariff.example/v1', previous,
-        allowShrink: false, maxShrink: 0.2, now: () => new Date('2026-11-22T05:00:00Z'), scratchDir: await tempDir(),
+        sources,
+        barcodes: barcodes.slice(i),
+        date: '2026-11-22',
+        baseUrl: 'https://tariff.example/v1',
+        previous,
+        allowShrink: false,
+        maxShrink: 0.2,
+        now: () => new Date('2026-11-22T05:00:00Z'),
+        scratchDir: await tempDir(),
       }),
     );
   }
@@ -77,7 +92,9 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const stream = await bucket.open(releaseFileKey('20261101.1', 'sqlite'));
     expect(stream!.size).toBe(release!.manifest.files.sqlite.size);
     stream!.body.destroy();
-    expect(await bucket.list('releases/')).toEqual(['dataset.docdb.gz', 'dataset.json.gz', 'dataset.sqlite.gz', 'manifest.json'].map((name) => `releases/20261101.1/${name}`));
+    expect(await bucket.list('releases/')).toEqual(
+      ['dataset.docdb.gz', 'dataset.json.gz', 'dataset.sqlite.gz', 'manifest.json'].map((name) => `releases/20261101.1/${name}`),
+    );
   });
 
   it('does nothing when the release is already current', async () => {
@@ -85,7 +102,9 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const [release] = await releases(1);
     await publishRelease(bucket, release!, { keep: 30 });
     const steps: string[] = [];
-    expect(await publishRelease(bucket, release!, { keep: 30, onStep: (step) => steps.push(step) })).toMatchObject({ status: 'already-current' });
+    expect(await publishRelease(bucket, release!, { keep: 30, onStep: (step) => steps.push(step) })).toMatchObject({
+      status: 'already-current',
+    });
     expect(steps).toEqual([]);
   });
 
@@ -93,22 +112,44 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const bucket = await open();
     const [first, second] = await releases(2);
     await publishRelease(bucket, first!, { keep: 30 });
-    await expect(publishRelease(failing(bucket, (key) => key === CURRENT_KEY), second!, { keep: 30 })).rejects.toMatchObject({
+    await expect(
+      publishRelease(
+        failing(bucket, (key) => key === CURRENT_KEY),
+        second!,
+        { keep: 30 },
+      ),
+    ).rejects.toMatchObject({
       code: 'bucket_failed',
       message: expect.stringContaining('20261101.1 is still current'),
     });
     expect((await readCurrentManifest(bucket))!.version).toBe('20261101.1');
-    await expect(publishRelease(failing(bucket, (key) => key.endsWith('dataset.docdb.gz')), second!, { keep: 30 })).rejects.toMatchObject({ code: 'bucket_failed' });
+    await expect(
+      publishRelease(
+        failing(bucket, (key) => key.endsWith('dataset.docdb.gz')),
+        second!,
+        { keep: 30 },
+      ),
+    ).rejects.toMatchObject({ code: 'bucket_failed' });
     expect((await readCurrentManifest(bucket))!.version).toBe('20261101.1');
     // The next run completes the interrupted publish.
-    await expect(publishRelease(bucket, second!, { keep: 30 })).resolves.toMatchObject({ status: 'published', version: '20261101.2', previousVersion: '20261101.1' });
+    await expect(publishRelease(bucket, second!, { keep: 30 })).resolves.toMatchObject({
+      status: 'published',
+      version: '20261101.2',
+      previousVersion: '20261101.1',
+    });
   });
 
   it('refuses to switch when the bucket does not hold the bytes it was given', async () => {
     const bucket = await open();
     const [first, second] = await releases(2);
     await publishRelease(bucket, first!, { keep: 30 });
-    await expect(publishRelease(failing(bucket, (key) => key.endsWith('dataset.sqlite.gz'), 'corrupt'), second!, { keep: 30 })).rejects.toMatchObject({
+    await expect(
+      publishRelease(
+        failing(bucket, (key) => key.endsWith('dataset.sqlite.gz'), 'corrupt'),
+        second!,
+        { keep: 30 },
+      ),
+    ).rejects.toMatchObject({
       code: 'bucket_failed',
       message: expect.stringMatching(/dataset\.sqlite\.gz: the bucket holds \d+ bytes/),
     });
@@ -119,7 +160,13 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const bucket = await open();
     const [first] = await releases(1);
     await publishRelease(bucket, first!, { keep: 30 });
-    const impostor = { ...first!, manifest: { ...first!.manifest, files: { ...first!.manifest.files, json: { ...first!.manifest.files.json, sha256: '0'.repeat(64) } } } };
+    const impostor = {
+      ...first!,
+      manifest: {
+        ...first!.manifest,
+        files: { ...first!.manifest.files, json: { ...first!.manifest.files.json, sha256: '0'.repeat(64) } },
+      },
+    };
     await expect(publishRelease(bucket, impostor, { keep: 30 })).rejects.toMatchObject({ code: 'version_conflict' });
   });
 
@@ -133,6 +180,9 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
 
     await expect(rollbackRelease(bucket, '20261101.3')).resolves.toEqual({ version: '20261101.3', previousVersion: '20261101.4' });
     expect((await readCurrentManifest(bucket))!).toEqual(all[2]!.manifest);
-    await expect(rollbackRelease(bucket, '20261101.1')).rejects.toMatchObject({ code: 'release_not_kept', message: expect.stringContaining('kept: 20261101.3, 20261101.4') });
+    await expect(rollbackRelease(bucket, '20261101.1')).rejects.toMatchObject({
+      code: 'release_not_kept',
+      message: expect.stringContaining('kept: 20261101.3, 20261101.4'),
+    });
   });
 });

@@ -31,14 +31,65 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
     await r.countRequest(`key-form:${'d'.repeat(64)}:nonce`, 'once', 1);
 
     // An unconfirmed sign-up long expired goes; a live one, and a confirmed one, stay.
-    await r.createSignUp({ email: 'viva@example.it', type: 'User', organisation: 'V', rulesVersion: 'r', tokenHash: '5'.repeat(64), expiresAt: new Date('2026-11-22T11:00:00Z') }, now);
-    await r.createSignUp({ email: 'vecchia@example.it', type: 'User', organisation: 'O', rulesVersion: 'r', tokenHash: '6'.repeat(64), expiresAt: new Date('2026-11-10T11:00:00Z') }, old);
-    await r.createSignUp({ email: 'confermata@example.it', type: 'User', organisation: 'C', rulesVersion: 'r', tokenHash: '7'.repeat(64), expiresAt: new Date('2026-11-10T11:00:00Z') }, old);
+    await r.createSignUp(
+      {
+        email: 'viva@example.it',
+        type: 'User',
+        organisation: 'V',
+        rulesVersion: 'r',
+        tokenHash: '5'.repeat(64),
+        expiresAt: new Date('2026-11-22T11:00:00Z'),
+      },
+      now,
+    );
+    await r.createSignUp(
+      {
+        email: 'vecchia@example.it',
+        type: 'User',
+        organisation: 'O',
+        rulesVersion: 'r',
+        tokenHash: '6'.repeat(64),
+        expiresAt: new Date('2026-11-10T11:00:00Z'),
+      },
+      old,
+    );
+    await r.createSignUp(
+      {
+        email: 'confermata@example.it',
+        type: 'User',
+        organisation: 'C',
+        rulesVersion: 'r',
+        tokenHash: '7'.repeat(64),
+        expiresAt: new Date('2026-11-10T11:00:00Z'),
+      },
+      old,
+    );
     await r.confirmSignUp('7'.repeat(64), [], old);
 
-    expect(await r.purgeExpired(now, 2)).toEqual({ usage_counters: 2, request_limits: 2, sign_in_tokens: 1, sessions: 1, key_forms: 1, sign_ups: 1 });
-    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 3, request_limits: 1, sign_in_tokens: 0, sessions: 0, key_forms: 0, sign_ups: 0 });
-    expect(await r.purgeExpired(now, 100)).toEqual({ usage_counters: 0, request_limits: 0, sign_in_tokens: 0, sessions: 0, key_forms: 0, sign_ups: 0 });
+    expect(await r.purgeExpired(now, 2)).toEqual({
+      usage_counters: 2,
+      request_limits: 2,
+      sign_in_tokens: 1,
+      sessions: 1,
+      key_forms: 1,
+      sign_ups: 1,
+    });
+    expect(await r.purgeExpired(now, 100)).toEqual({
+      usage_counters: 3,
+      request_limits: 1,
+      sign_in_tokens: 0,
+      sessions: 0,
+      key_forms: 0,
+      sign_ups: 0,
+    });
+    expect(await r.purgeExpired(now, 100)).toEqual({
+      usage_counters: 0,
+      request_limits: 0,
+      sign_in_tokens: 0,
+      sessions: 0,
+      key_forms: 0,
+      sign_ups: 0,
+    });
     expect(await r.signUpUsable('5'.repeat(64), now)).toBe(true);
     expect(await r.findAccount('confermata@example.it')).not.toBeNull();
     // What is live is untouched: today's reads, this hour's limit, the valid token, the session and its form mark.
@@ -54,9 +105,14 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
     const r = await (await location()).open();
     const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
     const keys = [generateApiKey(), generateApiKey(), generateApiKey(), generateApiKey()];
-    for (const key of keys.slice(0, 3)) await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
-    await expect(r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now)).rejects.toMatchObject({ code: 'too_many_keys' });
-    expect(await r.authenticate(keys[0]!.fingerprint, now)).toMatchObject({ account: { email: 'shop@example.it', type: 'User', blocked: false } });
+    for (const key of keys.slice(0, 3))
+      await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
+    await expect(
+      r.addKey(account.id, { fingerprint: keys[3]!.fingerprint, prefix: keys[3]!.displayPrefix, label: '' }, now),
+    ).rejects.toMatchObject({ code: 'too_many_keys' });
+    expect(await r.authenticate(keys[0]!.fingerprint, now)).toMatchObject({
+      account: { email: 'shop@example.it', type: 'User', blocked: false },
+    });
     await r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now);
     expect(await r.authenticate(keys[0]!.fingerprint, now)).toBeNull();
     await expect(r.revokeKey(account.id, keys[0]!.displayPrefix, 'test', now)).rejects.toMatchObject({ code: 'key_not_found' });
@@ -116,33 +172,88 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
   it('creates an account when a sign-up link is confirmed, once, with the organisation and the rules accepted', async () => {
     const r = await (await location()).open();
     const later = new Date(now.getTime() + 60_000);
-    await r.createSignUp({ email: 'nuova@example.it', type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: '2026-11', tokenHash: 'e'.repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
+    await r.createSignUp(
+      {
+        email: 'nuova@example.it',
+        type: 'User',
+        organisation: 'Tabaccheria Nuova',
+        rulesVersion: '2026-11',
+        tokenHash: 'e'.repeat(64),
+        expiresAt: new Date(now.getTime() + 3_600_000),
+      },
+      now,
+    );
     expect(await r.signUpUsable('e'.repeat(64), later)).toBe(true);
     const confirmed = await r.confirmSignUp('e'.repeat(64), ['Integration'], later);
-    expect(confirmed).toMatchObject({ outcome: 'created', account: { email: 'nuova@example.it', type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: '2026-11', rulesAcceptedAt: now.toISOString(), admin: false, blocked: false } });
+    expect(confirmed).toMatchObject({
+      outcome: 'created',
+      account: {
+        email: 'nuova@example.it',
+        type: 'User',
+        organisation: 'Tabaccheria Nuova',
+        rulesVersion: '2026-11',
+        rulesAcceptedAt: now.toISOString(),
+        admin: false,
+        blocked: false,
+      },
+    });
     // Single use: the second confirmation, and a look at the used link, find nothing.
     expect(await r.confirmSignUp('e'.repeat(64), ['Integration'], later)).toBeNull();
     expect(await r.signUpUsable('e'.repeat(64), later)).toBe(false);
     // An expired link confirms nothing; a second sign-up of an address that has an account creates nothing.
-    await r.createSignUp({ email: 'tardi@example.it', type: 'User', organisation: 'X', rulesVersion: '2026-11', tokenHash: 'f'.repeat(64), expiresAt: later }, now);
+    await r.createSignUp(
+      { email: 'tardi@example.it', type: 'User', organisation: 'X', rulesVersion: '2026-11', tokenHash: 'f'.repeat(64), expiresAt: later },
+      now,
+    );
     expect(await r.confirmSignUp('f'.repeat(64), [], new Date(later.getTime() + 1))).toBeNull();
-    await r.createSignUp({ email: 'nuova@example.it', type: 'Supplier', organisation: 'Y', rulesVersion: '2026-11', tokenHash: '1'.repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
+    await r.createSignUp(
+      {
+        email: 'nuova@example.it',
+        type: 'Supplier',
+        organisation: 'Y',
+        rulesVersion: '2026-11',
+        tokenHash: '1'.repeat(64),
+        expiresAt: new Date(now.getTime() + 3_600_000),
+      },
+      now,
+    );
     expect(await r.confirmSignUp('1'.repeat(64), [], later)).toMatchObject({ outcome: 'existed', account: { type: 'User' } });
     expect((await r.listAccounts()).map((a) => a.email)).toEqual(['nuova@example.it']);
-    expect((await r.auditLog(10)).map((e) => [e.action, e.subject, e.actor])).toEqual([['account.sign_up', 'nuova@example.it', 'web (sign-up)']]);
+    expect((await r.auditLog(10)).map((e) => [e.action, e.subject, e.actor])).toEqual([
+      ['account.sign_up', 'nuova@example.it', 'web (sign-up)'],
+    ]);
   });
 
   it('keeps a sign-up of a type that needs approval waiting until an administrator decides', async () => {
     const r = await (await location()).open();
     for (const [i, email] of ['integrazione@example.it', 'rifiutata@example.it'].entries()) {
-      await r.createSignUp({ email, type: 'Integration', organisation: `Org ${i}`, rulesVersion: '2026-11', tokenHash: String(i).repeat(64), expiresAt: new Date(now.getTime() + 3_600_000) }, now);
-      expect(await r.confirmSignUp(String(i).repeat(64), ['Integration'], now)).toMatchObject({ outcome: 'awaiting_approval', signUp: { email, status: 'awaiting_approval' } });
+      await r.createSignUp(
+        {
+          email,
+          type: 'Integration',
+          organisation: `Org ${i}`,
+          rulesVersion: '2026-11',
+          tokenHash: String(i).repeat(64),
+          expiresAt: new Date(now.getTime() + 3_600_000),
+        },
+        now,
+      );
+      expect(await r.confirmSignUp(String(i).repeat(64), ['Integration'], now)).toMatchObject({
+        outcome: 'awaiting_approval',
+        signUp: { email, status: 'awaiting_approval' },
+      });
     }
     expect(await r.findAccount('integrazione@example.it')).toBeNull();
     const pending = await r.pendingSignUps();
     expect(pending.map((p) => p.email)).toEqual(['integrazione@example.it', 'rifiutata@example.it']);
-    expect(await r.decideSignUp(pending[0]!.id, true, 'web (admin@example.it)', now)).toMatchObject({ signUp: { status: 'approved', decidedBy: 'web (admin@example.it)' }, account: { email: 'integrazione@example.it', organisation: 'Org 0', type: 'Integration' } });
-    expect(await r.decideSignUp(pending[1]!.id, false, 'web (admin@example.it)', now)).toMatchObject({ signUp: { status: 'refused' }, account: null });
+    expect(await r.decideSignUp(pending[0]!.id, true, 'web (admin@example.it)', now)).toMatchObject({
+      signUp: { status: 'approved', decidedBy: 'web (admin@example.it)' },
+      account: { email: 'integrazione@example.it', organisation: 'Org 0', type: 'Integration' },
+    });
+    expect(await r.decideSignUp(pending[1]!.id, false, 'web (admin@example.it)', now)).toMatchObject({
+      signUp: { status: 'refused' },
+      account: null,
+    });
     expect(await r.decideSignUp(pending[1]!.id, true, 'web (admin@example.it)', now)).toBeNull();
     expect(await r.pendingSignUps()).toEqual([]);
     expect(await r.findAccount('rifiutata@example.it')).toBeNull();
@@ -184,7 +295,6 @@ describe('API keys in the SQLite file', () => {
     expect(dump).toContain(a.fingerprint);
     expect(dump).not.toContain(a.key.slice(12));
   });
-
 });
 
 describe('the SQLite registry file', () => {
@@ -195,7 +305,9 @@ describe('the SQLite registry file', () => {
     await r.setSubmitLimit('shop@example.it', 5000, 'operator', now);
     await expect(r.setBlocked('nobody@example.it', true, 'operator', now)).rejects.toMatchObject({ code: 'account_not_found' });
     await r.close();
-    const audit = new Database(path, { readonly: true }).prepare('SELECT actor, action, subject, before, after FROM audit_log').all() as Record<string, string>[];
+    const audit = new Database(path, { readonly: true })
+      .prepare('SELECT actor, action, subject, before, after FROM audit_log')
+      .all() as Record<string, string>[];
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor: 'operator', action: 'account.set-limit', subject: 'shop@example.it' });
     expect(JSON.parse(audit[0]!.before!).submitLimit).toBe(500);
@@ -207,6 +319,8 @@ describe('the SQLite registry file', () => {
     await r.close();
     const again = new SqliteRegistry(path);
     await again.close();
-    expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: SQLITE_MIGRATIONS.length });
+    expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({
+      n: SQLITE_MIGRATIONS.length,
+    });
   });
 });

@@ -16,7 +16,12 @@ import { feed } from '../helpers/feed.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = new URL('../../fixtures/sample/', import.meta.url);
-const sampleSources = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'].map((name) => ({
+const sampleSources = [
+  'altri-tabacchi-2026-06-01.xml',
+  'liquidi-2026-06-01.xml',
+  'sigarette-2026-11-01.xml',
+  'sigarette-2026-12-01.xml',
+].map((name) => ({
   name,
   bytes: readFileSync(new URL(`tariff/${name}`, SAMPLE)),
 }));
@@ -62,8 +67,15 @@ describe('a release built from the sample tariff', () => {
     const canonical = parseDatasetJson(gunzip(built.files.json));
     expect(canonical.products).toHaveLength(14);
     expect(canonical.products.find((p) => p.admCode === 2002)).toEqual({
-      admCode: 2002, name: 'HABANERO GRAN RISERVA', category: 'cigars', pack: 'scatola da 25 pezzi', packQuantity: 25, packUnit: 'pieces',
-      pricePerKgCents: 1250000, pricePerPackCents: 125000, effectiveFrom: '2026-06-01',
+      admCode: 2002,
+      name: 'HABANERO GRAN RISERVA',
+      category: 'cigars',
+      pack: 'scatola da 25 pezzi',
+      packQuantity: 25,
+      packUnit: 'pieces',
+      pricePerKgCents: 1250000,
+      pricePerPackCents: 125000,
+      effectiveFrom: '2026-06-01',
     });
     expect(canonical.barcodes.find((b) => b.admCode === 1004)).toEqual({ barcode: '0800100100408', admCode: 1004, kind: 'pack', units: 1 });
     for (const format of FORMATS) expect(await openDatasetFile(format, built.files[format])).toEqual(canonical);
@@ -81,20 +93,33 @@ describe('a release built from the sample tariff', () => {
     writeFileSync(join(dir, 'dataset.sqlite'), gunzip(built.files.sqlite));
     const run = (sql: string) => execFileSync('sqlite3', ['-readonly', join(dir, 'dataset.sqlite'), sql], { encoding: 'utf8' }).trim();
     expect(run("SELECT value FROM meta WHERE key = 'schemaVersion'")).toBe('2');
-    expect(run('SELECT name, price_per_pack_cents FROM products p JOIN barcodes b USING (adm_code) WHERE b.barcode = \'8001001001005\'')).toBe('AURORA ROSSA|600');
+    expect(
+      run("SELECT name, price_per_pack_cents FROM products p JOIN barcodes b USING (adm_code) WHERE b.barcode = '8001001001005'"),
+    ).toBe('AURORA ROSSA|600');
     expect(run('EXPLAIN QUERY PLAN SELECT * FROM barcodes WHERE adm_code = 1001')).toMatch(/barcodes_adm_code/);
     expect(run('PRAGMA user_version')).toBe('2');
   });
 
   it('declares its indexes in the NeDB datafile and answers a barcode lookup', async () => {
     const built = await build();
-    const lines = gunzip(built.files.docdb).toString('utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = gunzip(built.files.docdb)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.filter((line) => line.$$indexCreated).map((line) => line.$$indexCreated)).toEqual([
       { fieldName: 'admCode', unique: true, sparse: true },
       { fieldName: 'barcodes.barcode', unique: true, sparse: true },
     ]);
     const product = lines.find((line) => line.barcodes?.some((entry: { barcode: string }) => entry.barcode === '8001001001012'));
-    expect(product).toMatchObject({ _id: 'product:0000001001', admCode: 1001, barcodes: [{ barcode: '8001001001005', kind: 'pack', units: 1 }, { barcode: '8001001001012', kind: 'carton', units: 10 }] });
+    expect(product).toMatchObject({
+      _id: 'product:0000001001',
+      admCode: 1001,
+      barcodes: [
+        { barcode: '8001001001005', kind: 'pack', units: 1 },
+        { barcode: '8001001001012', kind: 'carton', units: 10 },
+      ],
+    });
   });
 });
 
@@ -114,7 +139,11 @@ describe('version numbering across a sequence of builds', () => {
     expect(back.manifest.version).toBe('20261101.3');
 
     const waiting = await build({ previous: back.manifest, date: '2026-11-30' });
-    expect(waiting).toMatchObject({ unchanged: true, manifest: { version: '20261101.3' }, pending: [{ category: 'sigarette', effectiveFrom: '2026-12-01' }] });
+    expect(waiting).toMatchObject({
+      unchanged: true,
+      manifest: { version: '20261101.3' },
+      pending: [{ category: 'sigarette', effectiveFrom: '2026-12-01' }],
+    });
 
     const future = await build({ previous: back.manifest, date: '2026-12-01' });
     expect(future.manifest).toMatchObject({ version: '20261201.1', tariffDate: '2026-12-01', counts: { products: 15 } });
@@ -122,9 +151,16 @@ describe('version numbering across a sequence of builds', () => {
 
   it('refuses to shrink by more than the share allowed, unless told', async () => {
     const first = await build();
-    const small = [{ name: 'small.xml', bytes: Buffer.from(feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] })) }];
+    const small = [
+      {
+        name: 'small.xml',
+        bytes: Buffer.from(feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] })),
+      },
+    ];
     await expect(build({ previous: first.manifest, sources: small })).rejects.toMatchObject({ code: 'shrink_refused' });
-    await expect(build({ previous: first.manifest, sources: small, allowShrink: true })).resolves.toMatchObject({ manifest: { counts: { products: 1 } } });
+    await expect(build({ previous: first.manifest, sources: small, allowShrink: true })).resolves.toMatchObject({
+      manifest: { counts: { products: 1 } },
+    });
   });
 });
 

@@ -14,11 +14,13 @@ import { tempDir } from '../helpers/temp-dir.ts';
 
 // The authority's real cigar list is the first release; the next four are that list changed the
 // ways the authority changes it, written as XML lists of the same category.
-const REAL_LIST: SourceDocument = { name: 'listino-sigari-2026-07-22.pdf', bytes: readFileSync(new URL('../../fixtures/adm/listino-sigari-2026-07-22.pdf', import.meta.url)) };
+const REAL_LIST: SourceDocument = {
+  name: 'listino-sigari-2026-07-22.pdf',
+  bytes: readFileSync(new URL('../../fixtures/adm/listino-sigari-2026-07-22.pdf', import.meta.url)),
+};
 const PACKS = ['da 5 pezzi', 'astuccio da 10 pezzi', 'scatola da 25 pezzi', 'da 2 pezzi'];
 const DATES = ['01/08/2026', '15/09/2026', '01/11/2026', '22/11/2026'];
 const GTINS = ['8000000000019', '8000000000026', '8000000000033', '8000000000040', '8000000000057', '80000001'];
-
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -40,7 +42,10 @@ const stepArb = fc.record({
   repacked: fc.uniqueArray(fc.nat(2820), { maxLength: 5 }),
   removed: fc.uniqueArray(fc.nat(2820), { maxLength: 10 }),
   added: fc.nat(5),
-  barcodes: fc.uniqueArray(fc.record({ gtin: fc.constantFrom(...GTINS), at: fc.nat(2820), carton: fc.boolean() }), { selector: (b) => b.gtin, maxLength: 4 }),
+  barcodes: fc.uniqueArray(fc.record({ gtin: fc.constantFrom(...GTINS), at: fc.nat(2820), carton: fc.boolean() }), {
+    selector: (b) => b.gtin,
+    maxLength: 4,
+  }),
 });
 
 type Step = typeof stepArb extends fc.Arbitrary<infer T> ? T : never;
@@ -65,12 +70,26 @@ function nextList(products: Product[], step: Step, n: number): Product[] {
 }
 
 describe('changes carried by a sequence of releases starting from the real list', () => {
-  it('applied to each release\'s rows, give the next release\'s rows, in each of the three formats', async () => {
+  it("applied to each release's rows, give the next release's rows, in each of the three formats", async () => {
     const scratchDir = await tempDir();
-    const build = (sources: SourceDocument[], barcodes: Barcode[], date: string, previous: BuiltRelease | null, previousRows: Awaited<ReturnType<typeof openDatasetFile>> | null) =>
+    const build = (
+      sources: SourceDocument[],
+      barcodes: Barcode[],
+      date: string,
+      previous: BuiltRelease | null,
+      previousRows: Awaited<ReturnType<typeof openDatasetFile>> | null,
+    ) =>
       buildRelease({
-        sources, barcodes, date, baseUrl: 'https://tariff.example/v1', previous: previous?.manifest ?? null, previousDataset: previousRows,
-        allowShrink: true, maxShrink: 0.2, now: () => new Date(`${date}T05:00:00Z`), scratchDir,
+        sources,
+        barcodes,
+        date,
+        baseUrl: 'https://tariff.example/v1',
+        previous: previous?.manifest ?? null,
+        previousDataset: previousRows,
+        allowShrink: true,
+        maxShrink: 0.2,
+        now: () => new Date(`${date}T05:00:00Z`),
+        scratchDir,
       });
     const first = await build([REAL_LIST], [], '2026-07-22', null, null);
     const firstRows = await openDatasetFile('json', first.files.json);
@@ -84,12 +103,20 @@ describe('changes carried by a sequence of releases starting from the real list'
         let previousRows = firstRows;
         for (const [n, step] of steps.entries()) {
           const products = nextList(previousRows.products, step, n + 1);
-          const barcodes = step.barcodes.map((b) => ({ barcode: b.gtin, admCode: products[b.at % products.length]!.admCode, kind: b.carton ? 'carton' as const : 'pack' as const, units: b.carton ? 10 : 1 }));
+          const barcodes = step.barcodes.map((b) => ({
+            barcode: b.gtin,
+            admCode: products[b.at % products.length]!.admCode,
+            kind: b.carton ? ('carton' as const) : ('pack' as const),
+            units: b.carton ? 10 : 1,
+          }));
           const date = `2026-${DATES[n]!.slice(3, 5)}-${DATES[n]!.slice(0, 2)}`;
           const built = await build([cigarList(DATES[n]!, products)], barcodes, date, previous, previousRows);
           expect(built.changesSince).toBe(previous.manifest.version);
           for (const format of FORMATS) {
-            const [before, after] = await Promise.all([openDatasetFile(format, previous.files[format]), openDatasetFile(format, built.files[format])]);
+            const [before, after] = await Promise.all([
+              openDatasetFile(format, previous.files[format]),
+              openDatasetFile(format, built.files[format]),
+            ]);
             expect(after.changesSince).toBe(previous.manifest.version);
             expect(after.changes).toEqual(built.changes);
             expect(applyChanges(before, after.changes)).toEqual({ products: after.products, barcodes: after.barcodes });
@@ -105,14 +132,29 @@ describe('changes carried by a sequence of releases starting from the real list'
   it('are the same rows in the three formats, which tariff verify checks', async () => {
     const scratchDir = await tempDir();
     const first = await buildRelease({
-      sources: [REAL_LIST], barcodes: [], date: '2026-07-22', baseUrl: 'https://tariff.example/v1', previous: null, allowShrink: false, maxShrink: 0.2,
-      now: () => new Date('2026-07-22T05:00:00Z'), scratchDir,
+      sources: [REAL_LIST],
+      barcodes: [],
+      date: '2026-07-22',
+      baseUrl: 'https://tariff.example/v1',
+      previous: null,
+      allowShrink: false,
+      maxShrink: 0.2,
+      now: () => new Date('2026-07-22T05:00:00Z'),
+      scratchDir,
     });
     const firstRows = await openDatasetFile('json', first.files.json);
     const products = firstRows.products.map((p, i) => (i < 3 ? { ...p, pricePerPackCents: p.pricePerPackCents + 20 } : p));
     const second = await buildRelease({
-      sources: [cigarList('01/08/2026', products)], barcodes: [], date: '2026-08-01', baseUrl: 'https://tariff.example/v1', previous: first.manifest,
-      previousDataset: firstRows, allowShrink: false, maxShrink: 0.2, now: () => new Date('2026-08-01T05:00:00Z'), scratchDir,
+      sources: [cigarList('01/08/2026', products)],
+      barcodes: [],
+      date: '2026-08-01',
+      baseUrl: 'https://tariff.example/v1',
+      previous: first.manifest,
+      previousDataset: firstRows,
+      allowShrink: false,
+      maxShrink: 0.2,
+      now: () => new Date('2026-08-01T05:00:00Z'),
+      scratchDir,
     });
     // Three price rises; every other product is only re-dated by the new list.
     expect(second.changes.filter((c) => c.kind === 'price_changed')).toHaveLength(3);
@@ -122,12 +164,16 @@ describe('changes carried by a sequence of releases starting from the real list'
     expect(await verifyRelease(dir)).toMatchObject({ ok: true, problems: [] });
 
     // A docdb file whose change rows say something else is caught, even with a matching manifest.
-    const docdb = gunzip(readFileSync(`${dir}/dataset.docdb.gz`)).toString('utf8').replace('"kind":"price_changed"', '"kind":"renamed"');
+    const docdb = gunzip(readFileSync(`${dir}/dataset.docdb.gz`))
+      .toString('utf8')
+      .replace('"kind":"price_changed"', '"kind":"renamed"');
     const tampered = gzipDeterministic(Buffer.from(docdb));
     writeFileSync(`${dir}/dataset.docdb.gz`, tampered);
     const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8'));
     manifest.files.docdb = { ...manifest.files.docdb, sha256: sha256Hex(tampered), size: tampered.length };
     writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
-    expect((await verifyRelease(dir)).problems).toEqual([expect.stringMatching(/^dataset\.docdb\.gz: its rows differ from dataset\.json\.gz \(first at changes\[\d+\]\)/)]);
+    expect((await verifyRelease(dir)).problems).toEqual([
+      expect.stringMatching(/^dataset\.docdb\.gz: its rows differ from dataset\.json\.gz \(first at changes\[\d+\]\)/),
+    ]);
   });
 });

@@ -17,9 +17,20 @@ const BARCODES = ['8001001001005', '8001001001012', '8001001002002'];
 async function setUp(open: () => Promise<RegistryLocation>, accounts = 4) {
   const registry = await (await open()).open();
   const list: Account[] = [];
-  for (let i = 0; i < accounts; i++) list.push(await registry.createAccount({ email: `a${i}@example.it`, type: i === 0 ? 'Integration' : 'User', submitLimit: 10_000 }, now));
+  for (let i = 0; i < accounts; i++)
+    list.push(
+      await registry.createAccount({ email: `a${i}@example.it`, type: i === 0 ? 'Integration' : 'User', submitLimit: 10_000 }, now),
+    );
   const submit = (account: Account, items: unknown[]) =>
-    registry.submitBarcodes({ account, periodStart: PERIOD, checks: items.map((item) => checkItem(item, account.type, (code) => code === 1001 || code === 1002)), rules: DEFAULT_RULES }, now);
+    registry.submitBarcodes(
+      {
+        account,
+        periodStart: PERIOD,
+        checks: items.map((item) => checkItem(item, account.type, (code) => code === 1001 || code === 1002)),
+        rules: DEFAULT_RULES,
+      },
+      now,
+    );
   return { registry, accounts: list, submit };
 }
 
@@ -27,13 +38,21 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
   it('keep every barcode status equal to the rules applied to the last vote of each account, whatever the order', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ account: fc.integer({ min: 0, max: 3 }), barcode: fc.integer({ min: 0, max: 2 }), match: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 25 }),
+        fc.array(
+          fc.record({
+            account: fc.integer({ min: 0, max: 3 }),
+            barcode: fc.integer({ min: 0, max: 2 }),
+            match: fc.integer({ min: 0, max: 2 }),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
         async (sequence) => {
           const { registry, accounts, submit } = await setUp(location);
           for (const step of sequence) await submit(accounts[step.account]!, [{ barcode: BARCODES[step.barcode], ...MATCHES[step.match] }]);
           for (let b = 0; b < BARCODES.length; b++) {
             const last = new Map<number, Vote>();
-            for (const step of sequence.filter((s) => s.barcode === b)) last.set(step.account, { ...MATCHES[step.match]!, accountType: accounts[step.account]!.type });
+            for (const step of sequence.filter((s) => s.barcode === b))
+              last.set(step.account, { ...MATCHES[step.match]!, accountType: accounts[step.account]!.type });
             const { summary } = await registry.barcodeVotes(BARCODES[b]!.padStart(14, '0'));
             if (last.size === 0) expect(summary).toBeNull();
             else expect(summary).toMatchObject({ status: barcodeStatus([...last.values()], null, DEFAULT_RULES).status, votes: last.size });
@@ -57,9 +76,14 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     const { registry, accounts } = await setUp(location);
     const account = { ...accounts[1]!, submitLimit: 3 };
     const checks = BARCODES.concat(BARCODES[0]!).map((barcode) => checkItem({ barcode, admCode: 1001 }, 'User', () => true));
-    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks, rules: DEFAULT_RULES }, now)).toEqual({ allowed: false, used: 0 });
+    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks, rules: DEFAULT_RULES }, now)).toEqual({
+      allowed: false,
+      used: 0,
+    });
     expect(await registry.mySubmissions(account.id, 10, 0)).toEqual([]);
-    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks: checks.slice(0, 3), rules: DEFAULT_RULES }, now)).toMatchObject({ allowed: true, used: 3 });
+    expect(
+      await registry.submitBarcodes({ account, periodStart: PERIOD, checks: checks.slice(0, 3), rules: DEFAULT_RULES }, now),
+    ).toMatchObject({ allowed: true, used: 3 });
   });
 
   it('stop counting the votes of a blocked contributor or account, and refuse its submissions', async () => {
@@ -71,7 +95,9 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
     await registry.setContributorBlocked(integration.id, 'shop-1', true, 'test', now, DEFAULT_RULES);
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
-    expect(await submit(integration, [{ barcode: BARCODES[1], admCode: 1001, contributorRef: 'shop-1' }])).toMatchObject({ results: [{ outcome: 'rejected', reason: 'contributor_blocked' }] });
+    expect(await submit(integration, [{ barcode: BARCODES[1], admCode: 1001, contributorRef: 'shop-1' }])).toMatchObject({
+      results: [{ outcome: 'rejected', reason: 'contributor_blocked' }],
+    });
     await registry.setContributorBlocked(integration.id, 'shop-1', false, 'test', now, DEFAULT_RULES);
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
     await registry.setBlocked('a1@example.it', true, 'test', now);
@@ -87,7 +113,9 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     expect((await registry.barcodeVotes(gtin)).summary).toMatchObject({ status: 'approved', match: MATCHES[0], adminDecision: 'approved' });
     expect((await registry.mySubmissions(accounts[1]!.id, 10, 0))[0]!.status).toBe('outvoted');
     await registry.revokeBarcode(gtin, 'admin', now, DEFAULT_RULES);
-    expect(await submit(accounts[3]!, [{ barcode: BARCODES[0], admCode: 1001 }])).toMatchObject({ results: [{ outcome: 'rejected', reason: 'barcode_revoked' }] });
+    expect(await submit(accounts[3]!, [{ barcode: BARCODES[0], admCode: 1001 }])).toMatchObject({
+      results: [{ outcome: 'rejected', reason: 'barcode_revoked' }],
+    });
     expect(await registry.approvedBarcodes()).toEqual([]);
   });
 });

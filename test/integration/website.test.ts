@@ -11,22 +11,41 @@ import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
 let backend: () => Promise<RegistryLocation>;
 
-async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy } = {}) {
+async function setUp(
+  siteUrl = 'http://127.0.0.1:8080',
+  extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy } = {},
+) {
   const registry = await (await backend()).open();
   await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
   let now = new Date('2026-11-22T10:00:00Z');
   const mailbox: MailMessage[] = [];
   const site = createWebsite({
-    registry, now: () => now, siteUrl: () => siteUrl, signInTtlMs: 15 * 60_000, sessionTtlMs: 86_400_000, limits: { perAddress: 3, perClient: extra.perClient ?? 100 }, trustProxy: extra.trustProxy, log: () => {},
+    registry,
+    now: () => now,
+    siteUrl: () => siteUrl,
+    signInTtlMs: 15 * 60_000,
+    sessionTtlMs: 86_400_000,
+    limits: { perAddress: 3, perClient: extra.perClient ?? 100 },
+    trustProxy: extra.trustProxy,
+    log: () => {},
     mailer: extra.mailer ?? { description: 'test', send: async (message) => void mailbox.push(message) },
     history: { recent: async () => [] },
     signUp: extra.signUp,
   });
   let cookies = new Map<string, string>();
-  const call = async (method: string, path: string, form?: Record<string, string>, remoteAddress = '127.0.0.1', forwardedFor?: string): Promise<HttpResponse & { text: string }> => {
+  const call = async (
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    remoteAddress = '127.0.0.1',
+    forwardedFor?: string,
+  ): Promise<HttpResponse & { text: string }> => {
     const [pathname, query = ''] = path.split('?');
     const request: HttpRequest = {
-      method, path: pathname!, query: new URLSearchParams(query), remoteAddress,
+      method,
+      path: pathname!,
+      query: new URLSearchParams(query),
+      remoteAddress,
       headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'x-forwarded-for': forwardedFor },
       body: async () => Buffer.from(new URLSearchParams(form ?? {}).toString()),
     };
@@ -43,7 +62,13 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: num
   const csrf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
   /** Asks for a link, and waits for the mail work the site does after answering. */
   const requestLink = async (email: string, remoteAddress?: string, forwardedFor?: string) => {
-    const response = await call('POST', '/accedi', { _csrf: csrf((await call('GET', '/accedi')).text), email }, remoteAddress, forwardedFor);
+    const response = await call(
+      'POST',
+      '/accedi',
+      { _csrf: csrf((await call('GET', '/accedi')).text), email },
+      remoteAddress,
+      forwardedFor,
+    );
     await site.settled();
     return response;
   };
@@ -55,7 +80,14 @@ async function setUp(siteUrl = 'http://127.0.0.1:8080', extra: { perClient?: num
     return call('POST', '/accesso', { token, _csrf: csrf(confirm.text) || csrf((await call('GET', '/accedi')).text) });
   };
   return {
-    site, registry, call, csrf, requestLink, linkIn, mailbox, signIn,
+    site,
+    registry,
+    call,
+    csrf,
+    requestLink,
+    linkIn,
+    mailbox,
+    signIn,
     setNow: (iso: string) => (now = new Date(iso)),
     clearCookies: () => (cookies = new Map()),
     cookieJar: () => cookies,
@@ -125,7 +157,11 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     await requestLink('shop@example.it');
     await signIn(new URL(linkIn(mailbox[0]!)).searchParams.get('t')!);
     const page = (await call('GET', '/account')).text;
-    const form = { _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!, _form: /name="_form" value="([^"]+)"/.exec(page)![1]!, label: 'cassa' };
+    const form = {
+      _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!,
+      _form: /name="_form" value="([^"]+)"/.exec(page)![1]!,
+      label: 'cassa',
+    };
     expect((await call('POST', '/account/chiavi', form)).text).toMatch(/id="new-key-value">ttd_/);
     const again = await call('POST', '/account/chiavi', form);
     expect(again.text).not.toContain('new-key-value');
@@ -148,7 +184,8 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     expect((await direct.requestLink('c@example.it', '10.0.0.1', '3.3.3.3')).status).toBe(429);
     // One trusted proxy appends the address it saw; what the client wrote before it is not believed.
     const proxied = await setUp('http://127.0.0.1:8080', { perClient: 2, trustProxy: 1 });
-    for (const client of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) expect((await proxied.requestLink(`${client}@example.it`, '10.0.0.1', `9.9.9.9, ${client}`)).status).toBe(200);
+    for (const client of ['1.1.1.1', '2.2.2.2', '3.3.3.3'])
+      expect((await proxied.requestLink(`${client}@example.it`, '10.0.0.1', `9.9.9.9, ${client}`)).status).toBe(200);
     await proxied.requestLink('x@example.it', '10.0.0.1', '1.1.1.1');
     expect((await proxied.requestLink('y@example.it', '10.0.0.1', 'spoofed-each-time, 1.1.1.1')).status).toBe(429);
     // Two proxies in front: the client is the second entry from the right.
@@ -159,7 +196,14 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
 
   it('ignores a cookie that does not decode instead of failing every page', async () => {
     const { site } = await setUp();
-    const response = await site({ method: 'GET', path: '/accedi', query: new URLSearchParams(), remoteAddress: '127.0.0.1', headers: { cookie: 'x=%; y=%E0%A4%A; csrf=%' }, body: async () => Buffer.alloc(0) });
+    const response = await site({
+      method: 'GET',
+      path: '/accedi',
+      query: new URLSearchParams(),
+      remoteAddress: '127.0.0.1',
+      headers: { cookie: 'x=%; y=%E0%A4%A; csrf=%' },
+      body: async () => Buffer.alloc(0),
+    });
     expect(response.status).toBe(200);
     expect(response.headers['set-cookie']).toMatch(/^csrf=/);
   });
@@ -169,7 +213,15 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const held: MailMessage[] = [];
-    const { call, csrf, site } = await setUp('http://127.0.0.1:8080', { mailer: { description: 'held', send: async (message) => { await gate; held.push(message); } } });
+    const { call, csrf, site } = await setUp('http://127.0.0.1:8080', {
+      mailer: {
+        description: 'held',
+        send: async (message) => {
+          await gate;
+          held.push(message);
+        },
+      },
+    });
     const ask = async (email: string) => call('POST', '/accedi', { _csrf: csrf((await call('GET', '/accedi')).text), email });
     const known = await ask('shop@example.it');
     const unknown = await ask('nobody@example.it');
@@ -206,7 +258,12 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
   /** Fills the sign-up form as a browser would, and waits for the mail work done after the answer. */
   const signUp = async (stand: Awaited<ReturnType<typeof setUp>>, fields: Record<string, string>, remoteAddress?: string) => {
     const form = await stand.call('GET', '/registrati');
-    const response = await stand.call('POST', '/registrati', { _csrf: stand.csrf(form.text), type: 'User', organisation: 'Tabaccheria Nuova', accept: USAGE_RULES_VERSION, ...fields }, remoteAddress);
+    const response = await stand.call(
+      'POST',
+      '/registrati',
+      { _csrf: stand.csrf(form.text), type: 'User', organisation: 'Tabaccheria Nuova', accept: USAGE_RULES_VERSION, ...fields },
+      remoteAddress,
+    );
     await stand.site.settled();
     return response;
   };
@@ -216,7 +273,14 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     const stand = await setUp();
     const form = await stand.call('GET', '/registrati');
     expect(form.status).toBe(200);
-    for (const words of ['Un solo account per organizzazione', 'Nessuna chiamata per ogni vendita', 'codici a barre letti davvero', 'pubblicità o marketing', "blocco dell&#39;account"]) expect(form.text).toContain(words);
+    for (const words of [
+      'Un solo account per organizzazione',
+      'Nessuna chiamata per ogni vendita',
+      'codici a barre letti davvero',
+      'pubblicità o marketing',
+      'blocco dell&#39;account',
+    ])
+      expect(form.text).toContain(words);
 
     expect((await signUp(stand, { email: 'Nuova@Example.it' })).status).toBe(200);
     expect(await stand.registry.findAccount('nuova@example.it')).toBeNull();
@@ -229,7 +293,12 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     const done = await stand.call('POST', '/conferma-registrazione', { token, _csrf: stand.csrf(confirm.text) });
     expect(done).toMatchObject({ status: 303, headers: { location: '/account?benvenuto=1' } });
     expect((await stand.call('GET', '/account?benvenuto=1')).text).toContain('Benvenuto');
-    expect(await stand.registry.findAccount('nuova@example.it')).toMatchObject({ type: 'User', organisation: 'Tabaccheria Nuova', rulesVersion: USAGE_RULES_VERSION, rulesAcceptedAt: '2026-11-22T10:00:00.000Z' });
+    expect(await stand.registry.findAccount('nuova@example.it')).toMatchObject({
+      type: 'User',
+      organisation: 'Tabaccheria Nuova',
+      rulesVersion: USAGE_RULES_VERSION,
+      rulesAcceptedAt: '2026-11-22T10:00:00.000Z',
+    });
     stand.clearCookies();
     expect((await stand.call('GET', path)).status).toBe(410);
   });
@@ -237,9 +306,24 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
   it('answers the same, and in the same way, whether or not the address has an account', async () => {
     // A mailer that never finishes: the answer cannot be waiting for the lookup or the mail.
     const stuck: MailMessage[] = [];
-    const stand = await setUp('http://127.0.0.1:8080', { mailer: { description: 'stuck', send: (message) => { stuck.push(message); return new Promise(() => {}); } } });
+    const stand = await setUp('http://127.0.0.1:8080', {
+      mailer: {
+        description: 'stuck',
+        send: (message) => {
+          stuck.push(message);
+          return new Promise(() => {});
+        },
+      },
+    });
     const form = await stand.call('GET', '/registrati');
-    const send = (email: string) => stand.call('POST', '/registrati', { _csrf: stand.csrf(form.text), email, type: 'User', organisation: 'Tabaccheria', accept: USAGE_RULES_VERSION });
+    const send = (email: string) =>
+      stand.call('POST', '/registrati', {
+        _csrf: stand.csrf(form.text),
+        email,
+        type: 'User',
+        organisation: 'Tabaccheria',
+        accept: USAGE_RULES_VERSION,
+      });
     const known = await send('shop@example.it');
     const unknown = await send('nobody@example.it');
     expect(known.status).toBe(200);
@@ -260,7 +344,10 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     expect((await signUp(stand, { email: 'altra2@example.it' })).status).toBe(429);
     expect(stand.mailbox).toHaveLength(4);
 
-    expect((await stand.call('POST', '/registrati', { email: 'x@example.it', type: 'User', organisation: 'X', accept: USAGE_RULES_VERSION })).status).toBe(403);
+    expect(
+      (await stand.call('POST', '/registrati', { email: 'x@example.it', type: 'User', organisation: 'X', accept: USAGE_RULES_VERSION }))
+        .status,
+    ).toBe(403);
     const noRules = await signUp(stand, { email: 'senza@example.it', accept: '' }, '10.0.0.2');
     expect(noRules.status).toBe(400);
     expect(noRules.text).toContain('devi accettare le regole d&#39;uso');
@@ -275,7 +362,10 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     const stand = await setUp();
     await signUp(stand, { email: 'software@example.it', type: 'Integration', organisation: 'Cassa Srl' });
     const confirm = await stand.call('GET', linkOf(stand.mailbox[0]!.text)!);
-    const done = await stand.call('POST', '/conferma-registrazione', { token: /name="token" value="([^"]+)"/.exec(confirm.text)![1]!, _csrf: stand.csrf(confirm.text) });
+    const done = await stand.call('POST', '/conferma-registrazione', {
+      token: /name="token" value="([^"]+)"/.exec(confirm.text)![1]!,
+      _csrf: stand.csrf(confirm.text),
+    });
     expect(done.status).toBe(200);
     expect(done.text).toContain('un amministratore esaminerà la richiesta');
     expect(done.headers['set-cookie']).toBeUndefined();
@@ -312,14 +402,23 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
     expect((await stand.call('GET', '/moderazione')).status).toBe(404);
     const account = await stand.call('GET', '/account');
     expect(account.text).not.toContain('/moderazione');
-    expect((await stand.call('POST', '/moderazione/revoca', { _csrf: stand.csrf(account.text), barcode: '8001001001005', conferma: '1' })).status).toBe(404);
+    expect(
+      (await stand.call('POST', '/moderazione/revoca', { _csrf: stand.csrf(account.text), barcode: '8001001001005', conferma: '1' }))
+        .status,
+    ).toBe(404);
   });
 
   it('asks to confirm each decision, makes it through the same code as the CLI, and shows it in the audit log', async () => {
     const stand = await setUp();
     const voter = await stand.registry.createAccount({ email: 'voter@example.it', type: 'Supplier' }, new Date());
-    const checks = [{ barcode: '8001001001005', admCode: 1001 }, { barcode: '80000006', admCode: 1002 }].map((item) => checkItem(item, 'Supplier', () => true));
-    await stand.registry.submitBarcodes({ account: voter, periodStart: '2026-11-22T10:00:00.000Z', checks, rules: DEFAULT_RULES }, new Date());
+    const checks = [
+      { barcode: '8001001001005', admCode: 1001 },
+      { barcode: '80000006', admCode: 1002 },
+    ].map((item) => checkItem(item, 'Supplier', () => true));
+    await stand.registry.submitBarcodes(
+      { account: voter, periodStart: '2026-11-22T10:00:00.000Z', checks, rules: DEFAULT_RULES },
+      new Date(),
+    );
     await signedIn(stand, 'capo@example.it', true);
     const desk = await stand.call('GET', '/moderazione');
     expect(desk.status).toBe(200);
@@ -335,10 +434,18 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
     expect((await stand.registry.barcodeVotes('08001001001005')).summary).toMatchObject({ status: 'revoked', adminDecision: 'revoked' });
 
     await stand.call('POST', '/moderazione/approva', { _csrf: csrf, barcode: '80000006', match: '1002:carton:10', conferma: '1' });
-    expect((await stand.registry.barcodeVotes('00000080000006')).summary).toMatchObject({ status: 'approved', match: { admCode: 1002, kind: 'carton', units: 10 } });
+    expect((await stand.registry.barcodeVotes('00000080000006')).summary).toMatchObject({
+      status: 'approved',
+      match: { admCode: 1002, kind: 'carton', units: 10 },
+    });
     await stand.call('POST', '/moderazione/account', { _csrf: csrf, email: 'voter@example.it', azione: 'blocca', conferma: '1' });
     expect((await stand.registry.findAccount('voter@example.it'))!.blocked).toBe(true);
-    const refused = await stand.call('POST', '/moderazione/account', { _csrf: csrf, email: 'nessuno@example.it', azione: 'blocca', conferma: '1' });
+    const refused = await stand.call('POST', '/moderazione/account', {
+      _csrf: csrf,
+      email: 'nessuno@example.it',
+      azione: 'blocca',
+      conferma: '1',
+    });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('There is no account for nessuno@example.it');
     expect((await stand.call('POST', '/moderazione/revoca', { _csrf: 'forged', barcode: '80000006', conferma: '1' })).status).toBe(403);
@@ -346,7 +453,9 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
     const log = await stand.call('GET', '/moderazione?esito=account-bloccato');
     expect(log.text).toContain('Account bloccato');
     expect((await stand.registry.auditLog(3)).map((e) => [e.action, e.actor])).toEqual([
-      ['account.block', 'web (capo@example.it)'], ['barcode.approve', 'web (capo@example.it)'], ['barcode.revoke', 'web (capo@example.it)'],
+      ['account.block', 'web (capo@example.it)'],
+      ['barcode.approve', 'web (capo@example.it)'],
+      ['barcode.revoke', 'web (capo@example.it)'],
     ]);
   });
 });

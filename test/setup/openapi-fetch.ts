@@ -21,7 +21,14 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   } catch {
     body = text;
   }
-  const problems = openApiProblems({ method, path: url.pathname, status: response.status, headers, body, empty: text === undefined ? undefined : text.length === 0 });
+  const problems = openApiProblems({
+    method,
+    path: url.pathname,
+    status: response.status,
+    headers,
+    body,
+    empty: text === undefined ? undefined : text.length === 0,
+  });
   if (problems.length > 0) {
     throw new Error(`${method} ${url.pathname} → ${response.status} is not what docs/openapi.json describes:\n  ${problems.join('\n  ')}`);
   }

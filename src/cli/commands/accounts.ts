@@ -35,7 +35,15 @@ export async function requireAccount(registry: Registry, address: string): Promi
   return account;
 }
 
-const accountRow = (a: Account) => [a.email, a.type, a.blocked ? 'blocked' : 'active', a.admin ? 'yes' : '', a.organisation ?? '', String(a.submitLimit), a.createdAt];
+const accountRow = (a: Account) => [
+  a.email,
+  a.type,
+  a.blocked ? 'blocked' : 'active',
+  a.admin ? 'yes' : '',
+  a.organisation ?? '',
+  String(a.submitLimit),
+  a.createdAt,
+];
 
 export function registerAccounts(program: Command, run: Runner): void {
   const accounts = program.command('accounts').description('Manage accounts in the registry (operator)');
@@ -48,9 +56,12 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff accounts create tabacchi.rossi@example.it --type User')
     .action(
       run(async (ctx, address: string, options: { type: string; submitLimit?: string }) => {
-        if (!(ACCOUNT_TYPES as readonly string[]).includes(options.type)) throw errors.usage(`--type ${options.type} is not one of ${ACCOUNT_TYPES.join(', ')}`);
+        if (!(ACCOUNT_TYPES as readonly string[]).includes(options.type))
+          throw errors.usage(`--type ${options.type} is not one of ${ACCOUNT_TYPES.join(', ')}`);
         const submitLimit = positiveInteger(options.submitLimit, '--submit-limit');
-        const account = await withRegistry(ctx, (registry) => registry.createAccount({ email: email(address), type: options.type as AccountType, submitLimit }, ctx.io.now()));
+        const account = await withRegistry(ctx, (registry) =>
+          registry.createAccount({ email: email(address), type: options.type as AccountType, submitLimit }, ctx.io.now()),
+        );
         ctx.result(account, `created ${account.email} (${account.type}, ${account.submitLimit} submissions/hour)`);
       }),
     );
@@ -61,10 +72,18 @@ export function registerAccounts(program: Command, run: Runner): void {
     .action(
       run(async (ctx) => {
         const list = await withRegistry(ctx, (registry) => registry.listAccounts());
-        ctx.result(list, list.length ? renderTable(['email', 'type', 'state', 'admin', 'organisation', 'submit/hour', 'created'], list.map(accountRow)) : 'no account');
+        ctx.result(
+          list,
+          list.length
+            ? renderTable(['email', 'type', 'state', 'admin', 'organisation', 'submit/hour', 'created'], list.map(accountRow))
+            : 'no account',
+        );
       }),
     );
-  for (const [name, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [name, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     accounts
       .command(name)
       .description(blocked ? 'Block an account: its keys stop working at once' : 'Unblock an account')
@@ -72,7 +91,9 @@ export function registerAccounts(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
-          const account = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()));
+          const account = await withRegistry(ctx, (registry) =>
+            moderationActions(registry, loadRules(ctx.io.env)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
+          );
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );
@@ -109,10 +130,15 @@ export function registerAccounts(program: Command, run: Runner): void {
     .description('Create an API key; the full key is printed once and never stored')
     .argument('<email>')
     .option('--label <text>', 'a note for the owner', '')
-    .addHelpText('after', '\nWith --json: {"key": "ttd_…", …}.\n\nExample:\n  tariff keys create tabacchi.rossi@example.it --label "cassa 1"')
+    .addHelpText(
+      'after',
+      '\nWith --json: {"key": "ttd_…", …}.\n\nExample:\n  tariff keys create tabacchi.rossi@example.it --label "cassa 1"',
+    )
     .action(
       run(async (ctx, address: string, options: { label: string }) => {
-        const created = await withRegistry(ctx, async (registry) => createKey(registry, await requireAccount(registry, address), options.label, ctx.io.now()));
+        const created = await withRegistry(ctx, async (registry) =>
+          createKey(registry, await requireAccount(registry, address), options.label, ctx.io.now()),
+        );
         ctx.result({ key: created.key, ...created.record }, created.key);
         if (!ctx.json) ctx.io.stderr.write('tariff: this is the only time the full key is shown: store it now\n');
       }),
@@ -125,8 +151,18 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff keys list tabacchi.rossi@example.it')
     .action(
       run(async (ctx, address: string, options: { all?: boolean }) => {
-        const list = await withRegistry(ctx, async (registry) => registry.listKeys((await requireAccount(registry, address)).id, { includeRevoked: options.all }));
-        ctx.result(list, list.length ? renderTable(['prefix', 'label', 'created', 'last used', 'revoked'], list.map((k) => [k.prefix, cleanLabel(k.label), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-'])) : 'no key');
+        const list = await withRegistry(ctx, async (registry) =>
+          registry.listKeys((await requireAccount(registry, address)).id, { includeRevoked: options.all }),
+        );
+        ctx.result(
+          list,
+          list.length
+            ? renderTable(
+                ['prefix', 'label', 'created', 'last used', 'revoked'],
+                list.map((k) => [k.prefix, cleanLabel(k.label), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+              )
+            : 'no key',
+        );
       }),
     );
   keys
@@ -137,7 +173,9 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff keys revoke tabacchi.rossi@example.it ttd_AbCd1234')
     .action(
       run(async (ctx, address: string, prefix: string) => {
-        const revoked = await withRegistry(ctx, async (registry) => registry.revokeKey((await requireAccount(registry, address)).id, prefix, OPERATOR, ctx.io.now()));
+        const revoked = await withRegistry(ctx, async (registry) =>
+          registry.revokeKey((await requireAccount(registry, address)).id, prefix, OPERATOR, ctx.io.now()),
+        );
         ctx.result(revoked, `revoked ${revoked.prefix}…`);
       }),
     );

@@ -37,14 +37,20 @@ export function registerBuild(program: Command, run: Runner): void {
   program
     .command('build')
     .description('Build a release (three gzip files and manifest.json) from the authority tariff')
-    .requiredOption('--source <file-dir-or-url...>', 'the authority\'s PDF price lists and notices, or XML feeds: a file, a directory of them, or an http(s) URL (repeatable)')
+    .requiredOption(
+      '--source <file-dir-or-url...>',
+      "the authority's PDF price lists and notices, or XML feeds: a file, a directory of them, or an http(s) URL (repeatable)",
+    )
     .requiredOption('--out <dir>', 'release directory to write (replaced whole, atomically)')
     .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
     .option('--base-url <url>', `public base URL of the files in the manifest (env TARIFF_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--previous <dir-or-manifest>', 'the previous release: decides the version and guards against shrinking')
     .option('--barcodes <file>', 'approved barcode matches to include (CSV, see docs/dataset.md)')
     .option('--allow-shrink', 'accept a tariff that drops more products than --max-shrink allows')
-    .option('--max-shrink <percent>', `largest share of the previous products a build may drop (env TARIFF_MAX_SHRINK, default ${DEFAULT_MAX_SHRINK * 100})`)
+    .option(
+      '--max-shrink <percent>',
+      `largest share of the previous products a build may drop (env TARIFF_MAX_SHRINK, default ${DEFAULT_MAX_SHRINK * 100})`,
+    )
     .addHelpText('after', '\nExample:\n  tariff build --source feeds/ --previous var/release --out var/release --date 2026-11-15')
     .action(run(buildCommand));
 }
@@ -74,14 +80,20 @@ export async function runBuild(
   // The PDF reader's threads load pdfjs-dist while this thread reads the other inputs; an XML
   // build starts none (they would take CPU from it). Sources read from disk start them likewise.
   if (options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
-  const previous: Manifest | null = known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
+  const previous: Manifest | null =
+    known.previous !== undefined ? known.previous : options.previous ? await readPreviousIfAny(options.previous) : null;
   const previousDataset =
-    known.previousDataset !== undefined ? known.previousDataset : previous && options.previous ? await previousRows(options.previous, (line) => ctx.io.stderr.write(`tariff: ${line}\n`)) : null;
+    known.previousDataset !== undefined
+      ? known.previousDataset
+      : previous && options.previous
+        ? await previousRows(options.previous, (line) => ctx.io.stderr.write(`tariff: ${line}\n`))
+        : null;
   const sources = [...(options.documents ?? []), ...(await readSources(options.source, ctx.io.env))];
   const fromFile = options.barcodes ? parseBarcodeList(await readBarcodeFile(options.barcodes), options.barcodes) : [];
   // The registry's approved matches win over a list's: they are the moderated truth.
   const merged = new Map<string, Barcode>();
-  for (const barcode of [...fromFile, ...(await registryBarcodes(ctx)), ...(known.extraBarcodes ?? [])]) merged.set(barcode.barcode, barcode);
+  for (const barcode of [...fromFile, ...(await registryBarcodes(ctx)), ...(known.extraBarcodes ?? [])])
+    merged.set(barcode.barcode, barcode);
 
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
   try {
@@ -106,7 +118,14 @@ export async function runBuild(
 /** The approved barcodes of the registry in the data dir (or TARIFF_REGISTRY), when there is one. */
 async function registryBarcodes(ctx: CommandContext): Promise<Barcode[]> {
   const path = ctx.io.env.TARIFF_REGISTRY ?? join(ctx.dataDir, 'registry.sqlite');
-  if (!ctx.io.env.TARIFF_REGISTRY && !(await stat(path).then(() => true, () => false))) return [];
+  if (
+    !ctx.io.env.TARIFF_REGISTRY &&
+    !(await stat(path).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return [];
   const registry = await openRegistry({ dataDir: ctx.dataDir, env: ctx.io.env });
   try {
     return await registry.approvedBarcodes();
@@ -120,7 +139,11 @@ async function readPreviousIfAny(path: string): Promise<Manifest | null> {
   try {
     return (await readManifest(path)).manifest;
   } catch (error) {
-    if ((error as { code?: string }).code === 'release_unreadable' && /no such file or directory|manifest\.json is missing/.test((error as Error).message)) return null;
+    if (
+      (error as { code?: string }).code === 'release_unreadable' &&
+      /no such file or directory|manifest\.json is missing/.test((error as Error).message)
+    )
+      return null;
     throw error;
   }
 }
@@ -152,15 +175,19 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
       : `built ${manifest.version}: tariff in force from ${manifest.tariffDate}, ${manifest.counts.products} products, ${manifest.counts.barcodes} barcodes in ${where}`,
   ];
   if (!built.unchanged) {
-    lines.push(built.changesSince
-      ? `changes since ${built.changesSince}: ${describeChangeSummary(summariseChanges(built.changes))}`
-      : 'no changes recorded: nothing to compare with (a first release, or the previous one could not be read)');
+    lines.push(
+      built.changesSince
+        ? `changes since ${built.changesSince}: ${describeChangeSummary(summariseChanges(built.changes))}`
+        : 'no changes recorded: nothing to compare with (a first release, or the previous one could not be read)',
+    );
   }
-  if (built.skippedBarcodes.length > 0) lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
+  if (built.skippedBarcodes.length > 0)
+    lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
   for (const list of built.pending) lines.push(`waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})`);
   for (const notice of built.notices) {
     if (notice.status === 'pending') lines.push(`waiting: price-change notice takes effect on ${notice.effectiveFrom} (${notice.source})`);
-    else if (notice.status === 'superseded') lines.push(`notice of ${notice.effectiveFrom} is already part of the list in force (${notice.source})`);
+    else if (notice.status === 'superseded')
+      lines.push(`notice of ${notice.effectiveFrom} is already part of the list in force (${notice.source})`);
     else lines.push(`applied the notice of ${notice.effectiveFrom} to ${notice.applied} product(s) (${notice.source})`);
     for (const problem of notice.problems.slice(0, 20)) lines.push(`notice: ${problem}`);
     if (notice.problems.length > 20) lines.push(`notice: … and ${notice.problems.length - 20} more`);
@@ -171,7 +198,17 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
 export function reportBuild(ctx: CommandContext, built: BuiltRelease, where: string): void {
   if (!ctx.json) for (const line of describeBuild(built, where)) ctx.io.stderr.write(`tariff: ${line}\n`);
   ctx.result(
-    { version: built.manifest.version, unchanged: built.unchanged, changesSince: built.changesSince, changes: summariseChanges(built.changes), out: where, manifest: built.manifest, skippedBarcodes: built.skippedBarcodes.length, pending: built.pending, notices: built.notices },
+    {
+      version: built.manifest.version,
+      unchanged: built.unchanged,
+      changesSince: built.changesSince,
+      changes: summariseChanges(built.changes),
+      out: where,
+      manifest: built.manifest,
+      skippedBarcodes: built.skippedBarcodes.length,
+      pending: built.pending,
+      notices: built.notices,
+    },
     built.manifest.version,
   );
 }

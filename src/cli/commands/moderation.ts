@@ -11,7 +11,8 @@ import { withRegistry } from './accounts.ts';
 const OPERATOR = 'operator (cli)';
 const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
 
-const matchText = (match: { admCode: number; kind: string; units: number } | null) => (match ? `${match.admCode} ${match.kind}×${match.units}` : '-');
+const matchText = (match: { admCode: number; kind: string; units: number } | null) =>
+  match ? `${match.admCode} ${match.kind}×${match.units}` : '-';
 
 export function registerModeration(program: Command, run: Runner): void {
   const barcodes = program.command('barcodes').description('Moderate crowdsourced barcode matches (operator)');
@@ -22,9 +23,25 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes list --status conflict')
     .action(
       run(async (ctx, options: { status?: string }) => {
-        if (options.status !== undefined && !(STATUSES as string[]).includes(options.status)) throw errors.usage(`--status ${options.status} is not one of ${STATUSES.join(', ')}`);
+        if (options.status !== undefined && !(STATUSES as string[]).includes(options.status))
+          throw errors.usage(`--status ${options.status} is not one of ${STATUSES.join(', ')}`);
         const list = await withRegistry(ctx, (registry) => registry.listBarcodes(options.status as BarcodeStatus | undefined));
-        ctx.result(list, list.length ? renderTable(['barcode', 'status', 'match', 'votes', 'decided by', 'updated'], list.map((b) => [b.barcode, b.status, matchText(b.match), String(b.votes), b.adminDecision ? 'administrator' : 'votes', b.updatedAt])) : 'no barcode');
+        ctx.result(
+          list,
+          list.length
+            ? renderTable(
+                ['barcode', 'status', 'match', 'votes', 'decided by', 'updated'],
+                list.map((b) => [
+                  b.barcode,
+                  b.status,
+                  matchText(b.match),
+                  String(b.votes),
+                  b.adminDecision ? 'administrator' : 'votes',
+                  b.updatedAt,
+                ]),
+              )
+            : 'no barcode',
+        );
       }),
     );
   barcodes
@@ -37,8 +54,23 @@ export function registerModeration(program: Command, run: Runner): void {
         const found = await withRegistry(ctx, (registry) => registry.barcodeVotes(gtin14Of(barcode)));
         if (!found.summary) throw errors.usage(`no submission or decision for barcode ${barcode}`);
         const { summary, votes } = found;
-        ctx.result(found, `${summary.barcode}: ${summary.status} ${matchText(summary.match)}${summary.adminDecision ? ' (administrator)' : ''}\n` +
-          (votes.length ? renderTable(['account', 'type', 'contributor', 'match', 'submitted', 'counted'], votes.map((v) => [v.email, v.accountType, v.contributorRef ?? '-', matchText(v), v.submittedAt, v.counted ? 'yes' : 'no (blocked)'])) : 'no vote'));
+        ctx.result(
+          found,
+          `${summary.barcode}: ${summary.status} ${matchText(summary.match)}${summary.adminDecision ? ' (administrator)' : ''}\n` +
+            (votes.length
+              ? renderTable(
+                  ['account', 'type', 'contributor', 'match', 'submitted', 'counted'],
+                  votes.map((v) => [
+                    v.email,
+                    v.accountType,
+                    v.contributorRef ?? '-',
+                    matchText(v),
+                    v.submittedAt,
+                    v.counted ? 'yes' : 'no (blocked)',
+                  ]),
+                )
+              : 'no vote'),
+        );
       }),
     );
   barcodes
@@ -48,11 +80,20 @@ export function registerModeration(program: Command, run: Runner): void {
     .requiredOption('--adm-code <n>', 'tariff code')
     .option('--kind <kind>', 'pack or carton', 'pack')
     .option('--units <n>', 'units per code (1 for pack; 2 to 1000 for carton)')
-    .addHelpText('after', '\nThe next `tariff release` publishes it.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10')
+    .addHelpText(
+      'after',
+      '\nThe next `tariff release` publishes it.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10',
+    )
     .action(
       run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string }) => {
-        const match = { admCode: positiveInteger(options.admCode, '--adm-code')!, kind: options.kind, units: options.units === undefined ? undefined : positiveInteger(options.units, '--units') };
-        const summary = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).approve(barcode, match, OPERATOR, ctx.io.now()));
+        const match = {
+          admCode: positiveInteger(options.admCode, '--adm-code')!,
+          kind: options.kind,
+          units: options.units === undefined ? undefined : positiveInteger(options.units, '--units'),
+        };
+        const summary = await withRegistry(ctx, (registry) =>
+          moderationActions(registry, loadRules(ctx.io.env)).approve(barcode, match, OPERATOR, ctx.io.now()),
+        );
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),
     );
@@ -63,22 +104,33 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes revoke 8001001001005')
     .action(
       run(async (ctx, barcode: string) => {
-        const summary = await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).revoke(barcode, OPERATOR, ctx.io.now()));
+        const summary = await withRegistry(ctx, (registry) =>
+          moderationActions(registry, loadRules(ctx.io.env)).revoke(barcode, OPERATOR, ctx.io.now()),
+        );
         ctx.result(summary, `${summary.barcode}: revoked`);
       }),
     );
 
   const contributors = program.command('contributors').description("Block or unblock an integration's point of sale (operator)");
-  for (const [name, blocked] of [['block', true], ['unblock', false]] as const) {
+  for (const [name, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
     contributors
       .command(name)
-      .description(blocked ? "Block a contributor: its submissions are refused and its votes stop counting" : 'Unblock a contributor: its votes count again')
+      .description(
+        blocked
+          ? 'Block a contributor: its submissions are refused and its votes stop counting'
+          : 'Unblock a contributor: its votes count again',
+      )
       .argument('<email>', 'the integration account')
       .argument('<contributorRef>', 'the point of sale, as the integration sends it')
       .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
       .action(
         run(async (ctx, email: string, ref: string) => {
-          await withRegistry(ctx, (registry) => moderationActions(registry, loadRules(ctx.io.env)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()));
+          await withRegistry(ctx, (registry) =>
+            moderationActions(registry, loadRules(ctx.io.env)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()),
+          );
           ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );

@@ -53,26 +53,41 @@ export function registerRelease(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: ReleaseOptions) => {
         const reporter = new StepReporter(ctx, options.quiet);
-        const staleMs = (positiveInteger(ctx.io.env.TARIFF_LOCK_STALE_SECONDS, 'TARIFF_LOCK_STALE_SECONDS') ?? DEFAULT_LOCK_STALE_MS / 1000) * 1000;
+        const staleMs =
+          (positiveInteger(ctx.io.env.TARIFF_LOCK_STALE_SECONDS, 'TARIFF_LOCK_STALE_SECONDS') ?? DEFAULT_LOCK_STALE_MS / 1000) * 1000;
         const unlock = await acquireLock(ctx.dataDir, 'release', staleMs);
         try {
           const { bucket, keep, config } = await bucketSettings(ctx, options);
           // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
-          for (const path of await cleanLeftovers([ctx.dataDir], ctx.io.now())) reporter.step('clean', `removed ${path}, left by an interrupted run`);
+          for (const path of await cleanLeftovers([ctx.dataDir], ctx.io.now()))
+            reporter.step('clean', `removed ${path}, left by an interrupted run`);
           const { reports, documents } = await runFetch(ctx, options, reporter);
           const fetchFailed = reports.some((r) => r.status === 'failed');
-          if (documents.length === 0) throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
+          if (documents.length === 0)
+            throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
 
           const [previous, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
           const previousDataset = previous ? await readPublishedRows(bucket, previous, (line) => reporter.step('build', line)) : null;
           const built = await runBuild(
             ctx,
-            { source: [], documents, barcodes: options.barcodes, date: options.date, baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl, allowShrink: options.allowShrink, maxShrink: options.maxShrink },
+            {
+              source: [],
+              documents,
+              barcodes: options.barcodes,
+              date: options.date,
+              baseUrl: options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? config.baseUrl,
+              allowShrink: options.allowShrink,
+              maxShrink: options.maxShrink,
+            },
             { previous, previousDataset, takenVersions: [...kept.versions, ...kept.incomplete] },
           );
           const summary = {
-            fetch: reports, version: built.manifest.version, previousVersion: previous?.version ?? null, bucket: bucket.description,
-            changesSince: built.changesSince, changes: summariseChanges(built.changes),
+            fetch: reports,
+            version: built.manifest.version,
+            previousVersion: previous?.version ?? null,
+            bucket: bucket.description,
+            changesSince: built.changesSince,
+            changes: summariseChanges(built.changes),
           };
           for (const line of describeBuild(built, bucket.description)) reporter.step('build', line);
           // Unchanged content is nothing to do only when the bucket still holds it whole; otherwise the publish below repairs it.
@@ -88,16 +103,32 @@ export function registerRelease(program: Command, run: Runner): void {
           const releasesDir = join(ctx.dataDir, 'releases');
           const local = join(releasesDir, built.manifest.version);
           await writeReleaseDir(built, local);
-          await writeFile(join(local, 'provenance.json'), `${JSON.stringify(await provenance(built.manifest.version, documents, options.barcodes), null, 2)}\n`);
+          await writeFile(
+            join(local, 'provenance.json'),
+            `${JSON.stringify(await provenance(built.manifest.version, documents, options.barcodes), null, 2)}\n`,
+          );
           const check = await verifyRelease(local);
           if (!check.ok) throw errors.verifyFailed(local, check.problems);
 
           const published = await publishRelease(bucket, built, { keep, onStep: reporter.publishStep(FORMATS.length) });
           await pruneLocal(releasesDir, keep, published.version);
           reporter.stop();
-          const said = published.status === 'repaired' ? `repaired ${published.version}` : `published ${published.version} (was ${published.previousVersion ?? 'none'})`;
-          for (const version of published.cleaned ?? []) reporter.step('prune', `removed the incomplete version ${version}, left by an interrupted run`);
-          ctx.result({ ...summary, status: published.status === 'repaired' ? 'repaired' : 'published', pruned: published.pruned, cleaned: published.cleaned ?? [], repaired: published.repaired }, said);
+          const said =
+            published.status === 'repaired'
+              ? `repaired ${published.version}`
+              : `published ${published.version} (was ${published.previousVersion ?? 'none'})`;
+          for (const version of published.cleaned ?? [])
+            reporter.step('prune', `removed the incomplete version ${version}, left by an interrupted run`);
+          ctx.result(
+            {
+              ...summary,
+              status: published.status === 'repaired' ? 'repaired' : 'published',
+              pruned: published.pruned,
+              cleaned: published.cleaned ?? [],
+              repaired: published.repaired,
+            },
+            said,
+          );
           return fetchFailed ? 1 : 0;
         } finally {
           reporter.stop();
@@ -110,7 +141,11 @@ export function registerRelease(program: Command, run: Runner): void {
 async function provenance(version: string, documents: { name: string; bytes: Uint8Array }[], barcodes: string | undefined) {
   return {
     version,
-    sources: documents.map((doc) => ({ url: doc.name, sha256: sha256Hex(doc.bytes), snapshot: relative('.', new SnapshotStore('.').path(sha256Hex(doc.bytes), doc.bytes)) })),
+    sources: documents.map((doc) => ({
+      url: doc.name,
+      sha256: sha256Hex(doc.bytes),
+      snapshot: relative('.', new SnapshotStore('.').path(sha256Hex(doc.bytes), doc.bytes)),
+    })),
     barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
   };
 }

@@ -7,7 +7,14 @@ import { openRegistry } from '../../registry/open-registry.ts';
 import { createApp, isApiPath } from '../../server/app.ts';
 import type { Handler } from '../../server/http.ts';
 import { createMailer } from '../../mail/mailer.ts';
-import { createWebsite, DEFAULT_SESSION_TTL_MS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_SIGN_IN_TTL_MS, DEFAULT_SIGN_UP_POLICY, type SignUpPolicy } from '../../web/website.ts';
+import {
+  createWebsite,
+  DEFAULT_SESSION_TTL_MS,
+  DEFAULT_SIGN_IN_LIMITS,
+  DEFAULT_SIGN_IN_TTL_MS,
+  DEFAULT_SIGN_UP_POLICY,
+  type SignUpPolicy,
+} from '../../web/website.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../../registry/registry.ts';
 import { DEFAULT_HISTORY_DEPTH, DEFAULT_HISTORY_REFRESH_MS, ReleaseHistory } from '../../server/release-history.ts';
 import { CurrentRelease, DEFAULT_CACHE_BYTES, DEFAULT_STALE_AFTER_MS, DEFAULT_POLL_MS } from '../../server/current-release.ts';
@@ -26,7 +33,10 @@ export interface ServeOptions {
 }
 
 /** Starts the service and resolves once it listens; `stopped` resolves when a signal ended it. */
-export async function startService(ctx: CommandContext, options: ServeOptions): Promise<{ listening: ListeningServer; stopped: Promise<void> }> {
+export async function startService(
+  ctx: CommandContext,
+  options: ServeOptions,
+): Promise<{ listening: ListeningServer; stopped: Promise<void> }> {
   const env = ctx.io.env;
   const config = await readConfigFile(ctx.dataDir);
   const host = options.host ?? env.TARIFF_HOST ?? '127.0.0.1';
@@ -46,7 +56,8 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
   });
   await release.start();
   const purge = startPurgeLoop(registry, {
-    intervalMs: (positiveInteger(env.TARIFF_PURGE_INTERVAL_SECONDS, 'TARIFF_PURGE_INTERVAL_SECONDS') ?? DEFAULT_PURGE_INTERVAL_MS / 1000) * 1000,
+    intervalMs:
+      (positiveInteger(env.TARIFF_PURGE_INTERVAL_SECONDS, 'TARIFF_PURGE_INTERVAL_SECONDS') ?? DEFAULT_PURGE_INTERVAL_MS / 1000) * 1000,
     batch: 1000,
     maxBatches: 20,
     now: ctx.io.now,
@@ -73,7 +84,8 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
     rules: loadRules(env),
     history: new ReleaseHistory(bucket, {
       depth: positiveInteger(env.TARIFF_HISTORY_DEPTH, 'TARIFF_HISTORY_DEPTH') ?? DEFAULT_HISTORY_DEPTH,
-      refreshMs: (positiveInteger(env.TARIFF_HISTORY_REFRESH_SECONDS, 'TARIFF_HISTORY_REFRESH_SECONDS') ?? DEFAULT_HISTORY_REFRESH_MS / 1000) * 1000,
+      refreshMs:
+        (positiveInteger(env.TARIFF_HISTORY_REFRESH_SECONDS, 'TARIFF_HISTORY_REFRESH_SECONDS') ?? DEFAULT_HISTORY_REFRESH_MS / 1000) * 1000,
       log: (event) => log.write(event),
     }),
   });
@@ -81,7 +93,12 @@ export async function startService(ctx: CommandContext, options: ServeOptions): 
   const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
   const listening = await listen(handler, { host, port: Number(port), log, limits: serverLimits(env) });
   if (!env.TARIFF_SITE_URL) siteUrl = listening.url;
-  log.write({ event: 'service.listening', url: listening.url, bucket: bucket.description, release: release.current?.manifest.version ?? null });
+  log.write({
+    event: 'service.listening',
+    url: listening.url,
+    bucket: bucket.description,
+    release: release.current?.manifest.version ?? null,
+  });
   log.flush();
 
   const stopped = new Promise<void>((resolve) => {
@@ -132,7 +149,10 @@ export function registerServe(program: Command, run: Runner): void {
     .option('--bucket <uri>', 'bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)')
     .option('--base-url <url>', "this service's public /v1 URL, written in the served manifest's file URLs (env TARIFF_BASE_URL)")
     .option('--workers <n>', 'processes sharing the port, e.g. the number of cores (env TARIFF_WORKERS, default 1)')
-    .addHelpText('after', '\nLogs one JSON line per request on stdout. Stops on SIGINT or SIGTERM.\n\nExample:\n  tariff serve --host 0.0.0.0 --port 8080 --bucket s3://tariff-releases/prod --base-url https://tariff.example.it/v1')
+    .addHelpText(
+      'after',
+      '\nLogs one JSON line per request on stdout. Stops on SIGINT or SIGTERM.\n\nExample:\n  tariff serve --host 0.0.0.0 --port 8080 --bucket s3://tariff-releases/prod --base-url https://tariff.example.it/v1',
+    )
     .action(
       run(async (ctx, options: ServeOptions) => {
         const workers = positiveInteger(options.workers ?? ctx.io.env.TARIFF_WORKERS, '--workers') ?? 1;
@@ -194,8 +214,15 @@ export function signUpPolicy(env: NodeJS.ProcessEnv): SignUpPolicy {
   if (open !== 'open' && open !== 'closed') throw errors.usage(`TARIFF_SIGNUP=${open} is neither open nor closed`);
   const listed = env.TARIFF_SIGNUP_APPROVAL;
   if (listed === undefined) return { ...DEFAULT_SIGN_UP_POLICY, open: open === 'open' };
-  const types = listed.trim() === 'none' ? [] : listed.split(',').map((type) => type.trim()).filter(Boolean);
+  const types =
+    listed.trim() === 'none'
+      ? []
+      : listed
+          .split(',')
+          .map((type) => type.trim())
+          .filter(Boolean);
   const unknown = types.filter((type) => !(ACCOUNT_TYPES as readonly string[]).includes(type));
-  if (unknown.length > 0) throw errors.usage(`TARIFF_SIGNUP_APPROVAL: ${unknown.join(', ')} is not an account type (${ACCOUNT_TYPES.join(', ')}, or none)`);
+  if (unknown.length > 0)
+    throw errors.usage(`TARIFF_SIGNUP_APPROVAL: ${unknown.join(', ')} is not an account type (${ACCOUNT_TYPES.join(', ')}, or none)`);
   return { open: open === 'open', approvalTypes: types as AccountType[] };
 }

@@ -17,18 +17,27 @@ export const DEMO_EMAIL = 'demo@example.org';
 export function registerStart(program: Command, run: Runner): void {
   program
     .command('start')
-    .description('The main job on embedded defaults (npm start): publish the bundled lists (the real cigar list and samples) to the local bucket and serve it on 127.0.0.1:8080')
+    .description(
+      'The main job on embedded defaults (npm start): publish the bundled lists (the real cigar list and samples) to the local bucket and serve it on 127.0.0.1:8080',
+    )
     .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on', '8080')
-    .addHelpText('after', `\nOn the first run it creates the account ${DEMO_EMAIL} and prints its API key (shown once).\n\nExample:\n  npm start   # same as: tariff start --data-dir ./var`)
+    .addHelpText(
+      'after',
+      `\nOn the first run it creates the account ${DEMO_EMAIL} and prints its API key (shown once).\n\nExample:\n  npm start   # same as: tariff start --data-dir ./var`,
+    )
     .action(
       run(async (ctx, options: { date?: string; host: string; port: string }) => {
         const say = (line: string) => ctx.io.stderr.write(`tariff: ${line}\n`);
         const { bucket, keep } = await bucketSettings(ctx, {});
         const previous = await readCurrentManifest(bucket);
         const previousDataset = previous ? await readPublishedRows(bucket, previous, say) : null;
-        const built = await runBuild(ctx, { source: [SAMPLE_TARIFF], barcodes: SAMPLE_BARCODES, date: options.date }, { previous, previousDataset });
+        const built = await runBuild(
+          ctx,
+          { source: [SAMPLE_TARIFF], barcodes: SAMPLE_BARCODES, date: options.date },
+          { previous, previousDataset },
+        );
         const published = await publishRelease(bucket, built, { keep });
         for (const line of describeBuild(built, bucket.description)) say(line);
         say(`${published.status} ${published.version}`);

@@ -20,8 +20,10 @@ interface SyncCommandOptions {
 export function registerSync(program: Command, run: Runner): void {
   program
     .command('sync')
-    .description('Keep a local copy of the dataset current from the /v1 service: one /version call, one download only when the version changed (for cron at a point of sale)')
-    .option('--api <base-url>', 'the service\'s API base URL, with /v1 (env TARIFF_API_URL)')
+    .description(
+      'Keep a local copy of the dataset current from the /v1 service: one /version call, one download only when the version changed (for cron at a point of sale)',
+    )
+    .option('--api <base-url>', "the service's API base URL, with /v1 (env TARIFF_API_URL)")
     .addOption(new Option('--format <format>', 'the format to install').choices([...FORMATS]).makeOptionMandatory())
     .requiredOption('--dest <dir>', 'where the dataset is installed (dataset.<format>) with sync-state.json')
     .option('--key-file <file>', 'file holding the API key (else env TARIFF_API_KEY; never on the command line, where ps shows it)')
@@ -41,12 +43,16 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
   if (!/^https?:\/\/[^/]/.test(api)) throw errors.usage(`--api ${api} is not an http(s) URL`);
   const key = await apiKey(ctx, options.keyFile);
   const dest = resolve(options.dest);
-  const deadlineSeconds = positiveInteger(env.TARIFF_SYNC_DEADLINE_SECONDS, 'TARIFF_SYNC_DEADLINE_SECONDS') ?? DEFAULT_SYNC_DEADLINE_SECONDS;
+  const deadlineSeconds =
+    positiveInteger(env.TARIFF_SYNC_DEADLINE_SECONDS, 'TARIFF_SYNC_DEADLINE_SECONDS') ?? DEFAULT_SYNC_DEADLINE_SECONDS;
   const unlock = await acquireLock(dest, 'sync');
   try {
     const result = await syncDataset({ api, format: options.format, dest, key, now: ctx.io.now, deadlineMs: deadlineSeconds * 1000 });
     // Quiet when current, for cron: only news is printed.
-    ctx.result(result, result.status === 'updated' ? `updated ${result.version} (was ${result.previousVersion ?? 'none'}): ${result.file}` : undefined);
+    ctx.result(
+      result,
+      result.status === 'updated' ? `updated ${result.version} (was ${result.previousVersion ?? 'none'}): ${result.file}` : undefined,
+    );
   } finally {
     await unlock();
   }
@@ -64,7 +70,8 @@ async function apiKey(ctx: CommandContext, keyFile: string | undefined): Promise
     const key = text.trim();
     if (!key || /\s/.test(key)) throw errors.usage(`--key-file ${keyFile}: it should hold one API key on one line`);
     const mode = (await stat(keyFile)).mode;
-    if (mode & 0o077) ctx.io.stderr.write(`tariff: warning: ${keyFile} can be read by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it\n`);
+    if (mode & 0o077)
+      ctx.io.stderr.write(`tariff: warning: ${keyFile} can be read by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it\n`);
     return key;
   }
   const key = ctx.io.env.TARIFF_API_KEY?.trim();

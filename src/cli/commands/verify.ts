@@ -11,7 +11,11 @@ async function verifyInBucket(ctx: CommandContext, uri: string, version: string 
   const bucket = await openBucket(uri, { dataDir: ctx.dataDir, env: ctx.io.env });
   if (version !== undefined && !/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
-  if (!manifest) throw errors.releaseUnreadable(`${bucket.description}${version ? `releases/${version}/` : ''}`, version ? 'no manifest for this version' : 'nothing is published');
+  if (!manifest)
+    throw errors.releaseUnreadable(
+      `${bucket.description}${version ? `releases/${version}/` : ''}`,
+      version ? 'no manifest for this version' : 'nothing is published',
+    );
   return verifyBucketRelease(bucket, manifest);
 }
 
@@ -21,7 +25,10 @@ export function registerVerify(program: Command, run: Runner): void {
     .description('Re-hash a release (a directory, or what a bucket holds) against its manifest and open every format with its own engine')
     .argument('[dir-or-version]', 'release directory (holding manifest.json); with --bucket, a kept version (default: the current one)')
     .option('--bucket <uri>', 'check the release as this bucket holds it: s3://bucket/prefix or a folder')
-    .addHelpText('after', '\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2',
+    )
     .action(
       run(async (ctx, target: string | undefined, options: { bucket?: string }) => {
         if (!options.bucket && !target) throw errors.usage('give a release directory, or --bucket <uri> [version]');
@@ -34,7 +41,10 @@ export function registerVerify(program: Command, run: Runner): void {
         }
         if (!report.ok) throw errors.verifyFailed(dir, report.problems);
         const counts = report.checked[0]!;
-        ctx.result(report, `ok ${report.version}: json, sqlite and docdb match the manifest and hold the same ${counts.products} products and ${counts.barcodes} barcodes`);
+        ctx.result(
+          report,
+          `ok ${report.version}: json, sqlite and docdb match the manifest and hold the same ${counts.products} products and ${counts.barcodes} barcodes`,
+        );
       }),
     );
 }

@@ -13,7 +13,10 @@ describe('effectiveDatesIn', () => {
     expect(effectiveDatesIn(text)).toEqual(dates);
   });
 
-  it.each(['prezzi aggiornati al 22/07/2026', 'con decorrenza dal 31 febbraio 2026', 'decorrenza immediata'])('finds no effective date in %j', (text) => {
-    expect(effectiveDatesIn(text)).toEqual([]);
-  });
+  it.each(['prezzi aggiornati al 22/07/2026', 'con decorrenza dal 31 febbraio 2026', 'decorrenza immediata'])(
+    'finds no effective date in %j',
+    (text) => {
+      expect(effectiveDatesIn(text)).toEqual([]);
+    },
+  );
 });

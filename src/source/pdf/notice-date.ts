@@ -1,6 +1,19 @@
 import { parseCalendarDate } from '../../util/dates.ts';
 
-const MONTHS = ['gennaio', 'febbraio', 'marzo', 'aprile', 'maggio', 'giugno', 'luglio', 'agosto', 'settembre', 'ottobre', 'novembre', 'dicembre'];
+const MONTHS = [
+  'gennaio',
+  'febbraio',
+  'marzo',
+  'aprile',
+  'maggio',
+  'giugno',
+  'luglio',
+  'agosto',
+  'settembre',
+  'ottobre',
+  'novembre',
+  'dicembre',
+];
 
 // "con decorrenza dal 1° agosto 2026", "a decorrere dal 01/08/2026", "con decorrenza 1.8.2026"
 const EFFECTIVE = new RegExp(

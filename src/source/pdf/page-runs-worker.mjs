@@ -20,7 +20,12 @@ const round = (value) => Math.round(value * 100) / 100;
 /** Reads pages offset+1, offset+1+stride, … of the document. @param {{ id: number, bytes: Uint8Array, offset: number, stride: number }} job */
 async function readPages(job) {
   const doc = await pdfjs.getDocument({
-    data: job.bytes, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, stopAtErrors: true,
+    data: job.bytes,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+    stopAtErrors: true,
   }).promise;
   try {
     const pages = [];
@@ -46,7 +51,11 @@ async function readPages(job) {
 
 parentPort.on('message', (job) => {
   readPages(job).then(
-    (result) => parentPort.postMessage({ id: job.id, ...result }, result.pages.map((page) => page.boxes.buffer)),
+    (result) =>
+      parentPort.postMessage(
+        { id: job.id, ...result },
+        result.pages.map((page) => page.boxes.buffer),
+      ),
     (error) => parentPort.postMessage({ id: job.id, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } }),
   );
 });

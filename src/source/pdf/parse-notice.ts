@@ -44,7 +44,12 @@ export function parseNotice(pages: PdfPage[], source: string): SourceNotice {
       // The table ends at the next header, if not before.
       let next = i;
       while (next < lines.length && recogniseHeader(lines[next]!, next)?.kind !== 'notice') next++;
-      const { rows, end } = tableRows(lines.slice(i, next), table.columns, [...(at.code === null ? [] : [at.code]), at.fromPerKg!, at.perKg, at.perPack]);
+      const { rows, end } = tableRows(lines.slice(i, next), table.columns, [
+        ...(at.code === null ? [] : [at.code]),
+        at.fromPerKg!,
+        at.perKg,
+        at.perPack,
+      ]);
       readRows(rows, table, where, problems, changes);
       if (end) {
         i += end.index;
@@ -67,7 +72,13 @@ export function parseNotice(pages: PdfPage[], source: string): SourceNotice {
   return { source, effectiveFrom: dates[0]!, changes, where: source };
 }
 
-function readRows(rows: ReturnType<typeof tableRows>['rows'], table: TableHeader, where: string, problems: Problems, changes: NoticeChange[]): void {
+function readRows(
+  rows: ReturnType<typeof tableRows>['rows'],
+  table: TableHeader,
+  where: string,
+  problems: Problems,
+  changes: NoticeChange[],
+): void {
   const feedCategory = categoryNamed(table.categoryText);
   if (!feedCategory) {
     problems.add(where, `the table's category "${table.categoryText}" is not one the builder knows (${CATEGORY_NAMES.join(', ')})`);
@@ -82,6 +93,16 @@ function readRows(rows: ReturnType<typeof tableRows>['rows'], table: TableHeader
     const read = readProductRow(row, table.at, prices, where, problems);
     if (!read) continue;
     const [fromPerKgCents, pricePerKgCents, pricePerPackCents] = read.cents as [number, number, number];
-    changes.push({ feedCategory, category: CATEGORIES[feedCategory], admCode: read.admCode, name: read.name, pack: read.pack, fromPerKgCents, pricePerKgCents, pricePerPackCents, where: read.where });
+    changes.push({
+      feedCategory,
+      category: CATEGORIES[feedCategory],
+      admCode: read.admCode,
+      name: read.name,
+      pack: read.pack,
+      fromPerKgCents,
+      pricePerKgCents,
+      pricePerPackCents,
+      where: read.where,
+    });
   }
 }

@@ -20,11 +20,16 @@ export function pdfKind(pages: PdfPage[], source: string): PdfKind {
       if (header) return header.kind;
     }
   }
-  throw errors.notPriceList(source, 'no page has the table header of a price list ("Codice | <Categoria> | Conf.ne | €/kg conv.le | €/conf.ne") or of a price-change notice ("… | Da €/Kg conv.le | A €/Kg conv.le | Pari a €/conf.ne")');
+  throw errors.notPriceList(
+    source,
+    'no page has the table header of a price list ("Codice | <Categoria> | Conf.ne | €/kg conv.le | €/conf.ne") or of a price-change notice ("… | Da €/Kg conv.le | A €/Kg conv.le | Pari a €/conf.ne")',
+  );
 }
 
 /** Reads a PDF of the authority: a price list or a price-change notice, recognised by content. */
 export async function parsePdfSource(bytes: Uint8Array, source: string): Promise<ParsedSource> {
   const pages = await readPdfRuns(bytes, source);
-  return pdfKind(pages, source) === 'list' ? { lists: [parsePriceList(pages, source)], notices: [] } : { lists: [], notices: [parseNotice(pages, source)] };
+  return pdfKind(pages, source) === 'list'
+    ? { lists: [parsePriceList(pages, source)], notices: [] }
+    : { lists: [], notices: [parseNotice(pages, source)] };
 }

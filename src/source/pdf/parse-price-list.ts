@@ -51,19 +51,32 @@ export function parsePriceList(pages: PdfPage[], source: string): SourceList {
     }
 
     const { rows, end } = tableRows(lines.slice(headerIndex + 1), header.columns, [header.at.code!, header.at.perKg, header.at.perPack]);
-    if (end && !FURNITURE.test(end.text)) problems.add(`${where}, below row ${rows.length}`, `text outside the table's rows: "${end.text}"`);
+    if (end && !FURNITURE.test(end.text))
+      problems.add(`${where}, below row ${rows.length}`, `text outside the table's rows: "${end.text}"`);
     const prices = [
       { column: header.at.perKg, label: 'price per conventional kg', example: '1.234,00' },
       { column: header.at.perPack, label: 'price per pack', example: '5,50' },
     ];
     for (const row of rows) {
       const read = readProductRow(row, header.at, prices, where, problems);
-      if (read) products.push({ admCode: read.admCode!, name: read.name, pack: read.pack, pricePerKgCents: read.cents[0]!, pricePerPackCents: read.cents[1]!, where: read.where });
+      if (read)
+        products.push({
+          admCode: read.admCode!,
+          name: read.name,
+          pack: read.pack,
+          pricePerKgCents: read.cents[0]!,
+          pricePerPackCents: read.cents[1]!,
+          where: read.where,
+        });
     }
   }
 
   const feedCategory = category ? categoryNamed(category.text) : null;
-  if (category && !feedCategory) problems.add(`${source} page ${category.page}`, `the header's category "${category.text}" is not one the builder knows (${CATEGORY_NAMES.join(', ')})`);
+  if (category && !feedCategory)
+    problems.add(
+      `${source} page ${category.page}`,
+      `the header's category "${category.text}" is not one the builder knows (${CATEGORY_NAMES.join(', ')})`,
+    );
   if (!category && problems.count === 0) problems.add(source, 'the document has no text');
   if (category && products.length === 0 && problems.count === 0) problems.add(source, 'the list has no product row');
   problems.throwIfAny(source);

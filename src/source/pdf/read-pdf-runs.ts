@@ -47,7 +47,10 @@ export async function readPdfRuns(bytes: Uint8Array, name: string, options: Read
 }
 
 function unpack({ number, texts, boxes }: PackedPage): PdfPage {
-  return { number, runs: texts.map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })) };
+  return {
+    number,
+    runs: texts.map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })),
+  };
 }
 
 function describePdfError(error: unknown): string {
@@ -75,13 +78,15 @@ class WorkerPool {
       this.waiting.set(id, { resolve, reject, owner: slot.worker });
       // pdfjs takes ownership of the buffer it is given: each job gets a copy.
       slot.worker.postMessage({ id, bytes: new Uint8Array(bytes), offset, stride });
-    }).then((reply) => {
-      if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
-      return { pages: reply.pages!.map(unpack) };
-    }).finally(() => {
-      slot.busy--;
-      if (slot.busy === 0) slot.worker.unref();
-    });
+    })
+      .then((reply) => {
+        if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+        return { pages: reply.pages!.map(unpack) };
+      })
+      .finally(() => {
+        slot.busy--;
+        if (slot.busy === 0) slot.worker.unref();
+      });
   }
 
   prewarm(): void {

@@ -39,19 +39,27 @@ export interface ProductRow {
  * and the priced columns. Every value that does not read is reported with the row's place;
  * the row is then null.
  */
-export function readProductRow(row: TableRow, at: { code: number | null; name: number; pack: number }, prices: PriceColumn[], page: string, problems: Problems): ProductRow | null {
+export function readProductRow(
+  row: TableRow,
+  at: { code: number | null; name: number; pack: number },
+  prices: PriceColumn[],
+  page: string,
+  problems: Problems,
+): ProductRow | null {
   const cell = (i: number) => row.cells[i]!;
   const codeText = at.code === null ? '' : cell(at.code);
   const [name, pack] = [cell(at.name), cell(at.pack)];
   const where = `${page} row ${row.row}${codeText ? ` (codice ${codeText}${name ? ` "${name}"` : ''})` : name ? ` ("${name}")` : ''}`;
   const before = problems.count;
   const admCode = at.code === null ? null : readCode(codeText);
-  if (at.code !== null && admCode === null) problems.add(where, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
+  if (at.code !== null && admCode === null)
+    problems.add(where, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
   if (!name) problems.add(where, 'the product name is missing');
   if (!pack) problems.add(where, 'the pack (Conf.ne) is missing');
   const cents = prices.map(({ column, label, example }) => {
     const amount = readPrice(cell(column));
-    if (amount === null) problems.add(where, `the ${label} "${cell(column)}" is not a positive euro amount written the Italian way (e.g. ${example})`);
+    if (amount === null)
+      problems.add(where, `the ${label} "${cell(column)}" is not a positive euro amount written the Italian way (e.g. ${example})`);
     return amount ?? 0;
   });
   return problems.count === before ? { where, admCode, name, pack, cents } : null;

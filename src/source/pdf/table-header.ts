@@ -28,19 +28,46 @@ export function recogniseHeader(line: Line, index: number): TableHeader | null {
   const cells = headerCells(line);
   const folded = cells.map((cell) => foldText(cell.text));
   const columns = () => columnsOf(cells);
-  if (folded.length === 5 && isCode(folded[0]!) && isPack(folded[2]!) && isPerKg(folded[3]!) && !folded[3]!.startsWith('da ') && isPerPack(folded[4]!)) {
-    return { kind: 'list', index, categoryText: cells[1]!.text, columns: columns(), at: { code: 0, name: 1, pack: 2, perKg: 3, perPack: 4, fromPerKg: null } };
+  if (
+    folded.length === 5 &&
+    isCode(folded[0]!) &&
+    isPack(folded[2]!) &&
+    isPerKg(folded[3]!) &&
+    !folded[3]!.startsWith('da ') &&
+    isPerPack(folded[4]!)
+  ) {
+    return {
+      kind: 'list',
+      index,
+      categoryText: cells[1]!.text,
+      columns: columns(),
+      at: { code: 0, name: 1, pack: 2, perKg: 3, perPack: 4, fromPerKg: null },
+    };
   }
   const notice = (offset: number) =>
     isPack(folded[offset + 1]!) &&
-    folded[offset + 2]!.startsWith('da ') && isPerKg(folded[offset + 2]!) &&
-    folded[offset + 3]!.startsWith('a ') && isPerKg(folded[offset + 3]!) &&
+    folded[offset + 2]!.startsWith('da ') &&
+    isPerKg(folded[offset + 2]!) &&
+    folded[offset + 3]!.startsWith('a ') &&
+    isPerKg(folded[offset + 3]!) &&
     isPerPack(folded[offset + 4]!);
   if (folded.length === 6 && isCode(folded[0]!) && notice(1)) {
-    return { kind: 'notice', index, categoryText: cells[1]!.text, columns: columns(), at: { code: 0, name: 1, pack: 2, fromPerKg: 3, perKg: 4, perPack: 5 } };
+    return {
+      kind: 'notice',
+      index,
+      categoryText: cells[1]!.text,
+      columns: columns(),
+      at: { code: 0, name: 1, pack: 2, fromPerKg: 3, perKg: 4, perPack: 5 },
+    };
   }
   if (folded.length === 5 && !isCode(folded[0]!) && notice(0)) {
-    return { kind: 'notice', index, categoryText: cells[0]!.text, columns: columns(), at: { code: null, name: 0, pack: 1, fromPerKg: 2, perKg: 3, perPack: 4 } };
+    return {
+      kind: 'notice',
+      index,
+      categoryText: cells[0]!.text,
+      columns: columns(),
+      at: { code: null, name: 0, pack: 1, fromPerKg: 2, perKg: 3, perPack: 4 },
+    };
   }
   return null;
 }

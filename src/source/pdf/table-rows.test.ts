@@ -8,7 +8,13 @@ import type { TextRun } from './text-runs.ts';
 const run = (text: string, x: number, y: number, width = text.length * 4, height = 7.56): TextRun => ({ text, x, y, width, height });
 
 // The header of the real cigar list, with the positions pdfjs reports for it.
-const HEADER = [run('Codice', 23, 734.5, 28, 8.4), run('Sigari', 56.2, 734.5, 23.3, 8.4), run('Conf.ne', 433.1, 734.5, 31.3, 8.4), run('€/kg conv.le', 479.4, 734.5, 47.7, 8.4), run('€/conf.ne', 535.3, 734.5, 36.8, 8.4)];
+const HEADER = [
+  run('Codice', 23, 734.5, 28, 8.4),
+  run('Sigari', 56.2, 734.5, 23.3, 8.4),
+  run('Conf.ne', 433.1, 734.5, 31.3, 8.4),
+  run('€/kg conv.le', 479.4, 734.5, 47.7, 8.4),
+  run('€/conf.ne', 535.3, 734.5, 36.8, 8.4),
+];
 
 describe('layoutLines', () => {
   it('puts runs a fraction of a point apart on one line, and lines 11 pt apart on separate lines', () => {
@@ -26,19 +32,36 @@ describe('columns under the header', () => {
 
   it('keeps a pack wider than "Conf.ne" in the pack column, and a long name in the name column', () => {
     const line = layoutLines([
-      run('21872', 26.6, 700), run('AMBASCIATOR ITALICO BIANCO STELLATO RAFFINATO CON UN NOME MOLTO LUNGO', 56, 700, 340),
-      run('astuccio da 20 pezzi', 414, 700, 70), run('212,00', 506.9, 700, 23.2), run('5,30', 559.3, 700, 14.8),
+      run('21872', 26.6, 700),
+      run('AMBASCIATOR ITALICO BIANCO STELLATO RAFFINATO CON UN NOME MOLTO LUNGO', 56, 700, 340),
+      run('astuccio da 20 pezzi', 414, 700, 70),
+      run('212,00', 506.9, 700, 23.2),
+      run('5,30', 559.3, 700, 14.8),
     ])[0]!;
-    expect(cellsOf(line, header.columns)).toEqual(['21872', 'AMBASCIATOR ITALICO BIANCO STELLATO RAFFINATO CON UN NOME MOLTO LUNGO', 'astuccio da 20 pezzi', '212,00', '5,30']);
+    expect(cellsOf(line, header.columns)).toEqual([
+      '21872',
+      'AMBASCIATOR ITALICO BIANCO STELLATO RAFFINATO CON UN NOME MOLTO LUNGO',
+      'astuccio da 20 pezzi',
+      '212,00',
+      '5,30',
+    ]);
   });
 
   it('reads a glued pack ("da5 pezzi") as the pack, whatever its width', () => {
-    const line = layoutLines([run('21872', 26.6, 700), run('NAME', 56, 700), run('da5 pezzi', 433.1, 700, 32), run('212,00', 506.9, 700, 23.2), run('5,30', 559.3, 700, 14.8)])[0]!;
+    const line = layoutLines([
+      run('21872', 26.6, 700),
+      run('NAME', 56, 700),
+      run('da5 pezzi', 433.1, 700, 32),
+      run('212,00', 506.9, 700, 23.2),
+      run('5,30', 559.3, 700, 14.8),
+    ])[0]!;
     expect(cellsOf(line, header.columns)[2]).toBe('da5 pezzi');
   });
 
   it('joins header runs that are one cell, and keeps cells a word-gap apart separate', () => {
-    const cells = headerCells(layoutLines([run('Da', 360, 500, 10, 8.4), run('€/Kg conv.le', 372, 500, 48, 8.4), run('A', 430, 500, 5, 8.4)])[0]!);
+    const cells = headerCells(
+      layoutLines([run('Da', 360, 500, 10, 8.4), run('€/Kg conv.le', 372, 500, 48, 8.4), run('A', 430, 500, 5, 8.4)])[0]!,
+    );
     expect(cells.map((cell) => cell.text)).toEqual(['Da €/Kg conv.le', 'A']);
     expect(columnsOf(cells)[0]).toMatchObject({ from: -Infinity });
   });
@@ -50,16 +73,34 @@ describe('tableRows', () => {
 
   it('joins a name wrapped over two lines of its cell to its row, top line first', () => {
     const lines = layoutLines([
-      run('1', 30, 700), run('FIRST HALF OF', 56, 703.8), run('THE NAME', 56, 696.2), run('da 5 pezzi', 433, 700), run('1,00', 510, 700), run('2,00', 560, 700),
-      run('2', 30, 689), run('NEXT', 56, 689), run('da 5 pezzi', 433, 689), run('1,00', 510, 689), run('2,00', 560, 689),
+      run('1', 30, 700),
+      run('FIRST HALF OF', 56, 703.8),
+      run('THE NAME', 56, 696.2),
+      run('da 5 pezzi', 433, 700),
+      run('1,00', 510, 700),
+      run('2,00', 560, 700),
+      run('2', 30, 689),
+      run('NEXT', 56, 689),
+      run('da 5 pezzi', 433, 689),
+      run('1,00', 510, 689),
+      run('2,00', 560, 689),
     ]);
     const { rows, end } = tableRows(lines, header.columns, anchor);
     expect(end).toBeNull();
-    expect(rows.map((row) => row.cells.slice(0, 2))).toEqual([['1', 'FIRST HALF OF THE NAME'], ['2', 'NEXT']]);
+    expect(rows.map((row) => row.cells.slice(0, 2))).toEqual([
+      ['1', 'FIRST HALF OF THE NAME'],
+      ['2', 'NEXT'],
+    ]);
   });
 
   it('ends the table at a line far from every row', () => {
-    const lines = layoutLines([run('1', 30, 700), run('A', 56, 700), run('1,00', 510, 700), run('2,00', 560, 700), run('Il Direttore', 56, 650)]);
+    const lines = layoutLines([
+      run('1', 30, 700),
+      run('A', 56, 700),
+      run('1,00', 510, 700),
+      run('2,00', 560, 700),
+      run('Il Direttore', 56, 650),
+    ]);
     const { rows, end } = tableRows(lines, header.columns, anchor);
     expect(rows).toHaveLength(1);
     expect(end).toEqual({ index: 1, text: 'Il Direttore' });

@@ -27,7 +27,8 @@ export function tableRows(lines: Line[], columns: Column[], anchor: number[]): T
   const rows: (TableRow & { parts: { y: number; cells: string[] }[] })[] = [];
   const owner = new Map<number, number>();
   lines.forEach((line, i) => {
-    if (isAnchor[i]) owner.set(i, rows.push({ cells: cells[i]!, row: rows.length + 1, y: line.y, parts: [{ y: line.y, cells: cells[i]! }] }) - 1);
+    if (isAnchor[i])
+      owner.set(i, rows.push({ cells: cells[i]!, row: rows.length + 1, y: line.y, parts: [{ y: line.y, cells: cells[i]! }] }) - 1);
   });
 
   let end: TableRowsResult['end'] = null;
@@ -52,7 +53,16 @@ export function tableRows(lines: Line[], columns: Column[], anchor: number[]): T
   return {
     rows: kept.map(({ parts, row, y }) => {
       parts.sort((a, b) => b.y - a.y);
-      return { row, y, cells: columns.map((_, c) => parts.map((part) => part.cells[c]).filter(Boolean).join(' ')) };
+      return {
+        row,
+        y,
+        cells: columns.map((_, c) =>
+          parts
+            .map((part) => part.cells[c])
+            .filter(Boolean)
+            .join(' '),
+        ),
+      };
     }),
     end,
   };
