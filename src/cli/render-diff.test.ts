@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { cigarRow } from '../../test/helpers/rows.ts';
 import { diffDatasets } from '../dataset/diff-datasets.ts';
 import type { Dataset, Product } from '../dataset/model.ts';
 import { renderDiff } from './render-diff.ts';
 
-const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode,
-  name: `P${admCode}`,
-  category: 'cigars',
-  pack: 'da 5 pezzi',
-  packQuantity: 5,
-  packUnit: 'pieces',
-  pricePerKgCents: 30000,
-  pricePerPackCents: 600,
-  effectiveFrom: '2026-07-22',
-  ...overrides,
-});
+const product = (admCode: number, overrides: Partial<Product> = {}) => cigarRow(admCode, { effectiveFrom: '2026-07-22', ...overrides });
 const dataset = (version: string, tariffDate: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
   schemaVersion: 2,
   version,

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { productRow } from '../../test/helpers/rows.ts';
 import { diffDatasets } from './diff-datasets.ts';
 import type { Dataset, Product } from './model.ts';
 
-const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode,
-  name: `P${admCode}`,
-  category: 'cigarettes',
-  pack: 'astuccio da 20 pezzi',
-  packQuantity: 20,
-  packUnit: 'pieces',
-  pricePerKgCents: 30000,
-  pricePerPackCents: 600,
-  effectiveFrom: '2026-11-01',
-  ...overrides,
-});
+const product = productRow;
 const dataset = (version: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
   schemaVersion: 2,
   version,

@@ -1,21 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { productRow } from '../../test/helpers/rows.ts';
 import type { Barcode, Product } from './model.ts';
 import { applyChanges, releaseChanges } from './release-changes.ts';
 import { summariseChanges } from './summarise-changes.ts';
 
-const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode,
-  name: `P${admCode}`,
-  category: 'cigarettes',
-  pack: 'astuccio da 20 pezzi',
-  packQuantity: 20,
-  packUnit: 'pieces',
-  pricePerKgCents: 30000,
-  pricePerPackCents: 600,
-  effectiveFrom: '2026-11-01',
-  ...overrides,
-});
+const product = productRow;
 const rows = (products: Product[], barcodes: Barcode[] = [], tariffDate = '2026-11-01') => ({ tariffDate, products, barcodes });
 
 describe('releaseChanges', () => {

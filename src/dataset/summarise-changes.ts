@@ -1,4 +1,4 @@
-import type { Change } from './model.ts';
+import type { Change, ChangeKind } from './model.ts';
 
 /** How many changes of each sort a release carries: what a shop or a maintainer reads first. */
 export interface ChangeSummary {
@@ -16,6 +16,18 @@ export interface ChangeSummary {
   barcodesRemoved: number;
 }
 
+/** Where each kind is counted; price changes split into rises, cuts and €/kg-only. */
+const COUNTED_AS: Record<Exclude<ChangeKind, 'price_changed'>, keyof ChangeSummary> = {
+  product_added: 'added',
+  product_removed: 'removed',
+  renamed: 'renamed',
+  repacked: 'repacked',
+  recategorised: 'recategorised',
+  redated: 'redated',
+  barcode_added: 'barcodesAdded',
+  barcode_removed: 'barcodesRemoved',
+};
+
 export function summariseChanges(changes: readonly Change[]): ChangeSummary {
   const summary: ChangeSummary = {
     priceRises: 0,
@@ -31,39 +43,12 @@ export function summariseChanges(changes: readonly Change[]): ChangeSummary {
     barcodesRemoved: 0,
   };
   for (const change of changes) {
-    switch (change.kind) {
-      case 'price_changed': {
-        const delta = change.pricePerPackCents! - change.oldPricePerPackCents!;
-        if (delta > 0) summary.priceRises += 1;
-        else if (delta < 0) summary.priceCuts += 1;
-        else summary.otherPriceChanges += 1;
-        break;
-      }
-      case 'product_added':
-        summary.added += 1;
-        break;
-      case 'product_removed':
-        summary.removed += 1;
-        break;
-      case 'renamed':
-        summary.renamed += 1;
-        break;
-      case 'repacked':
-        summary.repacked += 1;
-        break;
-      case 'recategorised':
-        summary.recategorised += 1;
-        break;
-      case 'redated':
-        summary.redated += 1;
-        break;
-      case 'barcode_added':
-        summary.barcodesAdded += 1;
-        break;
-      case 'barcode_removed':
-        summary.barcodesRemoved += 1;
-        break;
+    if (change.kind !== 'price_changed') {
+      summary[COUNTED_AS[change.kind]] += 1;
+      continue;
     }
+    const delta = change.pricePerPackCents! - change.oldPricePerPackCents!;
+    summary[delta > 0 ? 'priceRises' : delta < 0 ? 'priceCuts' : 'otherPriceChanges'] += 1;
   }
   return summary;
 }

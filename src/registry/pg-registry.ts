@@ -36,6 +36,7 @@ import {
   type Registry,
   type SignUp,
   type SignUpConfirmation,
+  type SignUpRequest,
   type SubmissionRecord,
   type SubmitOutcome,
   type WebSession,
@@ -685,10 +686,7 @@ export class PgRegistry implements Registry {
     return { allowed: false, used: Number(current?.used ?? 0) };
   }
 
-  async createSignUp(
-    input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date },
-    now: Date,
-  ): Promise<void> {
+  async createSignUp(input: SignUpRequest, now: Date): Promise<void> {
     await this.transaction(async (client) => {
       await client.query(numbered(SIGN_UP_SQL.purge), [now.toISOString()]);
       await client.query(numbered(SIGN_UP_SQL.insert), [

@@ -42,6 +42,16 @@ export interface SignUp {
   decidedBy: string | null;
 }
 
+/** What the website stores when the sign-up form is sent: the link's token only as its SHA-256. */
+export interface SignUpRequest {
+  email: string;
+  type: AccountType;
+  organisation: string;
+  rulesVersion: string;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
 /** What confirming a sign-up link did. */
 export type SignUpConfirmation =
   | { outcome: 'created'; account: Account }

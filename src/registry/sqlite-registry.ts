@@ -21,6 +21,7 @@ import {
   type Registry,
   type SignUp,
   type SignUpConfirmation,
+  type SignUpRequest,
   type SubmissionRecord,
   type SubmitOutcome,
   type WebSession,
@@ -419,10 +420,7 @@ export class SqliteRegistry implements Registry {
     return { allowed: false, used: (this.statements.requestCount.get(key, periodStart) as { used: number } | undefined)?.used ?? 0 };
   }
 
-  async createSignUp(
-    input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date },
-    now: Date,
-  ): Promise<void> {
+  async createSignUp(input: SignUpRequest, now: Date): Promise<void> {
     durably(this.db, () => {
       this.db.prepare(SIGN_UP_SQL.purge).run(now.toISOString());
       this.db

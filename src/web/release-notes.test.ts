@@ -1,37 +1,22 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
+import { cigarRow, manifestOf } from '../../test/helpers/rows.ts';
 import type { Product } from '../dataset/model.ts';
 import { releaseChanges } from '../dataset/release-changes.ts';
-import type { Manifest } from '../release/manifest.ts';
 import { releaseFeed } from './release-feed.ts';
 import { describeNotesItalian, releaseNotes } from './release-notes.ts';
 import { releasesPage } from './release-pages.ts';
 
-const product = (admCode: number, overrides: Partial<Product> = {}): Product => ({
-  admCode,
-  name: `SIGARO ${admCode}`,
-  category: 'cigars',
-  pack: 'da 5 pezzi',
-  packQuantity: 5,
-  packUnit: 'pieces',
-  pricePerKgCents: 100_000,
-  pricePerPackCents: 1000,
-  effectiveFrom: '2026-07-22',
-  ...overrides,
-});
-const manifest = (version: string): Manifest => ({
-  version,
-  tariffDate: '2026-08-01',
-  generatedAt: '2026-08-01T06:00:00+02:00',
-  source: 'Agenzia delle Dogane e dei Monopoli',
-  schemaVersion: 2,
-  counts: { products: 4, barcodes: 0 },
-  files: {
-    json: { url: 'https://t.example/v1/dataset.json.gz', sha256: 'a'.repeat(64), size: 1 },
-    sqlite: { url: 'https://t.example/v1/dataset.sqlite.gz', sha256: 'b'.repeat(64), size: 1 },
-    docdb: { url: 'https://t.example/v1/dataset.docdb.gz', sha256: 'c'.repeat(64), size: 1, docdbVersion: '4.1.2', schemaVersion: 2 },
-  },
-});
+const product = (admCode: number, overrides: Partial<Product> = {}) =>
+  cigarRow(admCode, {
+    name: `SIGARO ${admCode}`,
+    pricePerKgCents: 100_000,
+    pricePerPackCents: 1000,
+    effectiveFrom: '2026-07-22',
+    ...overrides,
+  });
+const manifest = (version: string) =>
+  manifestOf(version, { generatedAt: '2026-08-01T06:00:00+02:00', counts: { products: 4, barcodes: 0 } });
 const older = { tariffDate: '2026-07-22', products: [product(1), product(2), product(3), product(4)], barcodes: [] };
 const newer = {
   tariffDate: '2026-08-01',

@@ -1,20 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI, openApiProblems } from '../helpers/openapi-check.ts';
+import { manifestOf } from '../helpers/rows.ts';
 
-const manifest = {
-  version: '20261101.1',
-  tariffDate: '2026-11-01',
-  generatedAt: '2026-11-22T06:00:00+01:00',
-  source: 'Agenzia delle Dogane e dei Monopoli',
-  schemaVersion: 2,
-  counts: { products: 14, barcodes: 10 },
-  files: {
-    json: { url: 'https://t.example/v1/dataset.json.gz', sha256: 'a'.repeat(64), size: 10 },
-    sqlite: { url: 'https://t.example/v1/dataset.sqlite.gz', sha256: 'b'.repeat(64), size: 10 },
-    docdb: { url: 'https://t.example/v1/dataset.docdb.gz', sha256: 'c'.repeat(64), size: 10, docdbVersion: '4.1.2', schemaVersion: 2 },
-  },
-};
+const manifest = manifestOf('20261101.1');
 const rate = {
   'x-ratelimit-limit': '10',
   'x-ratelimit-remaining': '9',
