@@ -1,5 +1,5 @@
 // One fresh process reading the authority's real cigar list: the first read (cold: worker threads
-// start, pdfjs-dist loads) and then warm reads, each the whole PDF reader (text runs and table).
+// start, PDFium loads) and then warm reads, each the whole PDF reader (text runs and table).
 // Prints one JSON line; bench/build.bench.ts runs it several times beside pdftotext.
 import { readFileSync } from 'node:fs';
 import { parsePriceList } from '../src/source/pdf/parse-price-list.ts';

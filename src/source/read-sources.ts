@@ -18,7 +18,7 @@ export async function readSources(specs: string[], env: NodeJS.ProcessEnv = {}):
   for (const spec of specs) {
     if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec, env) });
     else documents.push(...(await readLocal(spec)));
-    // At the first PDF, the reader's threads start loading pdfjs-dist while the rest is read.
+    // At the first PDF, the reader's threads start loading PDFium while the rest is read.
     if (documents.some((doc) => sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   }
   return documents;

@@ -77,7 +77,7 @@ export async function runBuild(
   const baseUrl = options.baseUrl ?? ctx.io.env.TARIFF_BASE_URL ?? DEFAULT_BASE_URL;
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw errors.usage(`--base-url ${baseUrl} is not an http(s) URL`);
 
-  // The PDF reader's threads load pdfjs-dist while this thread reads the other inputs; an XML
+  // The PDF reader's threads load PDFium while this thread reads the other inputs; an XML
   // build starts none (they would take CPU from it). Sources read from disk start them likewise.
   if (options.documents?.some((doc) => !doc.parsed && sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   const previous: Manifest | null =

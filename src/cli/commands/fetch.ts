@@ -31,7 +31,7 @@ export async function runFetch(ctx: CommandContext, fromCli: { sourceUrl?: strin
   const pages = sourcePages(fromCli.sourcePage, ctx.io.env, config);
   if (urls.length === 0 && pages.length === 0) throw errors.noSources();
   for (const url of [...pages, ...urls]) if (!/^https?:\/\//.test(url)) throw errors.usage(`source URL ${url} is not http(s)`);
-  // The authority publishes PDFs: the reader's threads load pdfjs-dist while the pages download.
+  // The authority publishes PDFs: the reader's threads load PDFium while the pages download.
   if (pages.length > 0) prewarmPdfReader();
   const env = ctx.io.env;
   const { connectTimeoutMs, ...fetch } = fetchSettings(env, ctx.io.now);

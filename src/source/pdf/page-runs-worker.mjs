@@ -1,61 +1,145 @@
-// Reads text runs from PDF pages for read-pdf-runs.ts. Plain JavaScript on purpose: the CLI runs
-// TypeScript through tsx, whose loader makes importing pdfjs-dist (2 MB of modules) take seconds;
-// a worker without that loader imports it in under 0.1 s.
+// Reads text runs from PDF pages for read-pdf-runs.ts, with PDFium (Chromium's PDF engine,
+// compiled to WebAssembly by @embedpdf/pdfium). Plain JavaScript on purpose: the worker starts
+// without tsx's loader, so it is ready in about 50 ms, while the CLI itself is still loading.
 //
-// pdfjs's legacy build (the one for Node.js) replaces Array.prototype.push with a core-js version
-// that fixes lengths above 2^32 and is several times slower: a quarter of the CPU time on the real
-// 47-page list. This thread runs nothing but pdfjs and no array here nears 2^32 items, so the
-// native push goes back. (Skipping pdfjs's structuredClone of its internal messages would save as
-// much again, but pdfjs does reuse what it sends: page 1 of the real list lost its header.)
+// PDFium reads the content streams and fonts in C++; this file only walks the characters of each
+// page. On the real 47-page list that takes a quarter of the time pdfjs-dist's text layer took,
+// which spent most of it building and copying JavaScript objects per glyph.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
+import { init } from '@embedpdf/pdfium';
 
-const nativePush = Array.prototype.push;
-const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-// pdfjs's own "worker" half, loaded now (it brings the same polyfill) and handed to pdfjs, which
-// would otherwise load it on the first document.
-globalThis.pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
-Array.prototype.push = nativePush;
+const wasmBinary = readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm'));
+const { pdfium } = await init({ wasmBinary });
+const fn = pdfium.wasmExports;
+fn.PDFiumExt_Init();
+
+// FPDF_GetLastError's codes; the rest (1, unknown) are "damaged".
+const LOAD_FAILURES = { 2: 'missing', 3: 'format', 4: 'password', 5: 'security' };
 const round = (value) => Math.round(value * 100) / 100;
 
-/** Reads pages offset+1, offset+1+stride, … of the document. @param {{ id: number, bytes: Uint8Array, offset: number, stride: number }} job */
-async function readPages(job) {
-  const doc = await pdfjs.getDocument({
-    data: job.bytes,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-    stopAtErrors: true,
-  }).promise;
+/**
+ * Reads pages offset+1, offset+1+stride, … of the document.
+ * @param {{ bytes: Uint8Array, offset: number, stride: number }} job
+ */
+function readPages(job) {
+  // PDFium reads the document in place: the bytes stay in its heap until the document is closed.
+  const data = fn.malloc(job.bytes.length);
+  const scratch = fn.malloc(48);
   try {
-    const pages = [];
-    for (let number = job.offset + 1; number <= doc.numPages; number += job.stride) {
-      const page = await doc.getPage(number);
-      const content = await page.getTextContent({ disableNormalization: true });
-      // Sent packed (texts, and x, y, width, height four numbers a run): cheaper to post than objects.
-      const texts = [];
-      const boxes = [];
-      for (const item of content.items) {
-        if (typeof item.str !== 'string' || item.str.trim() === '' || !item.transform) continue;
-        texts.push(item.str);
-        boxes.push(round(item.transform[4]), round(item.transform[5]), round(item.width ?? 0), round(item.height ?? 0));
-      }
-      page.cleanup();
-      pages.push({ number, texts, boxes: Float64Array.from(boxes) });
+    pdfium.HEAPU8.set(job.bytes, data);
+    const doc = fn.FPDF_LoadMemDocument(data, job.bytes.length, 0);
+    if (!doc) throw new PdfReadError(LOAD_FAILURES[fn.FPDF_GetLastError()] ?? 'damaged');
+    try {
+      const pages = [];
+      const count = fn.FPDF_GetPageCount(doc);
+      for (let index = job.offset; index < count; index += job.stride) pages.push(readPage(doc, index, scratch));
+      return pages;
+    } finally {
+      fn.FPDF_CloseDocument(doc);
     }
-    return { pages };
   } finally {
-    await doc.destroy();
+    fn.free(scratch);
+    fn.free(data);
+  }
+}
+
+/**
+ * The runs of one page. A run is what one text-showing operation drew, as a spreadsheet writes one
+ * cell, cut again where the pen jumps (more than 0.6 em forwards, any way backwards, or to another
+ * baseline), so that two cells written by one operation still come apart. Spaces at either end of
+ * a run are dropped (its box then fits the visible text), and a gap inside a run wider than 0.15
+ * em reads as a space, as on paper.
+ */
+function readPage(doc, index, scratch) {
+  const page = fn.FPDF_LoadPage(doc, index);
+  if (!page) throw new PdfReadError('damaged', index + 1);
+  const textPage = fn.FPDFText_LoadPage(page);
+  const texts = [];
+  const boxes = [];
+  let run = null;
+  let owner = 0;
+  let space = false;
+  const end = () => {
+    if (run) {
+      texts.push(run.text);
+      boxes.push(round(run.x), round(run.y), round(run.right - run.x), round(run.size));
+    }
+    run = null;
+    space = false;
+  };
+  try {
+    if (!textPage) throw new PdfReadError('damaged', index + 1);
+    const chars = fn.FPDFText_CountChars(textPage);
+    for (let i = 0; i < chars; i++) {
+      // Generated characters are PDFium's guesses at spaces and line ends, not the document's.
+      if (fn.FPDFText_IsGenerated(textPage, i) === 1) continue;
+      const object = fn.FPDFText_GetTextObject(textPage, i);
+      if (object !== owner) {
+        end();
+        owner = object;
+      }
+      const code = fn.FPDFText_GetUnicode(textPage, i);
+      if (isSpace(code)) {
+        space = run !== null;
+        continue;
+      }
+      fn.FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8);
+      fn.FPDFText_GetLooseCharBox(textPage, i, scratch + 16);
+      const x = pdfium.HEAPF64[scratch >> 3];
+      const y = pdfium.HEAPF64[(scratch + 8) >> 3];
+      const right = pdfium.HEAPF32[(scratch + 24) >> 2];
+      if (run && (Math.abs(y - run.y) > 0.2 * run.size || x < run.right - 0.2 * run.size || x - run.right > 0.6 * run.size)) end();
+      if (!run) {
+        run = { text: '', x, y, right, size: fn.FPDFText_GetFontSize(textPage, i) };
+      } else if (space || x - run.right > 0.15 * run.size) {
+        run.text += ' ';
+      }
+      // A code with no Unicode mapping reads as U+FFFD, so a value holding it fails its check.
+      run.text += code === 0 ? '\uFFFD' : String.fromCodePoint(code);
+      run.right = right;
+      space = false;
+    }
+    end();
+  } finally {
+    if (textPage) fn.FPDFText_ClosePage(textPage);
+    fn.FPDF_ClosePage(page);
+  }
+  return { number: index + 1, texts, boxes: Float64Array.from(boxes) };
+}
+
+/** White space as PDF text writes it: spaces (plain and no-break), tabs, line ends. */
+function isSpace(code) {
+  return (
+    code === 0x20 ||
+    code === 0xa0 ||
+    code === 0x09 ||
+    code === 0x0a ||
+    code === 0x0d ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200b)
+  );
+}
+
+class PdfReadError extends Error {
+  /** @param {'missing' | 'format' | 'password' | 'security' | 'damaged'} reason @param {number} [page] */
+  constructor(reason, page) {
+    super(page ? `page ${page} does not read` : reason);
+    this.reason = reason;
+    this.page = page;
   }
 }
 
 parentPort.on('message', (job) => {
-  readPages(job).then(
-    (result) =>
-      parentPort.postMessage(
-        { id: job.id, ...result },
-        result.pages.map((page) => page.boxes.buffer),
-      ),
-    (error) => parentPort.postMessage({ id: job.id, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } }),
-  );
+  try {
+    const pages = readPages(job);
+    parentPort.postMessage(
+      { id: job.id, pages },
+      pages.map((page) => page.boxes.buffer),
+    );
+  } catch (error) {
+    const reason = error instanceof PdfReadError ? error.reason : 'damaged';
+    parentPort.postMessage({ id: job.id, error: { reason, page: error?.page ?? null, message: String(error?.message ?? error) } });
+  }
 });

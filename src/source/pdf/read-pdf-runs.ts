@@ -21,14 +21,21 @@ interface PackedPage {
   boxes: Float64Array;
 }
 
+/** Why a document did not read, as the worker tells it (FPDF_GetLastError, or a page that failed). */
+interface ReadFailure {
+  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged';
+  page: number | null;
+  message: string;
+}
+
 interface WorkerReply {
   id: number;
   pages?: PackedPage[];
-  error?: { name: string; message: string };
+  error?: ReadFailure;
 }
 
 /**
- * Reads every page's text runs with their positions, with pdfjs-dist. The pages are independent,
+ * Reads every page's text runs with their positions, with PDFium. The pages are independent,
  * so a long list is shared between worker threads, one per core. An encrypted or damaged file is
  * a `source_pdf_unreadable` error naming it.
  *
@@ -54,10 +61,19 @@ function unpack({ number, texts, boxes }: PackedPage): PdfPage {
 }
 
 function describePdfError(error: unknown): string {
-  const { name, message } = error as Error;
-  if (name === 'PasswordException') return 'the PDF is encrypted with a password';
-  if (name === 'InvalidPDFException') return `not a valid PDF (${message})`;
-  return `the PDF is damaged or unreadable (${message})`;
+  const failure = (error as { failure?: ReadFailure }).failure;
+  switch (failure?.reason) {
+    case 'password':
+      return 'the PDF is encrypted with a password';
+    case 'security':
+      return 'the PDF is encrypted with a scheme the reader does not support';
+    case 'format':
+      return 'not a valid PDF (not in PDF format, or damaged beyond repair)';
+    default:
+      return failure?.page
+        ? `the PDF is damaged: page ${failure.page} does not read`
+        : `the PDF is damaged or unreadable (${failure?.message ?? (error as Error).message})`;
+  }
 }
 
 /**
@@ -76,11 +92,10 @@ class WorkerPool {
     slot.worker.ref();
     return new Promise<WorkerReply>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, owner: slot.worker });
-      // pdfjs takes ownership of the buffer it is given: each job gets a copy.
-      slot.worker.postMessage({ id, bytes: new Uint8Array(bytes), offset, stride });
+      slot.worker.postMessage({ id, bytes, offset, stride });
     })
       .then((reply) => {
-        if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+        if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });
         return { pages: reply.pages!.map(unpack) };
       })
       .finally(() => {
@@ -101,7 +116,7 @@ class WorkerPool {
   }
 
   private spawn() {
-    // No inherited --import: the worker must load pdfjs without tsx's loader.
+    // No inherited --import: the worker is plain JavaScript and starts faster without tsx's loader.
     const worker = new Worker(new URL('./page-runs-worker.mjs', import.meta.url), { execArgv: [] });
     const slot = { worker, busy: 0 };
     this.workers.push(slot);
@@ -130,7 +145,7 @@ class WorkerPool {
 const pool = new WorkerPool();
 
 /**
- * Starts the reader threads ahead of the first PDF, so that loading pdfjs-dist in them overlaps
+ * Starts the reader threads ahead of the first PDF, so that loading PDFium in them overlaps
  * with the command's own start-up. Harmless when no PDF comes: the threads never keep the process alive.
  */
 export function prewarmPdfReader(): void {

@@ -7,7 +7,7 @@ import type { TextRun } from './text-runs.ts';
 
 const run = (text: string, x: number, y: number, width = text.length * 4, height = 7.56): TextRun => ({ text, x, y, width, height });
 
-// The header of the real cigar list, with the positions pdfjs reports for it.
+// The header of the real cigar list, with the positions the PDF reader reports for it.
 const HEADER = [
   run('Codice', 23, 734.5, 28, 8.4),
   run('Sigari', 56.2, 734.5, 23.3, 8.4),
