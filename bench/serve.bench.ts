@@ -16,12 +16,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { PgRegistry } from '../src/registry/pg-registry.ts';
+import { openPgRegistry, openSqliteRegistry } from '../src/registry/open-registry.ts';
 import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
 import { publishRelease } from '../src/publish/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
-import { SqliteRegistry } from '../src/registry/sqlite-registry.ts';
 import { buildRelease } from '../src/release/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
 
@@ -188,7 +187,7 @@ async function load(url: string, keys: string[] | null = null, headers: Record<s
 }
 
 async function createAccounts(path: string, count: number): Promise<string[]> {
-  const registry = new SqliteRegistry(path);
+  const registry = await openSqliteRegistry(path);
   await registry.close();
   const db = new Database(path);
   const insertAccount = db.prepare("INSERT INTO accounts (email, type, created_at) VALUES (?, 'User', ?) RETURNING id");
@@ -222,9 +221,9 @@ function ensureDebianPackages(): void {
   execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
 }
 
-/** Copies the bench accounts and keys into a PostgreSQL registry (created and migrated by PgRegistry). */
+/** Copies the bench accounts and keys into a PostgreSQL registry (created and migrated by openPgRegistry). */
 async function copyAccountsToPostgres(sqlitePath: string, url: string): Promise<void> {
-  await (await PgRegistry.open(url)).close();
+  await (await openPgRegistry(url)).close();
   const db = new Database(sqlitePath, { readonly: true });
   const accounts = db.prepare('SELECT email, created_at FROM accounts ORDER BY id').all() as { email: string; created_at: string }[];
   const keyRows = db.prepare('SELECT account_id, fingerprint, prefix, created_at FROM api_keys ORDER BY id').all() as {

@@ -13,7 +13,7 @@ import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { gs1CheckDigit } from '../src/gs1/gtin.ts';
 import { publishRelease } from '../src/publish/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
-import { SqliteRegistry } from '../src/registry/sqlite-registry.ts';
+import { openSqliteRegistry } from '../src/registry/open-registry.ts';
 import { buildRelease } from '../src/release/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
 
@@ -46,7 +46,7 @@ try {
   await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
 
   const path = join(dataDir, 'registry.sqlite');
-  await new SqliteRegistry(path).close();
+  await (await openSqliteRegistry(path)).close();
   const seedStart = performance.now();
   const db = new Database(path);
   const at = new Date().toISOString();

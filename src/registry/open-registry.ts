@@ -1,8 +1,59 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.ts';
+import { accountRules } from './accounts.ts';
+import { auditRules } from './audit.ts';
+import { moderationRules } from './barcode-moderation.ts';
+import { counterRules } from './counters.ts';
+import { keyRules } from './keys.ts';
+import { pgAuthenticator } from './pg-authenticate.ts';
+import { PgStore } from './pg-store.ts';
+import { purgeRules } from './purge-rules.ts';
 import type { Registry } from './registry.ts';
-import { SqliteRegistry } from './sqlite-registry.ts';
+import { migrate } from './schema.ts';
+import { signUpRules } from './sign-ups.ts';
+import { sqliteAuthenticator } from './sqlite-authenticate.ts';
+import { SqliteStore } from './sqlite-store.ts';
+import type { Store } from './store.ts';
+import { submissionRules } from './submissions.ts';
+import { webAccessRules } from './web-access.ts';
+
+/** The registry over a migrated store: the rules, written once, and the engine's own authentication. */
+export function createRegistry(store: Store, authenticate: Registry['authenticate']): Registry {
+  return {
+    ...accountRules(store),
+    ...keyRules(store),
+    ...counterRules(store),
+    ...submissionRules(store),
+    ...moderationRules(store),
+    ...webAccessRules(store),
+    ...signUpRules(store),
+    ...auditRules(store),
+    ...purgeRules(store),
+    authenticate,
+    close: () => store.close(),
+  };
+}
+
+/** The registry in a SQLite file, created (0600) and migrated if needed. */
+export async function openSqliteRegistry(path: string): Promise<Registry> {
+  await privateFile(path);
+  const store = new SqliteStore(path);
+  await migrate(store);
+  return createRegistry(store, sqliteAuthenticator(store));
+}
+
+/** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
+export async function openPgRegistry(url: string, options: { poolSize?: number } = {}): Promise<Registry> {
+  const store = await PgStore.open(url, options);
+  try {
+    await migrate(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return createRegistry(store, pgAuthenticator(store));
+}
 
 /**
  * Opens the registry a URL names (env TARIFF_REGISTRY): `postgres://…` (optionally `?schema=name`)
@@ -14,13 +65,9 @@ export async function openRegistry(options: { dataDir: string; env: NodeJS.Proce
     const poolSize = options.env.TARIFF_PG_POOL_SIZE;
     if (poolSize !== undefined && !/^[1-9]\d*$/.test(poolSize))
       throw errors.usage(`TARIFF_PG_POOL_SIZE=${poolSize} is not a positive whole number`);
-    // Loaded only for PostgreSQL deployments.
-    const { PgRegistry } = await import('./pg-registry.ts');
-    return PgRegistry.open(url, { poolSize: poolSize ? Number(poolSize) : undefined });
+    return openPgRegistry(url, { poolSize: poolSize ? Number(poolSize) : undefined });
   }
-  const path = url ? url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite');
-  await privateFile(path);
-  return new SqliteRegistry(path);
+  return openSqliteRegistry(url ? url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite'));
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { Store } from './store.ts';
+
 /** How long expired rows are kept after their period or expiry, for an operator looking into the last days. */
 export const PURGE_GRACE_MS = 2 * 86_400_000;
 
@@ -10,8 +12,9 @@ export interface PurgeRule {
 /**
  * Rows nothing reads once expired: counters and request limits of past periods, sign-in tokens
  * and sessions past their expiry, the one-time key-form marks of sessions that no longer exist,
- * and sign-ups never confirmed (confirmed and decided ones stay: they record who accepted what). Each statement deletes a bounded batch (row values in a subquery: SQLite and PostgreSQL
- * alike), so a purge never holds the registry for long.
+ * and sign-ups never confirmed (confirmed and decided ones stay: they record who accepted what).
+ * Each statement deletes a bounded batch (row values in a subquery: SQLite and PostgreSQL alike),
+ * so a purge never holds the registry for long.
  */
 export const PURGE_RULES: PurgeRule[] = [
   {
@@ -43,3 +46,18 @@ export type PurgeCounts = Record<PurgeRule['name'], number>;
 
 /** The cutoff for `now`: rows that ended before it go. */
 export const purgeCutoff = (now: Date) => new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
+
+/**
+ * Deletes up to `batch` expired rows of each kind. Not durable: what a power cut brings back is
+ * deleted again by the next purge.
+ */
+export function purgeRules(store: Store) {
+  return {
+    async purgeExpired(now: Date, batch: number): Promise<PurgeCounts> {
+      const counts = {} as PurgeCounts;
+      for (const rule of PURGE_RULES)
+        counts[rule.name] = await store.run(rule.sql, [rule.name === 'key_forms' ? now.toISOString() : purgeCutoff(now), batch]);
+      return counts;
+    },
+  };
+}

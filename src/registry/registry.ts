@@ -1,160 +1,38 @@
-import type { BarcodeStatus, Match, RecordStatus, StatusRules } from '../barcodes/status-rules.ts';
-import type { ItemCheck, RejectionReason } from '../barcodes/validate-item.ts';
-import type { Barcode, BarcodeKind } from '../dataset/model.ts';
+import type { BarcodeStatus, Match, StatusRules } from '../barcodes/status-rules.ts';
+import type { ItemCheck } from '../barcodes/validate-item.ts';
+import type { Barcode } from '../dataset/model.ts';
+import type { PurgeCounts } from './purge-rules.ts';
+import type {
+  Account,
+  AccountType,
+  ApiKeyRecord,
+  AuditEntry,
+  AuditRecord,
+  BarcodeSummary,
+  BarcodeVote,
+  Consumption,
+  Counter,
+  Principal,
+  SignUp,
+  SignUpConfirmation,
+  SignUpRequest,
+  SubmissionRecord,
+  SubmitOutcome,
+  WebSession,
+} from './records.ts';
 
-export const ACCOUNT_TYPES = ['User', 'Supplier', 'Integration'] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
-
-export const DEFAULT_SUBMIT_LIMIT = 100;
-export const READ_LIMIT = 10;
-export const MAX_ACTIVE_KEYS = 3;
-
-export interface Account {
-  id: number;
-  email: string;
-  type: AccountType;
-  blocked: boolean;
-  submitLimit: number;
-  createdAt: string;
-  /** May use the website's moderation desk (set by `tariff accounts admin`). */
-  admin: boolean;
-  /** As given at sign-up; null for accounts the operator created. */
-  organisation: string | null;
-  /** The version of the usage rules the account accepted, and when (null: created by the operator). */
-  rulesVersion: string | null;
-  rulesAcceptedAt: string | null;
-}
-
-export type SignUpStatus = 'unconfirmed' | 'awaiting_approval' | 'approved' | 'refused' | 'created' | 'existed';
-
-/** A sign-up request from the website: the account exists only once its link is confirmed (and, by policy, approved). */
-export interface SignUp {
-  id: number;
-  email: string;
-  type: AccountType;
-  organisation: string;
-  rulesVersion: string;
-  /** When the form was sent: when the usage rules were accepted. */
-  createdAt: string;
-  status: SignUpStatus;
-  confirmedAt: string | null;
-  decidedAt: string | null;
-  decidedBy: string | null;
-}
-
-/** What the website stores when the sign-up form is sent: the link's token only as its SHA-256. */
-export interface SignUpRequest {
-  email: string;
-  type: AccountType;
-  organisation: string;
-  rulesVersion: string;
-  tokenHash: string;
-  expiresAt: Date;
-}
-
-/** What confirming a sign-up link did. */
-export type SignUpConfirmation =
-  | { outcome: 'created'; account: Account }
-  | { outcome: 'awaiting_approval'; signUp: SignUp }
-  /** The address got an account meanwhile (another sign-up, or the operator): nothing created. */
-  | { outcome: 'existed'; account: Account };
-
-export interface AuditRecord extends AuditEntry {
-  id: number;
-  at: string;
-}
-
-export interface ApiKeyRecord {
-  id: number;
-  accountId: number;
-  /** The first characters of the key, to recognise it; never enough to use it. */
-  prefix: string;
-  label: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-/** Who a valid key belongs to. */
-export interface Principal {
-  account: Account;
-  keyId: number;
-}
-
-export type Counter = 'read' | 'submit';
-
-/** The result of a check-and-increment on a counter. */
-export interface Consumption {
-  allowed: boolean;
-  /** Units used in the period after this call (unchanged when refused). */
-  used: number;
-}
-
-export interface SubmissionResult {
-  index: number;
-  barcode: string;
-  outcome: 'accepted' | 'unchanged' | 'rejected';
-  reason: RejectionReason | null;
-  status: BarcodeStatus | null;
-}
-
-export type SubmitOutcome = { allowed: false; used: number } | { allowed: true; used: number; results: SubmissionResult[] };
-
-export interface SubmissionRecord {
-  barcode: string;
-  admCode: number;
-  kind: BarcodeKind;
-  units: number;
-  contributorRef: string | null;
-  submittedAt: string;
-  status: RecordStatus;
-}
-
-export interface BarcodeSummary {
-  gtin14: string;
-  barcode: string;
-  status: BarcodeStatus;
-  match: Match | null;
-  adminDecision: 'approved' | 'revoked' | null;
-  votes: number;
-  updatedAt: string;
-}
-
-export interface BarcodeVote extends Match {
-  email: string;
-  accountType: AccountType;
-  contributorRef: string | null;
-  barcodeAsSent: string;
-  submittedAt: string;
-  /** False when the vote is not counted: its contributor or account is blocked. */
-  counted: boolean;
-}
-
-export interface WebSession {
-  account: Account;
-  csrfToken: string;
-  expiresAt: string;
-}
-
-export interface AuditEntry {
-  actor: string;
-  action: string;
-  subject: string;
-  before: unknown;
-  after: unknown;
-}
+export * from './records.ts';
 
 /**
- * The registry of accounts, API keys and usage counters. One interface, several backends (SQLite
- * now; PostgreSQL for several proxy instances): every method is async, and every check-and-change
- * is atomic in the database itself, never a read in this process followed by a write.
+ * The registry of accounts, API keys, counters, votes, sessions and the audit log. Its rules are
+ * written once over a store (store.ts) of either engine, SQLite for one machine or PostgreSQL for
+ * several proxy instances: every check-and-change is atomic in the database itself, never a read
+ * in this process followed by a write.
  *
  * @example
  *   const registry = await openRegistry({ dataDir: './var', env: process.env });
  *   const principal = await registry.authenticate(fingerprintOf(key), new Date());
  */
-import type { PurgeCounts } from './purge-rules.ts';
-
 export interface Registry {
   createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
   /** Makes an account an administrator of the website's moderation desk, or no longer one. */
@@ -234,10 +112,7 @@ export interface Registry {
   countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
 
   /** Stores a sign-up request and its link's token (SHA-256), valid until `expiresAt`. */
-  createSignUp(
-    input: { email: string; type: AccountType; organisation: string; rulesVersion: string; tokenHash: string; expiresAt: Date },
-    now: Date,
-  ): Promise<void>;
+  createSignUp(input: SignUpRequest, now: Date): Promise<void>;
   /** Whether a sign-up link can still be confirmed, without confirming it. */
   signUpUsable(tokenHash: string, now: Date): Promise<boolean>;
   /**

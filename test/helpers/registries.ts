@@ -2,16 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach } from 'vitest';
-import { PgRegistry } from '../../src/registry/pg-registry.ts';
+import { openPgRegistry, openSqliteRegistry } from '../../src/registry/open-registry.ts';
+import { PgStore } from '../../src/registry/pg-store.ts';
 import type { Registry } from '../../src/registry/registry.ts';
-import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
+import { SqliteStore } from '../../src/registry/sqlite-store.ts';
+import type { Store } from '../../src/registry/store.ts';
 import { tempDir } from './temp-dir.ts';
 
 /** PostgreSQL for the tests: .ci/run starts one and sets this; without it, PostgreSQL cases are skipped locally and fail in CI. */
 export const PG_URL = process.env.TARIFF_TEST_POSTGRES_URL;
 if (!PG_URL && process.env.CI) throw new Error('TARIFF_TEST_POSTGRES_URL is not set: CI must start PostgreSQL (see .ci/run)');
 
-const opened: Registry[] = [];
+const opened: { close(): Promise<void> }[] = [];
 const schemas: string[] = [];
 
 afterEach(async () => {
@@ -29,23 +31,44 @@ export interface RegistryLocation {
   /** TARIFF_REGISTRY for a `tariff` process. */
   url: string;
   open(): Promise<Registry>;
+  /** The migrated store under the registry, for tests of the store port itself. */
+  store(): Promise<Store>;
 }
 
 export async function sqliteLocation(): Promise<RegistryLocation> {
   const path = join(await tempDir(), 'registry.sqlite');
-  return { url: path, open: async () => track(new SqliteRegistry(path)) };
+  return {
+    url: path,
+    open: async () => track(await openSqliteRegistry(path)),
+    store: async () => {
+      await (await openSqliteRegistry(path)).close();
+      return trackStore(new SqliteStore(path));
+    },
+  };
 }
 
 export async function postgresLocation(): Promise<RegistryLocation> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   schemas.push(schema);
   const url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
-  return { url, open: async () => track(await PgRegistry.open(url, { poolSize: 4 })) };
+  return {
+    url,
+    open: async () => track(await openPgRegistry(url, { poolSize: 4 })),
+    store: async () => {
+      await (await openPgRegistry(url, { poolSize: 1 })).close();
+      return trackStore(await PgStore.open(url, { poolSize: 4 }));
+    },
+  };
 }
 
 function track(registry: Registry): Registry {
   opened.push(registry);
   return registry;
+}
+
+function trackStore(store: Store): Store {
+  opened.push(store);
+  return store;
 }
 
 /** Both backends, for describe.each: PostgreSQL only when it is available. */

@@ -2,15 +2,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf, generateApiKey, looksLikeApiKey } from '../../src/registry/api-key.ts';
-import { SqliteRegistry } from '../../src/registry/sqlite-registry.ts';
-import { SQLITE_MIGRATIONS } from '../../src/registry/sqlite-migrations.ts';
+import { openSqliteRegistry } from '../../src/registry/open-registry.ts';
+import { migrations } from '../../src/registry/schema.ts';
+import { SQLITE_DIALECT } from '../../src/registry/sqlite-store.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { BACKENDS } from '../helpers/registries.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 async function registry() {
   const path = join(await tempDir(), 'registry.sqlite');
-  return { path, registry: new SqliteRegistry(path) };
+  return { path, registry: await openSqliteRegistry(path) };
 }
 
 describe.each(BACKENDS)('the %s registry', (_, location) => {
@@ -317,10 +318,10 @@ describe('the SQLite registry file', () => {
   it('records each migration once, however often it is opened', async () => {
     const { path, registry: r } = await registry();
     await r.close();
-    const again = new SqliteRegistry(path);
+    const again = await openSqliteRegistry(path);
     await again.close();
     expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({
-      n: SQLITE_MIGRATIONS.length,
+      n: migrations(SQLITE_DIALECT).length,
     });
   });
 });

@@ -1,0 +1,104 @@
+import type { AdminDecision, BarcodeStatus, Match, StatusRules } from '../barcodes/status-rules.ts';
+import type { Barcode, BarcodeKind } from '../dataset/model.ts';
+import { canonicalGtin } from '../gs1/gtin.ts';
+import { writeAudit } from './audit.ts';
+import { recomputeBarcodes } from './barcode-state.ts';
+import type { AccountType, BarcodeSummary, BarcodeVote } from './records.ts';
+import { toSummary } from './rows.ts';
+import type { Queries, Store } from './store.ts';
+
+async function votesOn(db: Queries, gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }> {
+  const row = await db.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14]);
+  const rows = await db.all(
+    `SELECT v.*, a.email, a.type, a.blocked, EXISTS (
+       SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref) AS ref_blocked
+     FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin = ? ORDER BY v.submitted_at, a.email`,
+    [gtin14],
+  );
+  const votes = rows.map((v): BarcodeVote => ({
+    email: String(v.email),
+    accountType: v.type as AccountType,
+    admCode: Number(v.adm_code),
+    kind: v.kind as BarcodeKind,
+    units: Number(v.units),
+    contributorRef: (v.contributor_ref as string | null) ?? null,
+    barcodeAsSent: String(v.barcode_as_sent),
+    submittedAt: String(v.submitted_at),
+    counted: !v.blocked && !v.ref_blocked,
+  }));
+  return { summary: row ? toSummary({ ...row, votes: votes.length }) : null, votes };
+}
+
+/**
+ * Moderation: the barcodes and their votes, the administrator's decisions (which override the
+ * votes), blocking an integration's point of sale, and the approved matches for the next release.
+ * Every decision recomputes the barcodes it touches and is audited, in one durable transaction.
+ */
+export function moderationRules(store: Store) {
+  const decide = (gtin14: string, decision: Exclude<AdminDecision, null>, actor: string, now: Date, rules: StatusRules) =>
+    store.transaction(
+      async (tx) => {
+        await tx.lock([`barcode:${gtin14}`]);
+        const before = (await tx.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14])) ?? null;
+        await recomputeBarcodes(tx, [gtin14], now, rules, decision);
+        const after = (await votesOn(tx, gtin14)).summary!;
+        const action = decision.decision === 'approved' ? 'barcode.approve' : 'barcode.revoke';
+        await writeAudit(tx, { actor, action, subject: canonicalGtin(gtin14), before, after }, now);
+        return after;
+      },
+      { durable: true },
+    );
+
+  return {
+    listBarcodes: async (status?: BarcodeStatus): Promise<BarcodeSummary[]> =>
+      (
+        await store.all(
+          `SELECT b.*, (SELECT count(*) FROM votes v WHERE v.gtin = b.gtin) AS votes FROM barcodes b
+           WHERE CAST(? AS TEXT) IS NULL OR b.status = ? ORDER BY b.gtin`,
+          [status ?? null, status ?? null],
+        )
+      ).map(toSummary),
+
+    barcodeVotes: (gtin14: string) => votesOn(store, gtin14),
+
+    approveBarcode: (gtin14: string, match: Match, actor: string, now: Date, rules: StatusRules) =>
+      decide(gtin14, { decision: 'approved', match }, actor, now, rules),
+
+    revokeBarcode: (gtin14: string, actor: string, now: Date, rules: StatusRules) =>
+      decide(gtin14, { decision: 'revoked' }, actor, now, rules),
+
+    setContributorBlocked(accountId: number, ref: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void> {
+      return store.transaction(
+        async (tx) => {
+          const was = Boolean(
+            await tx.one('SELECT 1 FROM blocked_contributors WHERE account_id = ? AND contributor_ref = ?', [accountId, ref]),
+          );
+          if (blocked)
+            await tx.run(
+              'INSERT INTO blocked_contributors (account_id, contributor_ref, blocked_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+              [accountId, ref, now.toISOString()],
+            );
+          else await tx.run('DELETE FROM blocked_contributors WHERE account_id = ? AND contributor_ref = ?', [accountId, ref]);
+          const votes = await tx.all('SELECT gtin FROM votes WHERE account_id = ? AND contributor_ref = ?', [accountId, ref]);
+          await recomputeBarcodes(
+            tx,
+            votes.map((vote) => String(vote.gtin)),
+            now,
+            rules,
+          );
+          const action = blocked ? 'contributor.block' : 'contributor.unblock';
+          await writeAudit(tx, { actor, action, subject: `${accountId}/${ref}`, before: { blocked: was }, after: { blocked } }, now);
+        },
+        { durable: true },
+      );
+    },
+
+    approvedBarcodes: async (): Promise<Barcode[]> =>
+      (await store.all("SELECT gtin, adm_code, kind, units FROM barcodes WHERE status = 'approved' ORDER BY gtin")).map((row) => ({
+        barcode: canonicalGtin(String(row.gtin)),
+        admCode: Number(row.adm_code),
+        kind: row.kind as BarcodeKind,
+        units: Number(row.units),
+      })),
+  };
+}

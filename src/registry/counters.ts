@@ -1,0 +1,55 @@
+import type { Consumption, Counter } from './records.ts';
+import type { Queries, Store } from './store.ts';
+
+/**
+ * One statement: adds `units` to the counter of the period if the total stays within `limit`,
+ * and returns the new total; nothing when it would not fit. `ON CONFLICT … WHERE` re-checks the
+ * row under its lock, so concurrent processes and instances stay exact.
+ */
+export const CONSUME = `INSERT INTO usage_counters (account_id, counter, period_start, used)
+  SELECT CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER) WHERE CAST(? AS INTEGER) <= CAST(? AS INTEGER)
+  ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + excluded.used
+  WHERE usage_counters.used + excluded.used <= CAST(? AS INTEGER)
+  RETURNING used`;
+
+export const USAGE = 'SELECT used FROM usage_counters WHERE account_id = ? AND counter = ? AND period_start = ?';
+
+const COUNT_REQUEST = `INSERT INTO request_limits (key, period_start, used) VALUES (?, ?, 1)
+  ON CONFLICT (key, period_start) DO UPDATE SET used = request_limits.used + 1 WHERE request_limits.used + 1 <= CAST(? AS INTEGER)
+  RETURNING used`;
+
+/** Takes `units` from a counter, all or nothing, on `db` (a transaction, or the store). */
+export async function consumeWith(
+  db: Queries,
+  accountId: number,
+  counter: Counter,
+  periodStart: string,
+  units: number,
+  limit: number,
+): Promise<Consumption> {
+  const row = await db.one(CONSUME, [accountId, counter, periodStart, units, units, limit, limit]);
+  if (row) return { allowed: true, used: Number(row.used) };
+  return { allowed: false, used: Number((await db.one(USAGE, [accountId, counter, periodStart]))?.used ?? 0) };
+}
+
+/**
+ * The usage counters (reads per day, submissions per hour) and the request limits (sign-in and
+ * sign-up requests per address and per client). Not durable: a power cut may forget the last
+ * increments, which costs nothing but a few extra requests allowed.
+ */
+export function counterRules(store: Store) {
+  return {
+    consume: (accountId: number, counter: Counter, periodStart: string, units: number, limit: number) =>
+      consumeWith(store, accountId, counter, periodStart, units, limit),
+
+    usage: async (accountId: number, counter: Counter, periodStart: string): Promise<number> =>
+      Number((await store.one(USAGE, [accountId, counter, periodStart]))?.used ?? 0),
+
+    async countRequest(key: string, periodStart: string, limit: number): Promise<Consumption> {
+      const row = await store.one(COUNT_REQUEST, [key, periodStart, limit]);
+      if (row) return { allowed: true, used: Number(row.used) };
+      const current = await store.one('SELECT used FROM request_limits WHERE key = ? AND period_start = ?', [key, periodStart]);
+      return { allowed: false, used: Number(current?.used ?? 0) };
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { writeAudit } from './audit.ts';
+import {
+  DEFAULT_SUBMIT_LIMIT,
+  type Account,
+  type AccountType,
+  type SignUp,
+  type SignUpConfirmation,
+  type SignUpRequest,
+} from './records.ts';
+import { toAccount, toSignUp } from './rows.ts';
+import { confirmationStep } from './sign-up-rules.ts';
+import type { Store, Transaction } from './store.ts';
+
+const SET_STATUS = 'UPDATE sign_ups SET status = ? WHERE id = ? RETURNING *';
+
+/**
+ * Creates the account of a confirmed (or approved) sign-up, with the organisation and the rules
+ * it accepted. Two sign-ups of one address confirmed at once: the lock lets one create it, the
+ * other finds it.
+ */
+async function createSignedUp(tx: Transaction, signUp: SignUp, now: Date, actor: string): Promise<Account> {
+  const existing = await tx.one('SELECT * FROM accounts WHERE email = ?', [signUp.email]);
+  if (existing) return toAccount(existing);
+  const account = toAccount(
+    (await tx.one(
+      `INSERT INTO accounts (email, type, submit_limit, created_at, organisation, rules_version, rules_accepted_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), signUp.organisation, signUp.rulesVersion, signUp.createdAt],
+    ))!,
+  );
+  await writeAudit(tx, { actor, action: 'account.sign_up', subject: account.email, before: null, after: account }, now);
+  return account;
+}
+
+/**
+ * Self-service sign-up: a request with the usage rules accepted, confirmed once by its e-mail
+ * link, then an account (or a wait for an administrator, by policy). Durable throughout: it
+ * records who accepted which rules and when.
+ */
+export function signUpRules(store: Store) {
+  return {
+    createSignUp: (input: SignUpRequest, now: Date): Promise<void> =>
+      store.transaction(
+        async (tx) =>
+          void (await tx.run(
+            'INSERT INTO sign_ups (email, type, organisation, rules_version, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            [
+              input.email,
+              input.type,
+              input.organisation,
+              input.rulesVersion,
+              input.tokenHash,
+              now.toISOString(),
+              input.expiresAt.toISOString(),
+            ],
+          )),
+        { durable: true },
+      ),
+
+    signUpUsable: async (tokenHash: string, now: Date): Promise<boolean> =>
+      Boolean(
+        await store.one("SELECT 1 FROM sign_ups WHERE token_hash = ? AND status = 'unconfirmed' AND expires_at > ?", [
+          tokenHash,
+          now.toISOString(),
+        ]),
+      ),
+
+    confirmSignUp: (tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null> =>
+      store.transaction(
+        async (tx): Promise<SignUpConfirmation | null> => {
+          const claimed = await tx.one(
+            "UPDATE sign_ups SET status = 'created', confirmed_at = ? WHERE token_hash = ? AND status = 'unconfirmed' AND expires_at > ? RETURNING *",
+            [now.toISOString(), tokenHash, now.toISOString()],
+          );
+          if (!claimed) return null;
+          const signUp = toSignUp(claimed);
+          await tx.lock([`email:${signUp.email}`]);
+          const existing = await tx.one('SELECT * FROM accounts WHERE email = ?', [signUp.email]);
+          const step = confirmationStep(signUp, existing ? toAccount(existing) : null, approvalTypes);
+          if (step === 'existed') {
+            await tx.run(SET_STATUS, ['existed', signUp.id]);
+            return { outcome: 'existed', account: toAccount(existing!) };
+          }
+          if (step === 'awaiting_approval')
+            return { outcome: 'awaiting_approval', signUp: toSignUp((await tx.one(SET_STATUS, ['awaiting_approval', signUp.id]))!) };
+          return { outcome: 'created', account: await createSignedUp(tx, signUp, now, 'web (sign-up)') };
+        },
+        { durable: true },
+      ),
+
+    pendingSignUps: async (): Promise<SignUp[]> =>
+      (await store.all("SELECT * FROM sign_ups WHERE status = 'awaiting_approval' ORDER BY created_at, id")).map(toSignUp),
+
+    decideSignUp: (id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null> =>
+      store.transaction(
+        async (tx) => {
+          const row = await tx.one(
+            "UPDATE sign_ups SET status = ?, decided_at = ?, decided_by = ? WHERE id = ? AND status = 'awaiting_approval' RETURNING *",
+            [approve ? 'approved' : 'refused', now.toISOString(), actor, id],
+          );
+          if (!row) return null;
+          const signUp = toSignUp(row);
+          const action = approve ? 'sign_up.approve' : 'sign_up.refuse';
+          await writeAudit(tx, { actor, action, subject: signUp.email, before: null, after: signUp }, now);
+          if (!approve) return { signUp, account: null };
+          await tx.lock([`email:${signUp.email}`]);
+          return { signUp, account: await createSignedUp(tx, signUp, now, actor) };
+        },
+        { durable: true },
+      ),
+  };
+}

@@ -1,0 +1,68 @@
+import { sameFingerprint } from './api-key.ts';
+import { CONSUME, USAGE } from './counters.ts';
+import type { Consumption, Principal } from './records.ts';
+import type { Registry } from './registry.ts';
+import { toAccount } from './rows.ts';
+import type { SqliteStore } from './sqlite-store.ts';
+
+type Authenticated = (Principal & { read?: Consumption }) | null;
+
+interface Pending {
+  fingerprint: string;
+  now: Date;
+  read?: { periodStart: string; limit: number };
+  resolve: (value: Authenticated) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Last use is recorded at most once a minute per key, so the hot path rarely writes for it. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Authentication on SQLite, written apart from the registry's rules because every API request
+ * runs it: prepared statements called directly, and "group commit": the authentications that
+ * arrive in one turn of the event loop share one transaction, each still its own check-and-
+ * increment in arrival order. A commit costs more than the statements it holds, so under load
+ * this multiplies throughput (bench:serve).
+ */
+export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'] {
+  const principal = store.prepare(
+    `SELECT k.id AS key_id, k.fingerprint, k.last_used_at, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
+     WHERE k.fingerprint = ? AND k.revoked_at IS NULL AND NOT a.blocked`,
+  );
+  const touch = store.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+  const consume = store.prepare(CONSUME);
+  const usage = store.prepare(USAGE);
+
+  const one = ({ fingerprint, now, read }: Pending): Authenticated => {
+    const row = principal.get(fingerprint) as Record<string, unknown> | undefined;
+    // The index lookup compares hashes, not keys; the final check is constant-time all the same.
+    if (!row || !sameFingerprint(String(row.fingerprint), fingerprint)) return null;
+    const lastUsed = row.last_used_at as string | null;
+    if (!lastUsed || now.getTime() - Date.parse(lastUsed) >= LAST_USED_RESOLUTION_MS) touch.run(now.toISOString(), row.key_id);
+    const found = { account: toAccount(row), keyId: Number(row.key_id) };
+    if (!read) return found;
+    const accountId = found.account.id;
+    const consumed = consume.get(accountId, 'read', read.periodStart, 1, 1, read.limit, read.limit) as { used: number } | undefined;
+    const used = consumed ?? (usage.get(accountId, 'read', read.periodStart) as { used: number } | undefined);
+    return { ...found, read: { allowed: consumed !== undefined, used: used?.used ?? 0 } };
+  };
+  const batch = store.db.transaction((items: Pending[]) => items.map(one));
+
+  let pending: Pending[] = [];
+  const flush = () => {
+    const items = pending;
+    pending = [];
+    store
+      .exclusive(() => batch.immediate(items))
+      .then(
+        (results) => items.forEach((item, i) => item.resolve(results[i]!)),
+        (error: unknown) => items.forEach((item) => item.reject(error)),
+      );
+  };
+  return (fingerprint, now, read) =>
+    new Promise((resolve, reject) => {
+      pending.push({ fingerprint, now, read, resolve, reject });
+      if (pending.length === 1) setImmediate(flush);
+    });
+}

@@ -1,0 +1,120 @@
+import Database from 'better-sqlite3';
+import type { Dialect, Params, Row, Store, Transaction, TransactionOptions } from './store.ts';
+
+export const SQLITE_DIALECT: Dialect = {
+  name: 'sqlite',
+  inList: () => '(SELECT value FROM json_each(?))',
+  jsonRows: (columns) =>
+    `(SELECT ${Object.keys(columns)
+      .map((column) => `json_extract(value, '$.${column}') AS ${column}`)
+      .join(', ')} FROM json_each(?)) AS t`,
+  forUpdate: '',
+  schema: { identity: 'INTEGER PRIMARY KEY', falseFlag: 'INTEGER NOT NULL DEFAULT 0', withoutRowid: ' WITHOUT ROWID' },
+};
+
+/** better-sqlite3 binds numbers, strings, bigints, buffers and null: booleans become 0/1, arrays JSON. */
+const bind = (params: Params): unknown[] =>
+  params.map((value) =>
+    typeof value === 'boolean' ? (value ? 1 : 0) : Array.isArray(value) ? JSON.stringify(value) : value === undefined ? null : value,
+  );
+
+/**
+ * The registry's store in a SQLite file (better-sqlite3, WAL). Statements are prepared once.
+ * Transactions are `BEGIN IMMEDIATE`, which SQLite serialises across processes too (the CLI and
+ * several `tariff serve` on one machine share the file); within this process they run one at a
+ * time, and a statement outside a transaction waits for the one open, so no statement of another
+ * request ever lands inside it.
+ */
+export class SqliteStore implements Store {
+  readonly dialect = SQLITE_DIALECT;
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  /** Transactions queued or open; while there are any, other work waits behind them. */
+  private pending = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly direct: Transaction;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // Commits are not flushed to disk unless a transaction asks to be durable (see transaction()).
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.direct = {
+      dialect: SQLITE_DIALECT,
+      all: async (sql, params = []) => this.prepare(sql).all(...bind(params)) as Row[],
+      one: async (sql, params = []) => this.prepare(sql).get(...bind(params)) as Row | undefined,
+      run: async (sql, params = []) => this.prepare(sql).run(...bind(params)).changes,
+      exec: async (script) => void this.db.exec(script),
+      lock: async () => {},
+    };
+  }
+
+  prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
+  all(sql: string, params?: Params): Promise<Row[]> {
+    return this.exclusive(() => this.direct.all(sql, params));
+  }
+
+  one(sql: string, params?: Params): Promise<Row | undefined> {
+    return this.exclusive(() => this.direct.one(sql, params));
+  }
+
+  run(sql: string, params?: Params): Promise<number> {
+    return this.exclusive(() => this.direct.run(sql, params));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.exclusive(() => this.direct.exec(script));
+  }
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
+    this.pending++;
+    const run = async () => {
+      // FULL makes this commit wait for the disk (SQLite takes the level only outside a
+      // transaction); the NORMAL commits of the per-request counters do not wait.
+      if (options.durable) this.db.pragma('synchronous = FULL');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        const result = await work(this.direct);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      } finally {
+        if (options.durable) this.db.pragma('synchronous = NORMAL');
+      }
+    };
+    const result = this.tail.then(run).finally(() => this.pending--);
+    this.tail = result.catch(() => {});
+    return result;
+  }
+
+  /**
+   * Runs synchronous work on the connection at once when no transaction is open or queued (the
+   * hot path: no promise hop), otherwise after them.
+   */
+  exclusive<T>(work: () => T): Promise<Awaited<T>> {
+    if (this.pending === 0) {
+      try {
+        return Promise.resolve(work()) as Promise<Awaited<T>>;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const result = this.tail.then(work);
+    this.tail = result.catch(() => {});
+    return result as Promise<Awaited<T>>;
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    this.db.close();
+  }
+}

@@ -1,0 +1,78 @@
+import type { Account, WebSession } from './records.ts';
+import { toAccount } from './rows.ts';
+import type { Store } from './store.ts';
+
+/**
+ * The website's sign-in links (tokens stored as SHA-256, single use) and sessions. Every change is
+ * durable: a session ended ("sign out everywhere") or a link used must not come back after a
+ * power cut.
+ */
+export function webAccessRules(store: Store) {
+  return {
+    createSignInToken: (accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void> =>
+      store.transaction(
+        async (tx) =>
+          void (await tx.run('INSERT INTO sign_in_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)', [
+            tokenHash,
+            accountId,
+            now.toISOString(),
+            expiresAt.toISOString(),
+          ])),
+        { durable: true },
+      ),
+
+    signInTokenUsable: async (tokenHash: string, now: Date): Promise<boolean> =>
+      Boolean(
+        await store.one('SELECT 1 FROM sign_in_tokens WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [
+          tokenHash,
+          now.toISOString(),
+        ]),
+      ),
+
+    /**
+     * Uses a token once. A blocked account's token is used up and signs nobody in: a link sent
+     * before the block must not work after an unblock either.
+     */
+    consumeSignInToken: (tokenHash: string, now: Date): Promise<Account | null> =>
+      store.transaction(
+        async (tx) => {
+          const used = await tx.one(
+            'UPDATE sign_in_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING account_id',
+            [now.toISOString(), tokenHash, now.toISOString()],
+          );
+          const account = used ? await tx.one('SELECT * FROM accounts WHERE id = ? AND NOT blocked', [used.account_id]) : undefined;
+          return account ? toAccount(account) : null;
+        },
+        { durable: true },
+      ),
+
+    createSession: (accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void> =>
+      store.transaction(
+        async (tx) =>
+          void (await tx.run('INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+            idHash,
+            accountId,
+            csrfToken,
+            now.toISOString(),
+            expiresAt.toISOString(),
+          ])),
+        { durable: true },
+      ),
+
+    /** The session's account, unless the session expired or the account is blocked. */
+    async findSession(idHash: string, now: Date): Promise<WebSession | null> {
+      const row = await store.one(
+        `SELECT s.csrf_token, s.expires_at, a.* FROM sessions s JOIN accounts a ON a.id = s.account_id
+         WHERE s.id_hash = ? AND s.expires_at > ? AND NOT a.blocked`,
+        [idHash, now.toISOString()],
+      );
+      return row ? { account: toAccount(row), csrfToken: String(row.csrf_token), expiresAt: String(row.expires_at) } : null;
+    },
+
+    deleteSession: (idHash: string): Promise<void> =>
+      store.transaction(async (tx) => void (await tx.run('DELETE FROM sessions WHERE id_hash = ?', [idHash])), { durable: true }),
+
+    deleteAccountSessions: (accountId: number): Promise<number> =>
+      store.transaction((tx) => tx.run('DELETE FROM sessions WHERE account_id = ?', [accountId]), { durable: true }),
+  };
+}
