@@ -1,11 +1,11 @@
 import { moderationActions } from '../barcodes/moderation-actions.ts';
-import type { StatusRules } from '../barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../barcodes/status-rules.ts';
 import { isTariffError } from '../errors.ts';
-import type { Mailer } from '../mail/mailer.ts';
-import type { Registry, WebSession } from '../registry/registry.ts';
-import type { HttpRequest, HttpResponse } from '../server/http.ts';
+import type { WebSession } from '../registry/registry.ts';
+import { route, type Route } from '../server/router.ts';
 import { confirmDecisionPage, deskPage, matchText } from './desk-pages.ts';
 import { signUpDecidedEmail } from './sign-up-pages.ts';
+import type { SiteKit } from './site-kit.ts';
 
 /** Barcodes shown per status: the desk is for deciding, `tariff barcodes list` for everything. */
 const BARCODES_PER_STATUS = 30;
@@ -24,17 +24,6 @@ const OUTCOMES: Record<string, string> = {
   'registrazione-decisa': 'Questa registrazione era già stata decisa.',
 };
 
-export interface DeskOptions {
-  registry: Registry;
-  rules: StatusRules;
-  mailer: Mailer;
-  now: () => Date;
-  siteLink: (path: string) => string;
-  log: (event: Record<string, unknown>) => void;
-  page: (status: number, body: string) => HttpResponse;
-  redirect: (location: string) => HttpResponse;
-}
-
 interface Decision {
   question: string;
   fields: Record<string, string>;
@@ -47,11 +36,11 @@ interface Decision {
  * their votes, approve with a chosen match or revoke; block and unblock an account or an
  * integration's point of sale; approve or refuse waiting sign-ups; the audit log. Every decision
  * is asked, confirmed on a page of its own, then made through the same code as the CLI's.
- * The caller has checked that the session is an administrator's and that a POST carries its CSRF token.
+ * For anyone but an administrator it does not exist (the site's 404).
  */
-export function createModerationDesk(options: DeskOptions) {
-  const { registry } = options;
-  const actions = moderationActions(registry, options.rules);
+export function moderationRoutes(site: SiteKit): Route[] {
+  const { registry, options } = site;
+  const actions = moderationActions(registry, options.rules ?? DEFAULT_RULES);
 
   const render = async (current: WebSession, extra: { notice?: string; error?: string } = {}, status = 200) => {
     const listed = [
@@ -62,7 +51,7 @@ export function createModerationDesk(options: DeskOptions) {
       listed.map(async (summary) => ({ summary, votes: (await registry.barcodeVotes(summary.gtin14)).votes })),
     );
     const [signUps, audit] = await Promise.all([registry.pendingSignUps(), registry.auditLog(AUDIT_SHOWN)]);
-    return options.page(status, deskPage({ csrf: current.csrfToken, signUps, barcodes, audit, ...extra }));
+    return site.page(status, deskPage({ csrf: current.csrfToken, signUps, barcodes, audit, ...extra }));
   };
 
   const decision = async (action: string, fields: URLSearchParams): Promise<Decision | null> => {
@@ -135,7 +124,7 @@ export function createModerationDesk(options: DeskOptions) {
             const decided = await registry.decideSignUp(signUp.id, approve, actor, now);
             if (!decided) return 'registrazione-decisa';
             await options.mailer
-              .send({ to: signUp.email, ...signUpDecidedEmail(approve, options.siteLink('/accedi')) })
+              .send({ to: signUp.email, ...signUpDecidedEmail(approve, site.siteLink('/accedi')) })
               .catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message }));
             return approve ? 'registrazione-approvata' : 'registrazione-rifiutata';
           },
@@ -146,24 +135,34 @@ export function createModerationDesk(options: DeskOptions) {
     }
   };
 
-  /** Null for a path or method the desk does not have: the site answers its 404. */
-  return async (request: HttpRequest, current: WebSession, fields: URLSearchParams | null): Promise<HttpResponse | null> => {
-    if (request.path === '/moderazione' && request.method === 'GET') {
-      const outcome = OUTCOMES[request.query.get('esito') ?? ''];
-      return render(current, outcome ? { notice: outcome } : {});
-    }
-    const action = /^\/moderazione\/([a-z-]+)$/.exec(request.path)?.[1];
-    const chosen = action && request.method === 'POST' && fields ? await decision(action, fields) : null;
-    if (!chosen) return null;
-    if (fields!.get('conferma') !== '1' && chosen.question)
-      return options.page(200, confirmDecisionPage(current.csrfToken, action!, chosen.question, chosen.fields, chosen.danger));
-    try {
-      const outcome = await chosen.perform(`web (${current.account.email})`, options.now());
-      options.log({ event: 'web.moderation', account: current.account.id, action, outcome });
-      return options.redirect(`/moderazione?esito=${outcome}`);
-    } catch (error) {
-      if (!isTariffError(error)) throw error;
-      return render(current, { error: `Non eseguito: ${error.message}` }, 400);
-    }
-  };
+  // Every method: whatever is asked, anyone but an administrator must get the site's 404, never a 405.
+  return [
+    route(
+      '*',
+      '/moderazione',
+      site.administrator(async ({ request, session }) => {
+        if (request.method !== 'GET') return site.notFound();
+        const outcome = OUTCOMES[request.query.get('esito') ?? ''];
+        return render(session, outcome ? { notice: outcome } : {});
+      }),
+    ),
+    route(
+      '*',
+      '/moderazione/:action',
+      site.administrator(async ({ request, params, session, form }) => {
+        const chosen = request.method === 'POST' ? await decision(params.action!, form) : null;
+        if (!chosen) return site.notFound();
+        if (form.get('conferma') !== '1' && chosen.question)
+          return site.page(200, confirmDecisionPage(session.csrfToken, params.action!, chosen.question, chosen.fields, chosen.danger));
+        try {
+          const outcome = await chosen.perform(`web (${session.account.email})`, options.now());
+          options.log({ event: 'web.moderation', account: session.account.id, action: params.action, outcome });
+          return site.redirect(`/moderazione?esito=${outcome}`);
+        } catch (error) {
+          if (!isTariffError(error)) throw error;
+          return render(session, { error: `Non eseguito: ${error.message}` }, 400);
+        }
+      }),
+    ),
+  ];
 }

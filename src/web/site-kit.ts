@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { StatusRules } from '../barcodes/status-rules.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { AccountType, Registry } from '../registry/registry.ts';
+import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
+import { csrf } from '../server/middleware/csrf.ts';
+import { formBody, type FormContext } from '../server/middleware/form-body.ts';
+import { sessionReader, signedIn, type SessionContext } from '../server/middleware/session.ts';
+import { hourWindow } from '../server/quota-window.ts';
+import type { RouteContext, RouteHandler } from '../server/router.ts';
+import { sha256Hex } from '../util/digests.ts';
+import { parseCookies, serializeCookie } from './cookies.ts';
+import { messagePage } from './pages.ts';
+import type { ReleaseNotes } from './release-notes.ts';
+
+export interface WebsiteOptions {
+  registry: Registry;
+  mailer: Mailer;
+  now: () => Date;
+  /** The public URL of the site, for the links in e-mails; https makes cookies Secure. */
+  siteUrl: () => string;
+  signInTtlMs: number;
+  sessionTtlMs: number;
+  /** Sign-in requests per hour: per e-mail address and per client address. */
+  limits: { perAddress: number; perClient: number };
+  /**
+   * Behind load balancers: how many proxies in front of this one append to X-Forwarded-For. The
+   * client is the address the outermost trusted proxy saw: that many entries from the right (the
+   * entries to their left are the client's own words). 0: the socket's address.
+   */
+  trustProxy?: number;
+  log: (event: Record<string, unknown>) => void;
+  /** The recent releases and their changes, for the public pages and the feed. */
+  history: { recent(): Promise<ReleaseNotes[]> };
+  /** Sign-up policy: open or closed, and the account types an administrator approves by hand. */
+  signUp?: SignUpPolicy;
+  /** The status rules the moderation desk's decisions recompute barcodes with (the same as the API's). */
+  rules?: StatusRules;
+}
+
+export interface SignUpPolicy {
+  open: boolean;
+  approvalTypes: readonly AccountType[];
+}
+
+export const randomToken = () => randomBytes(32).toString('base64url');
+
+/**
+ * What the site's routes share, made once per site: its cookies, the pages every route may answer
+ * (403, 404, 405, 429), redirects, sessions and the middleware of signed-in and anonymous forms.
+ */
+export function siteKit(options: WebsiteOptions) {
+  const { registry } = options;
+  const secure = options.siteUrl().startsWith('https://');
+  const sessionCookie = secure ? '__Host-sessione' : 'sessione';
+  const csrfCookie = secure ? '__Host-csrf' : 'csrf';
+  const page = (status: number, body: string, headers: Record<string, string> = {}): HttpResponse => ({ status, headers, body });
+  const redirect = (location: string, headers: Record<string, string> = {}): HttpResponse => ({
+    status: 303,
+    headers: { location, ...headers },
+    body: null,
+  });
+  const forbidden = () =>
+    page(403, messagePage('Richiesta non valida', 'Il modulo è scaduto o non proviene da questo sito. Ricarica la pagina e riprova.'));
+  const notFound = () =>
+    page(404, messagePage('Pagina non trovata', 'Questa pagina non esiste.', { href: '/', label: 'Vai alla pagina iniziale' }));
+  const session = sessionReader(registry, sessionCookie, options.now);
+  const sessionForm = (next: RouteHandler<SessionContext & FormContext>) =>
+    formBody<SessionContext>()(csrf<SessionContext & FormContext>({ expected: (ctx) => ctx.session.csrfToken, refuse: forbidden })(next));
+  /** Mails being prepared after their answer went out; `settled` waits for them (tests, shutdown). */
+  const pending = new Set<Promise<void>>();
+
+  return {
+    registry,
+    options,
+    secure,
+    sessionCookie,
+    minutes: Math.round(options.signInTtlMs / 60_000),
+    page,
+    redirect,
+    forbidden,
+    notFound,
+    session,
+    methodNotAllowed: (allow: string[]) => ({
+      ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')),
+      headers: { allow: allow.join(', ') },
+    }),
+    tooMany: () =>
+      page(429, messagePage('Troppe richieste', "Hai fatto troppe richieste in poco tempo. Riprova tra un'ora."), {
+        'retry-after': '3600',
+      }),
+    siteLink: (path: string) => `${options.siteUrl().replace(/\/+$/, '')}${path}`,
+
+    /** The anonymous CSRF token: the cookie's, or a new one to set. */
+    anonymousCsrf(request: HttpRequest): { token: string; headers: Record<string, string> } {
+      const existing = parseCookies(header(request, 'cookie')).get(csrfCookie);
+      const token = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
+      return { token, headers: existing === token ? {} : { 'set-cookie': serializeCookie(csrfCookie, token, { secure }) } };
+    },
+
+    /** A form sent before sign-in: its token must equal the double-submit cookie's. */
+    anonymousForm: (next: RouteHandler<FormContext>): RouteHandler =>
+      formBody<RouteContext>()(
+        csrf<FormContext>({ expected: (ctx) => parseCookies(header(ctx.request, 'cookie')).get(csrfCookie), refuse: forbidden })(next),
+      ),
+
+    /** A signed-in page or form: without a session, a page goes to sign-in and a form is refused; a form carries the session's token. */
+    signedIn: (next: RouteHandler<SessionContext & FormContext>): RouteHandler =>
+      signedIn<RouteContext>({ session, otherwise: (request) => (request.method === 'GET' ? redirect('/accedi') : forbidden()) })(
+        sessionForm(next),
+      ),
+
+    /** For anyone but an administrator the page does not exist: the same 404 as any unknown page. */
+    administrator: (next: RouteHandler<SessionContext & FormContext>): RouteHandler =>
+      signedIn<RouteContext>({ session, otherwise: notFound, accept: (found) => found.account.admin })(sessionForm(next)),
+
+    /** Opens a session for the account and goes to `location`. */
+    async signInAs(accountId: number, now: Date, location: string): Promise<HttpResponse> {
+      const id = randomToken();
+      await registry.createSession(accountId, sha256Hex(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
+      const maxAgeSeconds = Math.floor(options.sessionTtlMs / 1000);
+      return redirect(location, { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds }) });
+    },
+
+    /** Per client and per address: the second is counted only when the first allows. */
+    async withinLimits(request: HttpRequest, purpose: string, email: string, now: Date): Promise<boolean> {
+      const hour = hourWindow(now).periodStart;
+      const client = `${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`;
+      if (!(await registry.countRequest(client, hour, options.limits.perClient)).allowed) return false;
+      return (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
+    },
+
+    /** Work done after the answer went out (mail), so neither the answer nor its timing tells what it found. */
+    later(work: Promise<void>): void {
+      pending.add(work.catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })));
+    },
+
+    async settled(): Promise<void> {
+      while (pending.size > 0) await Promise.all([...pending].map((work) => work.finally(() => pending.delete(work))));
+    },
+  };
+}
+
+export type SiteKit = ReturnType<typeof siteKit>;
+
+/**
+ * The client's address for per-client limits. Behind `trustedHops` proxies, the entry that many
+ * places from the right of X-Forwarded-For (the outermost trusted proxy wrote it); without a
+ * proxy, or when the header is shorter than the chain, the socket's address.
+ */
+export function clientAddress(request: HttpRequest, trustedHops: number): string {
+  if (trustedHops <= 0) return request.remoteAddress;
+  const chain = (header(request, 'x-forwarded-for') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return chain[chain.length - trustedHops] ?? request.remoteAddress;
+}
