@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
 import { buildRelease } from '../src/release/build-release.ts';
-import { DEFAULT_MAX_SHRINK } from '../src/release/check-shrink.ts';
 import { writeReleaseDir } from '../src/release/write-release-dir.ts';
 
 const [inputDir, outDir] = process.argv.slice(2) as [string, string];
@@ -23,7 +22,7 @@ const built = await buildRelease({
   baseUrl: 'http://127.0.0.1:8080/v1',
   previous: null,
   allowShrink: false,
-  maxShrink: DEFAULT_MAX_SHRINK,
+  maxShrink: 0.2,
   now: () => new Date(),
   scratchDir,
 });

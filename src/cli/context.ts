@@ -1,6 +1,10 @@
 import { resolve } from 'node:path';
+import { resolveSettings } from '../config/resolve-settings.ts';
+import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
-import { parseCalendarDate } from '../util/dates.ts';
+import { openRegistry } from '../registry/open-registry.ts';
+import type { Registry } from '../registry/registry.ts';
+import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 
 /** The process edges a command may touch, passed in so tests can pin them. */
 export interface CliIo {
@@ -14,8 +18,6 @@ export interface GlobalOptions {
   dataDir: string;
   json: boolean;
 }
-
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/v1';
 
 /** Everything a command needs: the IO edges, the global options, and output helpers. */
 export class CommandContext {
@@ -32,6 +34,32 @@ export class CommandContext {
     return resolve(this.options.dataDir);
   }
 
+  /**
+   * The run's settings: the command's options, the environment and `<data-dir>/config.json`,
+   * resolved once and validated (every problem at once). Variables that look like settings but are
+   * none are said, once.
+   */
+  async settings(flags: object = {}): Promise<Settings> {
+    const { settings, warnings } = await resolveSettings({
+      flags: flags as Record<string, unknown>,
+      env: this.io.env,
+      dataDir: this.dataDir,
+    });
+    for (const warning of warnings) this.io.stderr.write(`tariff: warning: ${warning}\n`);
+    return settings;
+  }
+
+  /** Runs `work` on the registry the settings name, closing it after. */
+  async withRegistry<T>(work: (registry: Registry, settings: Settings) => Promise<T>): Promise<T> {
+    const settings = await this.settings();
+    const registry = await openRegistry({ dataDir: this.dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+    try {
+      return await work(registry, settings);
+    } finally {
+      await registry.close();
+    }
+  }
+
   /** A line for people: on stderr when stdout carries JSON, so stdout stays one document. */
   info(line: string): void {
     (this.json ? this.io.stderr : this.io.stdout).write(`${line}\n`);
@@ -45,17 +73,18 @@ export class CommandContext {
 }
 
 /** Parses a --date value, or the current day in Italy when absent. */
-export function buildDate(value: string | undefined, now: Date, dateInRome: (instant: Date) => string): string {
+export function buildDate(value: string | undefined, now: Date): string {
   if (value === undefined) return dateInRome(now);
   const date = parseCalendarDate(value);
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) throw errors.usage(`--date ${value} is not a date in the form YYYY-MM-DD`);
   return date;
 }
 
-export function parsePercent(value: string, option: string): number {
-  const number = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || number > 100) throw errors.usage(`${option} ${value} is not a percentage between 0 and 100`);
-  return number / 100;
+/** A whole number given as an argument (not a setting): `--submit-limit 500`, `--adm-code 1001`. */
+export function wholeArgument(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw errors.usage(`${option} ${value} is not a positive whole number`);
+  return Number(value);
 }
 
 /** Wraps a command's action so it receives the context first and its own arguments after. */

@@ -7,8 +7,6 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 2_000, maxDelayMs: 60_000 };
-
 /**
  * How long to wait after failed try number `attempt` (1-based) before the next, or null to give
  * up. A Retry-After header (seconds or an HTTP date) is honoured when it fits in maxDelayMs; a

@@ -50,32 +50,36 @@ export class SnapshotStore {
   readonly dir: string;
   private readonly statePath: string;
   private readonly documentsPath: string;
+  /** A dry run's store writes nothing: new snapshots stay in memory, the state files as they were. */
+  private readonly unsaved: Map<string, Uint8Array> | null;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, options: { readOnly?: boolean } = {}) {
     this.dir = join(dataDir, 'snapshots');
     this.statePath = join(dataDir, 'sources.json');
     this.documentsPath = join(dataDir, 'documents.json');
+    this.unsaved = options.readOnly ? new Map() : null;
   }
 
   readDocuments(): Promise<DocumentsState> {
     return readJson(this.documentsPath, documentsSchema, { lists: {}, notices: [] });
   }
 
-  writeDocuments(state: DocumentsState): Promise<void> {
-    return writeJson(this.documentsPath, state);
+  async writeDocuments(state: DocumentsState): Promise<void> {
+    if (!this.unsaved) await writeJson(this.documentsPath, state);
   }
 
   readState(): Promise<SourcesState> {
     return readJson(this.statePath, stateSchema, {});
   }
 
-  writeState(state: SourcesState): Promise<void> {
-    return writeJson(this.statePath, state);
+  async writeState(state: SourcesState): Promise<void> {
+    if (!this.unsaved) await writeJson(this.statePath, state);
   }
 
   /** Stores the bytes unless the same bytes are already there; returns their SHA-256. */
   async store(bytes: Uint8Array, meta: Omit<SnapshotMeta, 'sha256' | 'size'>): Promise<string> {
     const sha256 = sha256Hex(bytes);
+    if (this.unsaved) return (this.unsaved.set(sha256, bytes), sha256);
     const path = this.path(sha256, bytes);
     if (
       await stat(path).then(
@@ -99,6 +103,8 @@ export class SnapshotStore {
   }
 
   async read(sha256: string): Promise<Buffer> {
+    const unsaved = this.unsaved?.get(sha256);
+    if (unsaved) return Buffer.from(unsaved);
     const pdf = join(this.dir, `${sha256}.pdf`);
     return readFile(pdf).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return readFile(join(this.dir, `${sha256}.xml`));

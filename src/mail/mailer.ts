@@ -18,16 +18,22 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
 
-export const DEFAULT_FROM = 'Tariffa tabacchi <no-reply@localhost>';
+export interface MailerOptions {
+  /** smtp://user:pass@host:587 or smtps://… (setting smtpUrl, env SMTP_URL); none: the outbox folder. */
+  smtpUrl?: string;
+  /** The sender (setting smtpFrom, env SMTP_FROM). */
+  from: string;
+  dataDir: string;
+  log: (event: Record<string, unknown>) => void;
+}
 
 /**
- * SMTP through nodemailer when SMTP_URL is set (smtp://user:pass@host:587, smtps://…), else the
- * embedded default: each message is written as an .eml file under <data-dir>/outbox, and where it
- * went is logged (never its content: it carries a sign-in link). Sender: SMTP_FROM.
+ * SMTP through nodemailer when an SMTP URL is set, else the embedded default: each message is
+ * written as an .eml file under <data-dir>/outbox, and where it went is logged (never its
+ * content: it carries a sign-in link).
  */
-export function createMailer(options: { env: NodeJS.ProcessEnv; dataDir: string; log: (event: Record<string, unknown>) => void }): Mailer {
-  const from = options.env.SMTP_FROM ?? DEFAULT_FROM;
-  const url = options.env.SMTP_URL;
+export function createMailer(options: MailerOptions): Mailer {
+  const { from, smtpUrl: url } = options;
   if (url) {
     const transport = nodemailer.createTransport(url);
     const { host, port } = new URL(url);

@@ -1,11 +1,10 @@
-import { errors, isTariffError } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { FORMATS, manifestSchema, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { bucketFileProblems } from './check-bucket-release.ts';
-import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsToPrune } from './bucket-layout.ts';
-
-export const DEFAULT_KEEP = 30;
+import { PUBLISH_STEPS, type PublishState } from '../pipeline/publish-steps.ts';
+import { runSteps, type StepReport } from '../pipeline/step-runner.ts';
+import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
 export interface ReleaseFiles {
   manifest: Manifest;
@@ -24,12 +23,10 @@ export interface PublishResult {
   repaired?: string[];
 }
 
-export type PublishStep = 'upload' | 'verify' | 'switch' | 'prune';
-
 export interface PublishOptions {
   keep: number;
-  /** Called as each step starts, for progress lines; `bytes` is the size of an upload. */
-  onStep?: (step: PublishStep, detail: string) => void;
+  /** Each step's lines, for the operator. */
+  onStep?: StepReport;
 }
 
 /** Reads the current manifest of a bucket, or null when nothing was ever published. */
@@ -58,51 +55,14 @@ const safeJson = (bytes: Buffer): unknown => {
   }
 };
 
-const sameFiles = (a: Manifest, b: Manifest) =>
-  FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
-
 /**
- * Publishes a release to a bucket: uploads its files under the release's own prefix, reads them
- * back to check size and SHA-256, writes the release's manifest, and only then switches the
- * current manifest. Any failure before the switch leaves the previous release current and whole.
- * Re-publishing the current release checks the bucket's files: whole, it does nothing; damaged or
- * missing, it writes them again (a repair). Older releases beyond `keep` are deleted after the switch.
+ * Publishes a release to a bucket with the pipeline's publish steps (upload and read back, switch,
+ * prune): any failure before the switch leaves the previous release current and whole.
+ * Re-publishing the current release checks the bucket's files and repairs them when damaged.
  */
 export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
-  const { manifest } = release;
-  const version = manifest.version;
-  const current = await readCurrentManifest(bucket);
-  let repairing: string[] | null = null;
-  if (current && current.version === version && sameFiles(current, manifest)) {
-    repairing = await bucketFileProblems(bucket, manifest);
-    if (repairing.length === 0) return { status: 'already-current', version, previousVersion: current.version, pruned: [] };
-  }
-  const published = await readManifestObject(bucket, releaseManifestKey(version));
-  if (published && !sameFiles(published, manifest)) throw errors.versionConflict(version, bucket.description);
-
-  try {
-    for (const format of FORMATS) {
-      options.onStep?.('upload', `${releaseFileKey(version, format)} (${release.files[format].length} bytes)`);
-      await bucket.put(releaseFileKey(version, format), release.files[format], 'application/gzip');
-    }
-    options.onStep?.('verify', `${FORMATS.length} files`);
-    await verifyUploaded(bucket, manifest);
-    await bucket.put(releaseManifestKey(version), Buffer.from(renderManifest(manifest)), 'application/json');
-    options.onStep?.('switch', `${CURRENT_KEY} → ${version}`);
-    await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
-  } catch (error) {
-    if (isTariffError(error)) throw error;
-    throw errors.bucketFailed(
-      bucket.description,
-      `publishing ${version} failed, ${current ? `${current.version} is still current` : 'nothing is current'}: ${(error as Error).message}`,
-    );
-  }
-
-  options.onStep?.('prune', `keep ${options.keep}`);
-  const { pruned, cleaned } = await prune(bucket, options.keep, version);
-  const done = { version, previousVersion: current?.version ?? null, pruned, ...(cleaned.length > 0 ? { cleaned } : {}) };
-  if (repairing) return { status: 'repaired', ...done, repaired: repairing };
-  return { status: 'published', ...done };
+  const state = await runSteps<PublishState>(PUBLISH_STEPS, { bucket, keep: options.keep, release }, { report: options.onStep });
+  return state.published!;
 }
 
 /** Makes a kept release current again, after checking that its files are whole. */
@@ -115,7 +75,6 @@ export async function rollbackRelease(bucket: Bucket, version: string): Promise<
   return { version, previousVersion: current?.version ?? null };
 }
 
-/** The versions kept in the bucket, oldest first, and the current one. */
 /** The versions kept whole in the bucket, oldest first, the current one, and the incomplete ones a crash left. */
 export async function listReleases(bucket: Bucket): Promise<{ versions: string[]; current: string | null; incomplete: string[] }> {
   const [keys, current] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket)]);
@@ -123,7 +82,8 @@ export async function listReleases(bucket: Bucket): Promise<{ versions: string[]
   return { versions: complete, current: current?.version ?? null, incomplete: orphans };
 }
 
-async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void> {
+/** Reads back what the bucket holds for the manifest: every file whole, or a `bucket_failed` naming the first that is not. */
+export async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void> {
   for (const format of FORMATS) {
     const key = releaseFileKey(manifest.version, format);
     const bytes = await bucket.get(key);
@@ -136,23 +96,4 @@ async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void>
       );
     }
   }
-}
-
-/**
- * Deletes the releases beyond `keep` and the incomplete versions crashed runs left, never the
- * current one. Each version's manifest goes first, so a prune cut short leaves an incomplete
- * version (cleaned next time), never a manifest that names missing files.
- */
-async function prune(bucket: Bucket, keep: number, current: string): Promise<{ pruned: string[]; cleaned: string[] }> {
-  const keys = await bucket.list(RELEASES_PREFIX);
-  const { complete, orphans } = completeVersionsIn(keys);
-  const pruned = versionsToPrune(complete, keep, current);
-  const cleaned = orphans.filter((version) => version !== current);
-  for (const version of [...pruned, ...cleaned]) {
-    const prefix = `${RELEASES_PREFIX}${version}/`;
-    const own = keys.filter((key) => key.startsWith(prefix));
-    await bucket.delete(own.filter((key) => key === releaseManifestKey(version)));
-    await bucket.delete(own.filter((key) => key !== releaseManifestKey(version)));
-  }
-  return { pruned, cleaned };
 }

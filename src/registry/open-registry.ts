@@ -1,6 +1,5 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { errors } from '../errors.ts';
 import { accountRules } from './accounts.ts';
 import { auditRules } from './audit.ts';
 import { moderationRules } from './barcode-moderation.ts';
@@ -56,19 +55,19 @@ export async function openPgRegistry(url: string, options: { poolSize?: number }
 }
 
 /**
- * Opens the registry a URL names (env TARIFF_REGISTRY): `postgres://…` (optionally `?schema=name`)
- * for PostgreSQL, a SQLite file path or `sqlite:<path>`, or by default `<data-dir>/registry.sqlite`.
+ * Opens the registry a URL names (setting `registry`, env TARIFF_REGISTRY): `postgres://…`
+ * (optionally `?schema=name`) for PostgreSQL, a SQLite file path or `sqlite:<path>`, or by
+ * default `<data-dir>/registry.sqlite`.
  */
-export async function openRegistry(options: { dataDir: string; env: NodeJS.ProcessEnv; url?: string }): Promise<Registry> {
-  const url = options.url ?? options.env.TARIFF_REGISTRY;
-  if (url && /^postgres(ql)?:\/\//.test(url)) {
-    const poolSize = options.env.TARIFF_PG_POOL_SIZE;
-    if (poolSize !== undefined && !/^[1-9]\d*$/.test(poolSize))
-      throw errors.usage(`TARIFF_PG_POOL_SIZE=${poolSize} is not a positive whole number`);
-    return openPgRegistry(url, { poolSize: poolSize ? Number(poolSize) : undefined });
-  }
-  return openSqliteRegistry(url ? url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite'));
+export async function openRegistry(options: { dataDir: string; url?: string; poolSize?: number }): Promise<Registry> {
+  const { url } = options;
+  if (url && /^postgres(ql)?:\/\//.test(url)) return openPgRegistry(url, { poolSize: options.poolSize });
+  return openSqliteRegistry(registryPath(options));
 }
+
+/** The SQLite file a registry setting names, or the default one in the data dir. */
+export const registryPath = (options: { dataDir: string; url?: string }) =>
+  options.url ? options.url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite');
 
 /**
  * The registry holds hashes of keys, sessions and sign-in tokens, and the accounts: only the

@@ -1,7 +1,5 @@
 import { errors } from '../errors.ts';
 
-export const DEFAULT_MAX_SHRINK = 0.2;
-
 /**
  * Refuses a build that drops more than `maxShare` of the previous release's products, unless
  * the operator allowed it: a truncated download must never become a release.

@@ -8,8 +8,6 @@ import { gunzip, sha256Hex } from '../release/gzip.ts';
 import { FORMATS, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 
-export const DEFAULT_POLL_MS = 5_000;
-export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_STALE_AFTER_MS = 10 * 60_000;
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
 const RECHECK_REJECTED_MS = 60_000;

@@ -9,8 +9,6 @@ export interface PurgeLoopOptions {
   log: (event: Record<string, unknown>) => void;
 }
 
-export const DEFAULT_PURGE_INTERVAL_MS = 10 * 60_000;
-
 /**
  * Deletes expired registry rows in the background: at start, then every interval, in bounded
  * batches (never more than `maxBatches` a tick), so the registry stays the size of what is live

@@ -4,9 +4,6 @@ import { openDatasetFile } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseNotes, type ReleaseNotes } from '../web/release-notes.ts';
 
-export const DEFAULT_HISTORY_DEPTH = 12;
-export const DEFAULT_HISTORY_REFRESH_MS = 60_000;
-
 export interface ReleaseHistoryOptions {
   /** Releases shown, newest first. */
   depth: number;

@@ -2,7 +2,8 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { SourceDocument } from '../release/build-release.ts';
-import { DEFAULT_MAX_SOURCE_BYTES, fetchSettings } from '../fetch/fetch-settings.ts';
+import type { Settings } from '../config/settings.ts';
+import { fetchSettings } from '../fetch/fetch-settings.ts';
 import { sourceFormat } from './parse-source.ts';
 import { prewarmPdfReader } from './pdf/read-pdf-runs.ts';
 
@@ -13,18 +14,18 @@ import { prewarmPdfReader } from './pdf/read-pdf-runs.ts';
  * document is comes from its content (parseSource), never its name. Order is kept, so the build
  * is the same on every run.
  */
-export async function readSources(specs: string[], env: NodeJS.ProcessEnv = {}): Promise<SourceDocument[]> {
+export async function readSources(specs: string[], settings: Settings): Promise<SourceDocument[]> {
   const documents: SourceDocument[] = [];
   for (const spec of specs) {
-    if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec, env) });
-    else documents.push(...(await readLocal(spec)));
+    if (/^https?:\/\//i.test(spec)) documents.push({ name: spec, bytes: await download(spec, settings) });
+    else documents.push(...(await readLocal(spec, settings.fetchMaxBytes)));
     // At the first PDF, the reader's threads start loading PDFium while the rest is read.
     if (documents.some((doc) => sourceFormat(doc.bytes) === 'pdf')) prewarmPdfReader();
   }
   return documents;
 }
 
-async function readLocal(path: string): Promise<SourceDocument[]> {
+async function readLocal(path: string, maxBytes: number): Promise<SourceDocument[]> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     throw errors.sourceUnreadable(path, error.code === 'ENOENT' ? 'no such file or directory' : error.message);
   });
@@ -33,7 +34,7 @@ async function readLocal(path: string): Promise<SourceDocument[]> {
   const documents: SourceDocument[] = [];
   for (const file of files) {
     const size = (await stat(file)).size;
-    if (size > DEFAULT_MAX_SOURCE_BYTES) throw errors.sourceTooLarge(file, DEFAULT_MAX_SOURCE_BYTES);
+    if (size > maxBytes) throw errors.sourceTooLarge(file, maxBytes);
     documents.push({ name: file, bytes: await readFile(file) });
   }
   return documents;
@@ -61,13 +62,13 @@ async function readHead(file: string): Promise<Uint8Array> {
 }
 
 /** One download with the same client and settings as `tariff fetch` (timeouts, deadline, redirects, size cap, bounded retries), unconditional. */
-async function download(url: string, env: NodeJS.ProcessEnv): Promise<Uint8Array> {
+async function download(url: string, settings: Settings): Promise<Uint8Array> {
   // Loaded on first use: most builds read local files, and undici is the slowest module to load.
   const { fetchAgent, fetchSource } = await import('../fetch/fetch-source.ts');
-  const { connectTimeoutMs, ...settings } = fetchSettings(env, () => new Date());
+  const { connectTimeoutMs, ...options } = fetchSettings(settings, () => new Date());
   const dispatcher = fetchAgent(connectTimeoutMs);
   try {
-    const outcome = await fetchSource(url, {}, { ...settings, dispatcher });
+    const outcome = await fetchSource(url, {}, { ...options, dispatcher });
     if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
     return outcome.bytes;
   } catch (error) {

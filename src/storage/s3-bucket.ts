@@ -26,7 +26,10 @@ export const DEFAULT_S3_TIMEOUTS: S3Timeouts = { connectMs: 5_000, idleMs: 15_00
 export interface S3BucketOptions {
   bucket: string;
   prefix: string;
+  /** The SDK's own variables (AWS_ENDPOINT_URL_S3, AWS_ACCESS_KEY_ID, AWS_REGION …), from the environment at the edge. */
   env: NodeJS.ProcessEnv;
+  /** Path-style addressing (`http://host/bucket/key`), as MinIO and Ceph usually want (setting s3PathStyle). */
+  pathStyle?: boolean;
   /** Overrides for tests; production takes everything from the standard AWS chain. */
   client?: S3ClientConfig;
   timeouts?: S3Timeouts;
@@ -35,7 +38,7 @@ export interface S3BucketOptions {
 /**
  * A bucket in S3-compatible object storage (AWS S3, MinIO, Ceph, R2) through the AWS SDK v3.
  * Endpoint: the SDK's own AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL; path-style addressing with
- * TARIFF_S3_PATH_STYLE=true; credentials and region: the standard AWS chain (env, profile,
+ * the s3PathStyle setting (TARIFF_S3_PATH_STYLE=true); credentials and region: the standard AWS chain (env, profile,
  * instance role), region defaulting to us-east-1 for stores that ignore it.
  */
 export class S3Bucket implements Bucket {
@@ -62,7 +65,7 @@ export class S3Bucket implements Bucket {
       ...(endpoint ? { endpoint } : {}),
       ...(credentials ? { credentials } : {}),
       region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      forcePathStyle: env.TARIFF_S3_PATH_STYLE === 'true',
+      forcePathStyle: options.pathStyle ?? false,
       maxAttempts: this.timeouts.attempts,
       requestHandler: { connectionTimeout: this.timeouts.connectMs, requestTimeout: this.timeouts.idleMs },
       // Checksums only where S3 requires them: older MinIO, Ceph and R2 reject the newer headers,

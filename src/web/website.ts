@@ -12,10 +12,6 @@ import { siteKit, type WebsiteOptions } from './site-kit.ts';
 export { clientAddress, type SignUpPolicy, type WebsiteOptions } from './site-kit.ts';
 export { DEFAULT_SIGN_UP_POLICY } from './sign-up-routes.ts';
 
-export const DEFAULT_SIGN_IN_TTL_MS = 15 * 60_000;
-export const DEFAULT_SESSION_TTL_MS = 14 * 86_400_000;
-export const DEFAULT_SIGN_IN_LIMITS = { perAddress: 5, perClient: 30 };
-
 const asset = (path: string, type: string): Route => {
   const body = readFileSync(new URL(`.${path}`, import.meta.url));
   const headers = { 'content-type': type, 'cache-control': 'public, max-age=3600' };

@@ -185,7 +185,7 @@ describe('tariff start (npm start)', () => {
     try {
       expect(await again.stderr()).toContain('demo account demo@example.org exists');
       // Compared with what the bucket holds (rows and changes): the same release, not a new version.
-      expect(await again.stderr()).toContain('already-current 20261101.1');
+      expect(await again.stderr()).toContain('unchanged 20261101.1');
     } finally {
       await again.stop();
     }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatasetFile } from '../../src/release/read-release.ts';
@@ -88,17 +88,17 @@ describe('tariff release over a sequence of days', () => {
         .split('\n')
         .map((line) => line.split(':')[1]),
     ).toEqual([
-      ' fetch',
-      ' fetch',
-      ' fetch',
-      ' fetch',
-      ' build',
-      ' build',
-      ' build',
-      ' upload',
-      ' upload',
-      ' upload',
+      // One line per source, then what was gathered; then each step of the pipeline's table in order.
+      ...Array<string>(5).fill(' fetch'),
+      ' parse',
+      ' select',
+      ' assemble',
+      ' check',
+      ...Array<string>(3).fill(' build'),
+      ' write',
       ' verify',
+      // Three files, then the read-back.
+      ...Array<string>(4).fill(' upload'),
       ' switch',
       ' prune',
     ]);
@@ -127,6 +127,33 @@ describe('tariff release over a sequence of days', () => {
     const other = a === published[0] ? b : a;
     expect(other.stdout === 'unchanged 20261101.1\n' || other.stderr.includes('Another run holds the lock')).toBe(true);
     expect(current().version).toBe('20261101.1');
+  });
+
+  it('says with --dry-run what it would publish, and changes nothing: no snapshot, no local copy, no upload', async () => {
+    const tree = () => readdirSync(dataDir, { recursive: true }).map(String).sort();
+    const before = tree();
+    const dry = await release('2026-11-22', ['--dry-run']);
+    expect(dry).toMatchObject({ status: 0, stdout: 'dry run: would publish 20261101.1 (current: none)\n' });
+    expect(tree()).toEqual(before);
+
+    await release('2026-11-22');
+    const published = tree();
+    const next = await runCli(['release', '--data-dir', dataDir, '--date', '2026-12-01', '--dry-run'], {
+      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' ') },
+    });
+    expect(next.stdout).toBe('dry run: would publish 20261201.1 (current: 20261101.1)\n');
+    // The steps that change something say what they would do; the others ran.
+    expect(next.stderr).toMatch(/write: would write 20261201\.1 in .*releases\/20261201\.1/);
+    expect(next.stderr).toMatch(/upload: would upload releases\/20261201\.1\/dataset\.json\.gz \(\d+ bytes\)/);
+    expect(next.stderr).toContain('switch: would make 20261201.1 current (was 20261101.1)');
+    expect(next.stderr).toContain('prune: would keep 30: remove nothing');
+    expect(next.stderr).toMatch(/verify: 20261201\.1: json, sqlite and docdb match the manifest/);
+    expect(tree()).toEqual(published);
+    expect(current().version).toBe('20261101.1');
+
+    const publish = await runCli(['publish', join(dataDir, 'releases', '20261101.1'), '--data-dir', dataDir, '--dry-run', '--keep', '1']);
+    expect(publish).toMatchObject({ status: 0, stdout: `dry run: would publish 20261101.1 to folder ${join(dataDir, 'bucket')}\n` });
+    expect(publish.stderr).toContain('upload: would check that 20261101.1, current, is whole');
   });
 
   it('exits 2 with no source configured', async () => {

@@ -104,7 +104,7 @@ describe('the HTTP server against slow, endless and odd clients', () => {
   });
 
   it('purges expired registry rows in the background', async () => {
-    const registry = await openRegistry({ dataDir, env: {} });
+    const registry = await openRegistry({ dataDir });
     for (let i = 0; i < 5; i++) await registry.countRequest(`sign-in:client:10.0.0.${i}`, '2026-01-01T10:00:00.000Z', 30);
     await registry.close();
     await serve({ TARIFF_PURGE_INTERVAL_SECONDS: '1' });

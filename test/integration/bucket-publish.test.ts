@@ -75,7 +75,7 @@ afterAll(async () => {
 
 const backends: [string, () => Promise<Bucket>][] = [
   ['local folder', async () => new LocalBucket(await tempDir())],
-  ['S3 (s3rver)', async () => new S3Bucket({ bucket: s3.bucket, prefix: `run-${++s3Prefix}/tariff`, env: s3.env })],
+  ['S3 (s3rver)', async () => new S3Bucket({ bucket: s3.bucket, prefix: `run-${++s3Prefix}/tariff`, env: s3.env, pathStyle: true })],
 ];
 
 describe.each(backends)('publishing to a %s bucket', (_, open) => {
@@ -85,7 +85,8 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const steps: string[] = [];
     const result = await publishRelease(bucket, release!, { keep: 30, onStep: (step) => steps.push(step) });
     expect(result).toEqual({ status: 'published', version: '20261101.1', previousVersion: null, pruned: [] });
-    expect(steps).toEqual(['upload', 'upload', 'upload', 'verify', 'switch', 'prune']);
+    // Three files up, read back, then the switch, then the prune: the current manifest is written last.
+    expect(steps).toEqual(['upload', 'upload', 'upload', 'upload', 'switch', 'prune']);
     expect(await readCurrentManifest(bucket)).toEqual(release!.manifest);
     const json = await bucket.get(releaseFileKey('20261101.1', 'json'));
     expect(sha256Hex(json!)).toBe(release!.manifest.files.json.sha256);
@@ -102,10 +103,14 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const [release] = await releases(1);
     await publishRelease(bucket, release!, { keep: 30 });
     const steps: string[] = [];
-    expect(await publishRelease(bucket, release!, { keep: 30, onStep: (step) => steps.push(step) })).toMatchObject({
+    expect(await publishRelease(bucket, release!, { keep: 30, onStep: (step, line) => steps.push(`${step}: ${line}`) })).toMatchObject({
       status: 'already-current',
     });
-    expect(steps).toEqual([]);
+    expect(steps).toEqual([
+      'upload: nothing to upload: 20261101.1 is current and whole',
+      'switch: skipped: 20261101.1 is current and whole',
+      'prune: skipped: 20261101.1 is current and whole',
+    ]);
   });
 
   it('leaves the previous release current when the upload fails before the switch', async () => {

@@ -5,23 +5,12 @@ import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
 import { createKey } from '../../registry/create-key.ts';
 import { normaliseEmail } from '../../registry/email.ts';
-import { openRegistry } from '../../registry/open-registry.ts';
 import { ACCOUNT_TYPES, type Account, type AccountType, type Registry } from '../../registry/registry.ts';
-import { positiveInteger } from '../../config/load-settings.ts';
-import type { CommandContext, Runner } from '../context.ts';
+import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 
 /** Operator actions are recorded in the audit log under this actor. */
 const OPERATOR = 'operator (cli)';
-
-export async function withRegistry<T>(ctx: CommandContext, work: (registry: Registry) => Promise<T>): Promise<T> {
-  const registry = await openRegistry({ dataDir: ctx.dataDir, env: ctx.io.env });
-  try {
-    return await work(registry);
-  } finally {
-    await registry.close();
-  }
-}
 
 function email(value: string): string {
   const normalised = normaliseEmail(value);
@@ -29,7 +18,7 @@ function email(value: string): string {
   return normalised;
 }
 
-export async function requireAccount(registry: Registry, address: string): Promise<Account> {
+async function requireAccount(registry: Registry, address: string): Promise<Account> {
   const account = await registry.findAccount(email(address));
   if (!account) throw errors.accountNotFound(address);
   return account;
@@ -58,8 +47,8 @@ export function registerAccounts(program: Command, run: Runner): void {
       run(async (ctx, address: string, options: { type: string; submitLimit?: string }) => {
         if (!(ACCOUNT_TYPES as readonly string[]).includes(options.type))
           throw errors.usage(`--type ${options.type} is not one of ${ACCOUNT_TYPES.join(', ')}`);
-        const submitLimit = positiveInteger(options.submitLimit, '--submit-limit');
-        const account = await withRegistry(ctx, (registry) =>
+        const submitLimit = wholeArgument(options.submitLimit, '--submit-limit');
+        const account = await ctx.withRegistry((registry) =>
           registry.createAccount({ email: email(address), type: options.type as AccountType, submitLimit }, ctx.io.now()),
         );
         ctx.result(account, `created ${account.email} (${account.type}, ${account.submitLimit} submissions/hour)`);
@@ -71,7 +60,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff accounts list --json')
     .action(
       run(async (ctx) => {
-        const list = await withRegistry(ctx, (registry) => registry.listAccounts());
+        const list = await ctx.withRegistry((registry) => registry.listAccounts());
         ctx.result(
           list,
           list.length
@@ -91,8 +80,8 @@ export function registerAccounts(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
-          const account = await withRegistry(ctx, (registry) =>
-            moderationActions(registry, loadRules(ctx.io.env)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
+          const account = await ctx.withRegistry((registry, settings) =>
+            moderationActions(registry, loadRules(settings)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
           );
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),
@@ -106,7 +95,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff accounts admin moderazione@example.it')
     .action(
       run(async (ctx, address: string, options: { remove?: boolean }) => {
-        const account = await withRegistry(ctx, (registry) => registry.setAdmin(email(address), !options.remove, OPERATOR, ctx.io.now()));
+        const account = await ctx.withRegistry((registry) => registry.setAdmin(email(address), !options.remove, OPERATOR, ctx.io.now()));
         ctx.result(account, `${account.email} ${account.admin ? 'is an administrator' : 'is no longer an administrator'}`);
       }),
     );
@@ -118,8 +107,8 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff accounts set-limit cassa@integrazione.example --submit 5000')
     .action(
       run(async (ctx, address: string, options: { submit: string }) => {
-        const limit = positiveInteger(options.submit, '--submit')!;
-        const account = await withRegistry(ctx, (registry) => registry.setSubmitLimit(email(address), limit, OPERATOR, ctx.io.now()));
+        const limit = wholeArgument(options.submit, '--submit')!;
+        const account = await ctx.withRegistry((registry) => registry.setSubmitLimit(email(address), limit, OPERATOR, ctx.io.now()));
         ctx.result(account, `${account.email}: ${account.submitLimit} submissions/hour`);
       }),
     );
@@ -136,7 +125,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, address: string, options: { label: string }) => {
-        const created = await withRegistry(ctx, async (registry) =>
+        const created = await ctx.withRegistry(async (registry) =>
           createKey(registry, await requireAccount(registry, address), options.label, ctx.io.now()),
         );
         ctx.result({ key: created.key, ...created.record }, created.key);
@@ -151,7 +140,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff keys list tabacchi.rossi@example.it')
     .action(
       run(async (ctx, address: string, options: { all?: boolean }) => {
-        const list = await withRegistry(ctx, async (registry) =>
+        const list = await ctx.withRegistry(async (registry) =>
           registry.listKeys((await requireAccount(registry, address)).id, { includeRevoked: options.all }),
         );
         ctx.result(
@@ -173,7 +162,7 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff keys revoke tabacchi.rossi@example.it ttd_AbCd1234')
     .action(
       run(async (ctx, address: string, prefix: string) => {
-        const revoked = await withRegistry(ctx, async (registry) =>
+        const revoked = await ctx.withRegistry(async (registry) =>
           registry.revokeKey((await requireAccount(registry, address)).id, prefix, OPERATOR, ctx.io.now()),
         );
         ctx.result(revoked, `revoked ${revoked.prefix}…`);

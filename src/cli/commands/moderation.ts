@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import { loadRules } from '../../barcodes/load-rules.ts';
 import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
 import { errors } from '../../errors.ts';
-import { positiveInteger } from '../../config/load-settings.ts';
-import type { Runner } from '../context.ts';
+import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { gtin14Of, moderationActions } from '../../barcodes/moderation-actions.ts';
-import { withRegistry } from './accounts.ts';
 
 const OPERATOR = 'operator (cli)';
 const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
@@ -25,7 +23,7 @@ export function registerModeration(program: Command, run: Runner): void {
       run(async (ctx, options: { status?: string }) => {
         if (options.status !== undefined && !(STATUSES as string[]).includes(options.status))
           throw errors.usage(`--status ${options.status} is not one of ${STATUSES.join(', ')}`);
-        const list = await withRegistry(ctx, (registry) => registry.listBarcodes(options.status as BarcodeStatus | undefined));
+        const list = await ctx.withRegistry((registry) => registry.listBarcodes(options.status as BarcodeStatus | undefined));
         ctx.result(
           list,
           list.length
@@ -51,7 +49,7 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes show 8001001001005')
     .action(
       run(async (ctx, barcode: string) => {
-        const found = await withRegistry(ctx, (registry) => registry.barcodeVotes(gtin14Of(barcode)));
+        const found = await ctx.withRegistry((registry) => registry.barcodeVotes(gtin14Of(barcode)));
         if (!found.summary) throw errors.usage(`no submission or decision for barcode ${barcode}`);
         const { summary, votes } = found;
         ctx.result(
@@ -87,12 +85,12 @@ export function registerModeration(program: Command, run: Runner): void {
     .action(
       run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string }) => {
         const match = {
-          admCode: positiveInteger(options.admCode, '--adm-code')!,
+          admCode: wholeArgument(options.admCode, '--adm-code')!,
           kind: options.kind,
-          units: options.units === undefined ? undefined : positiveInteger(options.units, '--units'),
+          units: options.units === undefined ? undefined : wholeArgument(options.units, '--units'),
         };
-        const summary = await withRegistry(ctx, (registry) =>
-          moderationActions(registry, loadRules(ctx.io.env)).approve(barcode, match, OPERATOR, ctx.io.now()),
+        const summary = await ctx.withRegistry((registry, settings) =>
+          moderationActions(registry, loadRules(settings)).approve(barcode, match, OPERATOR, ctx.io.now()),
         );
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),
@@ -104,8 +102,8 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes revoke 8001001001005')
     .action(
       run(async (ctx, barcode: string) => {
-        const summary = await withRegistry(ctx, (registry) =>
-          moderationActions(registry, loadRules(ctx.io.env)).revoke(barcode, OPERATOR, ctx.io.now()),
+        const summary = await ctx.withRegistry((registry, settings) =>
+          moderationActions(registry, loadRules(settings)).revoke(barcode, OPERATOR, ctx.io.now()),
         );
         ctx.result(summary, `${summary.barcode}: revoked`);
       }),
@@ -128,8 +126,8 @@ export function registerModeration(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
       .action(
         run(async (ctx, email: string, ref: string) => {
-          await withRegistry(ctx, (registry) =>
-            moderationActions(registry, loadRules(ctx.io.env)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()),
+          await ctx.withRegistry((registry, settings) =>
+            moderationActions(registry, loadRules(settings)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()),
           );
           ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
         }),

@@ -1,44 +1,16 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
-import { DEFAULT_KEEP, listReleases, publishRelease, rollbackRelease, type ReleaseFiles } from '../../publish/publish-release.ts';
-import { fileName, FORMATS, type Format } from '../../release/manifest.ts';
-import { verifyRelease } from '../../release/verify-release.ts';
+import { runPublish } from '../../pipeline/run-publish.ts';
+import { listReleases, rollbackRelease } from '../../publish/publish-release.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
-import { positiveInteger, readConfigFile } from '../../config/load-settings.ts';
 import type { CommandContext, Runner } from '../context.ts';
+import { BUCKET_OPTION, KEEP_OPTION } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
 
-export interface BucketOptions {
-  bucket?: string;
-  keep?: string;
-}
-
-export const BUCKET_OPTION = [
-  '--bucket <uri>',
-  'bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)',
-] as const;
-export const KEEP_OPTION = ['--keep <n>', `releases kept in the bucket (env TARIFF_KEEP, default ${DEFAULT_KEEP})`] as const;
-
-/** The bucket and retention named by the options, the environment or config.json, in that order. */
-export async function bucketSettings(ctx: CommandContext, options: BucketOptions) {
-  const config = await readConfigFile(ctx.dataDir);
-  const bucket = await openBucket(options.bucket ?? ctx.io.env.TARIFF_BUCKET ?? config.bucket, { dataDir: ctx.dataDir, env: ctx.io.env });
-  const keep =
-    positiveInteger(options.keep, '--keep') ?? positiveInteger(ctx.io.env.TARIFF_KEEP, 'TARIFF_KEEP') ?? config.keep ?? DEFAULT_KEEP;
-  return { bucket, keep, config };
-}
-
-/** Reads a verified release directory into memory for publishing. */
-export async function readReleaseFiles(dir: string): Promise<ReleaseFiles> {
-  const report = await verifyRelease(dir);
-  if (!report.ok) throw errors.verifyFailed(dir, report.problems);
-  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
-  const files = Object.fromEntries(
-    await Promise.all(FORMATS.map(async (format) => [format, await readFile(join(dir, fileName(format)))])),
-  ) as Record<Format, Buffer>;
-  return { manifest, files };
+/** The bucket the options, the environment or config.json name. */
+async function bucketOf(ctx: CommandContext, options: object) {
+  const settings = await ctx.settings(options);
+  return openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
 }
 
 export function registerPublish(program: Command, run: Runner): void {
@@ -48,24 +20,32 @@ export function registerPublish(program: Command, run: Runner): void {
     .argument('<dir>', 'release directory written by tariff build')
     .option(...BUCKET_OPTION)
     .option(...KEEP_OPTION)
+    .option('--dry-run', 'verify the folder and say what would be uploaded, switched and pruned, changing nothing')
     .addHelpText(
       'after',
       '\nRe-publishing the current release does nothing when the bucket holds it whole, and writes its files again when it does not (a repair). A failure before the switch leaves the previous release current.\n\nExample:\n  tariff publish var/release --bucket s3://tariff-releases/prod',
     )
     .action(
-      run(async (ctx, dir: string, options: BucketOptions) => {
-        const { bucket, keep } = await bucketSettings(ctx, options);
-        const release = await readReleaseFiles(dir);
+      run(async (ctx, dir: string, options: { dryRun?: boolean }) => {
         const reporter = new StepReporter(ctx);
-        const result = await publishRelease(bucket, release, { keep, onStep: reporter.publishStep(FORMATS.length) });
+        const settings = await ctx.settings(options);
+        const { result, version, bucket } = await runPublish({
+          settings,
+          dataDir: ctx.dataDir,
+          env: ctx.io.env,
+          dir,
+          dryRun: options.dryRun,
+          report: reporter.step,
+        });
         reporter.stop();
+        if (!result) return ctx.result({ status: 'dry-run', version, bucket }, `dry run: would publish ${version} to ${bucket}`);
         const human =
           result.status === 'already-current'
             ? `${result.version} (already current)`
             : result.status === 'repaired'
               ? `${result.version} (already current; repaired: ${result.repaired!.join('; ')})`
               : result.version;
-        ctx.result({ ...result, bucket: bucket.description }, human);
+        ctx.result({ ...result, bucket }, human);
       }),
     );
 
@@ -76,9 +56,9 @@ export function registerPublish(program: Command, run: Runner): void {
     .option(...BUCKET_OPTION)
     .addHelpText('after', '\nExample:\n  tariff rollback 20261101.2 --bucket s3://tariff-releases/prod')
     .action(
-      run(async (ctx, version: string, options: BucketOptions) => {
+      run(async (ctx, version: string, options: object) => {
         if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
-        const { bucket } = await bucketSettings(ctx, options);
+        const bucket = await bucketOf(ctx, options);
         const result = await rollbackRelease(bucket, version);
         ctx.result({ ...result, bucket: bucket.description }, `${result.version} is current (was ${result.previousVersion ?? 'none'})`);
       }),
@@ -90,8 +70,8 @@ export function registerPublish(program: Command, run: Runner): void {
     .option(...BUCKET_OPTION)
     .addHelpText('after', '\nExample:\n  tariff releases --bucket s3://tariff-releases/prod')
     .action(
-      run(async (ctx, options: BucketOptions) => {
-        const { bucket } = await bucketSettings(ctx, options);
+      run(async (ctx, options: object) => {
+        const bucket = await bucketOf(ctx, options);
         const listing = await listReleases(bucket);
         const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);
         if (listing.incomplete.length > 0)

@@ -1,14 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { positiveInteger } from '../../config/load-settings.ts';
 import { errors } from '../../errors.ts';
 import { FORMATS, type Format } from '../../release/manifest.ts';
 import { syncDataset } from '../../sync/sync-dataset.ts';
 import { acquireLock } from '../../util/run-lock.ts';
 import type { CommandContext, Runner } from '../context.ts';
-
-export const DEFAULT_SYNC_DEADLINE_SECONDS = 600;
 
 interface SyncCommandOptions {
   api?: string;
@@ -37,14 +34,12 @@ export function registerSync(program: Command, run: Runner): void {
 }
 
 async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Promise<void> {
-  const env = ctx.io.env;
-  const api = options.api ?? env.TARIFF_API_URL;
+  const settings = await ctx.settings(options);
+  const api = settings.apiUrl;
   if (!api) throw errors.usage('give the service with --api <base-url> (or TARIFF_API_URL), e.g. https://tariffa.example.it/v1');
-  if (!/^https?:\/\/[^/]/.test(api)) throw errors.usage(`--api ${api} is not an http(s) URL`);
-  const key = await apiKey(ctx, options.keyFile);
+  const key = await apiKey(ctx, options.keyFile, settings.apiKey);
   const dest = resolve(options.dest);
-  const deadlineSeconds =
-    positiveInteger(env.TARIFF_SYNC_DEADLINE_SECONDS, 'TARIFF_SYNC_DEADLINE_SECONDS') ?? DEFAULT_SYNC_DEADLINE_SECONDS;
+  const deadlineSeconds = settings.syncDeadlineSeconds;
   const unlock = await acquireLock(dest, 'sync');
   try {
     const result = await syncDataset({ api, format: options.format, dest, key, now: ctx.io.now, deadlineMs: deadlineSeconds * 1000 });
@@ -59,7 +54,7 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
 }
 
 /** The key from --key-file or TARIFF_API_KEY: never an argument, which any user's `ps` shows. */
-async function apiKey(ctx: CommandContext, keyFile: string | undefined): Promise<string> {
+async function apiKey(ctx: CommandContext, keyFile: string | undefined, fromEnv: string | undefined): Promise<string> {
   if (keyFile) {
     let text: string;
     try {
@@ -74,7 +69,7 @@ async function apiKey(ctx: CommandContext, keyFile: string | undefined): Promise
       ctx.io.stderr.write(`tariff: warning: ${keyFile} can be read by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it\n`);
     return key;
   }
-  const key = ctx.io.env.TARIFF_API_KEY?.trim();
+  const key = fromEnv?.trim();
   if (!key) throw errors.usage('no API key: give --key-file <file>, or set TARIFF_API_KEY');
   return key;
 }

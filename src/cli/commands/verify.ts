@@ -8,7 +8,7 @@ import type { CommandContext, Runner } from '../context.ts';
 
 /** The release a bucket holds, fetched and checked as a directory is (check-bucket-release.ts). */
 async function verifyInBucket(ctx: CommandContext, uri: string, version: string | undefined) {
-  const bucket = await openBucket(uri, { dataDir: ctx.dataDir, env: ctx.io.env });
+  const bucket = await openBucket(uri, { dataDir: ctx.dataDir, settings: await ctx.settings(), env: ctx.io.env });
   if (version !== undefined && !/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)

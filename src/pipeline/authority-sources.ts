@@ -1,0 +1,74 @@
+import type { Settings } from '../config/settings.ts';
+import { errors } from '../errors.ts';
+import { fetchAll, type SourceReport } from '../fetch/fetch-all.ts';
+import { fetchPages } from '../fetch/fetch-pages.ts';
+import { fetchAgent } from '../fetch/fetch-source.ts';
+import { fetchSettings } from '../fetch/fetch-settings.ts';
+import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import type { SourceDocument } from '../release/build-release.ts';
+import { prewarmPdfReader } from '../source/pdf/read-pdf-runs.ts';
+import { dateInRome } from '../util/dates.ts';
+
+export interface AuthorityFetch {
+  dataDir: string;
+  now: () => Date;
+  /** A dry run keeps nothing: no snapshot, no state file written. */
+  readOnly?: boolean;
+  say: (line: string) => void;
+  /** Download progress, for a terminal's bars. */
+  progress?: (label: string, received: number, total: number | null) => void;
+  done?: (label: string) => void;
+}
+
+/**
+ * Fetches the authority's publications: through its pages (`sourcePages`: each category's
+ * current list and the notices, found by their links) and single documents (`sourceUrls`), with
+ * conditional requests, bounded retries, and snapshots kept until a newer list takes effect.
+ * Returns every document a build may need and one report per source.
+ */
+export async function fetchFromAuthority(
+  settings: Settings,
+  options: AuthorityFetch,
+): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
+  const { sourceUrls: urls, sourcePages: pages } = settings;
+  if (urls.length === 0 && pages.length === 0) throw errors.noSources();
+  // The authority publishes PDFs: the reader's threads load PDFium while the pages download.
+  if (pages.length > 0) prewarmPdfReader();
+  const { connectTimeoutMs, ...fetch } = fetchSettings(settings, options.now);
+  const dispatcher = fetchAgent(connectTimeoutMs);
+  try {
+    const store = new SnapshotStore(options.dataDir, { readOnly: options.readOnly });
+    const today = dateInRome(options.now());
+    const hooks = {
+      onProgress: (url: string, received: number, total: number | null) => options.progress?.(`download ${url}`, received, total),
+      onRetry: (url: string, attempt: number, delay: number, reason: string) =>
+        options.say(`${url}: ${reason}; retry ${attempt + 1} in ${Math.round(delay / 1000)} s`),
+    };
+    const none = { reports: [], documents: [] };
+    const fromPages =
+      pages.length > 0
+        ? await fetchPages(pages, { store, today, fetch: { ...fetch, dispatcher }, maxNotices: settings.maxNotices, ...hooks })
+        : none;
+    const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch: { ...fetch, dispatcher }, ...hooks }) : none;
+    const result = { reports: [...fromPages.reports, ...fromUrls.reports], documents: [...fromPages.documents, ...fromUrls.documents] };
+    for (const report of result.reports) {
+      options.done?.(`download ${report.url}`);
+      options.say(describeReport(report));
+    }
+    return result;
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+/** One line for the operator about one source. */
+export function describeReport(report: SourceReport): string {
+  const dates = report.effectiveDates.map((d) => `${d.date} (${d.when})`).join(', ') || 'no date';
+  const what = `${report.label ? `${report.label} ` : ''}${report.url}${report.finalUrl ? ` (redirected to ${report.finalUrl})` : ''}`;
+  if (report.status === 'ignored') return `${what} ignored: ${report.error}`;
+  if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
+  if (report.found)
+    return `${what}: links to ${report.found.lists.length} list(s) (${report.found.lists.join(', ') || 'none'}) and ${report.found.notices} notice(s)`;
+  if (report.status === 'unchanged') return `${what} unchanged (in force from ${dates})`;
+  return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${report.sha256!.slice(0, 12)}`;
+}

@@ -1,0 +1,77 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { Settings } from '../config/settings.ts';
+import type { Barcode, Dataset } from '../dataset/model.ts';
+import { parseBarcodeList } from '../dataset/parse-barcode-list.ts';
+import { errors } from '../errors.ts';
+import { listReleases, readCurrentManifest } from '../publish/publish-release.ts';
+import { readPublishedRows, unreadablePrevious } from '../publish/read-published-rows.ts';
+import { openRegistry, registryPath } from '../registry/open-registry.ts';
+import type { Manifest } from '../release/manifest.ts';
+import { readManifest, readReleaseDataset } from '../release/read-release.ts';
+import type { Bucket } from '../storage/bucket.ts';
+
+export interface PreviousRelease {
+  manifest: Manifest | null;
+  dataset: Dataset | null;
+  takenVersions: string[];
+}
+
+/**
+ * The approved matches a release includes: a --barcodes list, then the registry's (they win: they
+ * are the moderated truth). The registry is read only where there is one.
+ */
+export async function approvedBarcodes(file: string | undefined, settings: Settings, dataDir: string): Promise<Barcode[]> {
+  const fromFile = file ? parseBarcodeList(await readBarcodeFile(file), file) : [];
+  const merged = new Map<string, Barcode>();
+  for (const barcode of [...fromFile, ...(await registryBarcodes(settings, dataDir))]) merged.set(barcode.barcode, barcode);
+  return [...merged.values()];
+}
+
+async function registryBarcodes(settings: Settings, dataDir: string): Promise<Barcode[]> {
+  const exists = await stat(registryPath({ dataDir, url: settings.registry })).then(
+    () => true,
+    () => false,
+  );
+  if (!settings.registry && !exists) return [];
+  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+  try {
+    return await registry.approvedBarcodes();
+  } finally {
+    await registry.close();
+  }
+}
+
+async function readBarcodeFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw errors.barcodesInvalid(path, `cannot read the barcode list: ${(error as Error).message}`);
+  }
+}
+
+/** The bucket's current release, its rows (null, said, when they cannot be read), and every version kept. */
+export async function previousInBucket(bucket: Bucket, say: (line: string) => void): Promise<PreviousRelease> {
+  const [manifest, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
+  const dataset = manifest ? await readPublishedRows(bucket, manifest, say) : null;
+  return { manifest, dataset, takenVersions: [...kept.versions, ...kept.incomplete] };
+}
+
+/** The release a --previous folder (or manifest.json) holds; none yet is the first build (cron's first run), not an error. */
+export async function previousInFolder(path: string | undefined, say: (line: string) => void): Promise<PreviousRelease> {
+  const none = { manifest: null, dataset: null, takenVersions: [] };
+  if (!path) return none;
+  let manifest: Manifest;
+  try {
+    manifest = (await readManifest(path)).manifest;
+  } catch (error) {
+    const missing = /no such file or directory|manifest\.json is missing/.test((error as Error).message);
+    if ((error as { code?: string }).code === 'release_unreadable' && missing) return none;
+    throw error;
+  }
+  try {
+    return { manifest, dataset: (await readReleaseDataset(path)).dataset, takenVersions: [] };
+  } catch (error) {
+    say(unreadablePrevious(path, error));
+    return { manifest, dataset: null, takenVersions: [] };
+  }
+}

@@ -1,0 +1,110 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Barcode, Dataset } from '../dataset/model.ts';
+import { errors } from '../errors.ts';
+import type { SourceReport } from '../fetch/fetch-all.ts';
+import { bucketFileProblems } from '../publish/check-bucket-release.ts';
+import type { SourceDocument } from '../release/build-release.ts';
+import type { Manifest } from '../release/manifest.ts';
+import { verifyRelease } from '../release/verify-release.ts';
+import { writeReleaseDir } from '../release/write-release-dir.ts';
+import { BUILD_STEPS, type BuildState } from './build-steps.ts';
+import { PUBLISH_STEPS, type PublishState } from './publish-steps.ts';
+import type { Step } from './step-runner.ts';
+
+/** Where a run's inputs come from: the command decides (the authority's pages, files, the bundled lists). */
+export interface ReleaseInputs {
+  /** The source documents, with what fetching each saw (nothing for local files). */
+  documents: (say: (line: string) => void) => Promise<{ documents: SourceDocument[]; reports: SourceReport[] }>;
+  /** The approved matches to add: the --barcodes list and the registry's. */
+  barcodes: () => Promise<Barcode[]>;
+  /** The release this one follows (the bucket's current one, or --previous), its rows, and the versions taken. */
+  previous: (say: (line: string) => void) => Promise<{ manifest: Manifest | null; dataset: Dataset | null; takenVersions: string[] }>;
+}
+
+export interface ReleaseState extends BuildState, Omit<PublishState, 'bucket' | 'keep'> {
+  inputs: ReleaseInputs;
+  reports: SourceReport[];
+  /** The bucket to publish to, when the run publishes. */
+  bucket?: PublishState['bucket'];
+  keep: number;
+  /** Where the release is written on disk, and what else goes with it (the provenance of a published release). */
+  out?: { dir: string; extra?: Record<string, () => Promise<unknown>> };
+  /** Set by the write step. */
+  written?: string;
+  /** What is wrong with the bucket's copy of an unchanged release (it is then published again: a repair). */
+  damaged: string[];
+}
+
+/** An unchanged release the bucket holds whole: nothing to write or publish. */
+const nothingToPublish = (state: ReleaseState) =>
+  state.bucket && state.built?.unchanged && state.damaged.length === 0 ? `${state.built.manifest.version} is current and unchanged` : null;
+
+const FETCH: Step<ReleaseState> = {
+  name: 'fetch',
+  dryRunSafe: true,
+  run: async (state, say) => {
+    const { documents, reports } = await state.inputs.documents(say);
+    if (documents.length === 0)
+      throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
+    const [barcodes, previous] = await Promise.all([state.inputs.barcodes(), state.inputs.previous(say)]);
+    Object.assign(state, { documents, reports, barcodes, previous: previous.manifest, previousDataset: previous.dataset });
+    state.takenVersions = previous.takenVersions;
+    say(
+      `${documents.length} document(s), ${barcodes.length} approved barcode(s), previous release ${previous.manifest?.version ?? 'none'}`,
+    );
+  },
+};
+
+const WRITE: Step<ReleaseState> = {
+  name: 'write',
+  dryRunSafe: false,
+  skip: (state) => (state.out ? nothingToPublish(state) : 'no folder to write'),
+  run: async (state, say) => {
+    const dir = state.out!.dir.replace('{version}', state.built!.manifest.version);
+    await writeReleaseDir(state.built!, dir);
+    for (const [name, make] of Object.entries(state.out!.extra ?? {}))
+      await writeFile(join(dir, name), `${JSON.stringify(await make(), null, 2)}\n`);
+    state.written = dir;
+    say(`${state.built!.manifest.version} in ${dir}`);
+  },
+  wouldDo: async (state) => [
+    `write ${state.built!.manifest.version} in ${state.out!.dir.replace('{version}', state.built!.manifest.version)}`,
+  ],
+};
+
+const VERIFY: Step<ReleaseState> = {
+  name: 'verify',
+  dryRunSafe: true,
+  run: async (state, say) => {
+    const { manifest } = state.built!;
+    if (state.bucket && state.built!.unchanged) {
+      // Unchanged content is nothing to do only when the bucket still holds it whole; otherwise it is published again.
+      state.damaged = await bucketFileProblems(state.bucket, manifest);
+      for (const problem of state.damaged) say(`the current release is damaged: ${problem}; repairing`);
+      if (state.damaged.length === 0) return say(`${state.bucket.description} holds ${manifest.version} whole`);
+    }
+    // A dry run verifies a copy in the scratch folder: each format opened by its own engine all the same.
+    const dir = state.written ?? join(state.scratchDir, 'verify');
+    if (!state.written) await writeReleaseDir(state.built!, dir);
+    const report = await verifyRelease(dir);
+    if (!report.ok) throw errors.verifyFailed(dir, report.problems);
+    state.release = state.built;
+    say(`${manifest.version}: json, sqlite and docdb match the manifest and hold the same rows`);
+  },
+};
+
+const publishing = PUBLISH_STEPS.map((step): Step<ReleaseState> => ({
+  ...(step as unknown as Step<ReleaseState>),
+  skip: (state) => (state.bucket ? (nothingToPublish(state) ?? step.skip?.(state as PublishState) ?? null) : 'no bucket'),
+}));
+
+/**
+ * The release pipeline, as one table run by one runner (step-runner.ts): fetch, parse, select,
+ * assemble, check, build, write, verify, upload, switch, prune. `tariff release` runs it whole;
+ * each step says in a dry run what it would do when it is not safe to run.
+ */
+export const RELEASE_STEPS: Step<ReleaseState>[] = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), WRITE, VERIFY, ...publishing];
+
+/** `tariff build`: the release pipeline up to writing the release folder (`tariff verify` checks it). */
+export const BUILD_COMMAND_STEPS = RELEASE_STEPS.slice(0, RELEASE_STEPS.indexOf(WRITE) + 1);

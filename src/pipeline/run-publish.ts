@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Settings } from '../config/settings.ts';
+import { errors } from '../errors.ts';
+import type { PublishResult, ReleaseFiles } from '../publish/publish-release.ts';
+import { fileName, FORMATS, type Format } from '../release/manifest.ts';
+import { verifyRelease } from '../release/verify-release.ts';
+import { openBucket } from '../storage/open-bucket.ts';
+import { PUBLISH_STEPS, type PublishState } from './publish-steps.ts';
+import { runSteps, type Step, type StepReport } from './step-runner.ts';
+
+export interface PublishRunOptions {
+  settings: Settings;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** A release folder written by `tariff build`. */
+  dir: string;
+  dryRun?: boolean;
+  report: StepReport;
+}
+
+type FolderState = PublishState & { dir: string };
+
+/** Reads a release folder into memory once it verifies (every format opened by its own engine). */
+const VERIFY_FOLDER: Step<FolderState> = {
+  name: 'verify',
+  dryRunSafe: true,
+  run: async (state, say) => {
+    const report = await verifyRelease(state.dir);
+    if (!report.ok) throw errors.verifyFailed(state.dir, report.problems);
+    const manifest = JSON.parse(await readFile(join(state.dir, 'manifest.json'), 'utf8'));
+    const read = (format: Format) => readFile(join(state.dir, fileName(format)));
+    const files = Object.fromEntries(
+      await Promise.all(FORMATS.map(async (format) => [format, await read(format)])),
+    ) as ReleaseFiles['files'];
+    state.release = { manifest, files };
+    say(`${manifest.version} in ${state.dir}: json, sqlite and docdb match the manifest and hold the same rows`);
+  },
+};
+
+/**
+ * `tariff publish` as a service: verify a release folder, then the publish steps (upload and read
+ * back, switch, prune); with `dryRun`, what they would do.
+ */
+export async function runPublish(options: PublishRunOptions): Promise<{ result: PublishResult | null; version: string; bucket: string }> {
+  const { settings } = options;
+  const bucket = await openBucket(settings.bucket, { dataDir: options.dataDir, settings, env: options.env });
+  const state: FolderState = { bucket, keep: settings.keep, dir: options.dir };
+  await runSteps<FolderState>([VERIFY_FOLDER, ...(PUBLISH_STEPS as Step<FolderState>[])], state, options);
+  return { result: state.published ?? null, version: state.release!.manifest.version, bucket: bucket.description };
+}

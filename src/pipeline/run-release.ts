@@ -1,0 +1,150 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { Settings } from '../config/settings.ts';
+import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
+import type { SourceReport } from '../fetch/fetch-all.ts';
+import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import { compareVersions, versionsToPrune } from '../publish/bucket-layout.ts';
+import type { PublishResult } from '../publish/publish-release.ts';
+import type { SourceDocument } from '../release/build-release.ts';
+import { sha256Hex } from '../release/gzip.ts';
+import { openBucket } from '../storage/open-bucket.ts';
+import { cleanLeftovers } from '../util/leftovers.ts';
+import { acquireLock } from '../util/run-lock.ts';
+import { fetchFromAuthority } from './authority-sources.ts';
+import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
+import { RELEASE_STEPS, type ReleaseInputs, type ReleaseState } from './release-steps.ts';
+import { runSteps, type StepReport } from './step-runner.ts';
+
+export interface ReleaseRunOptions {
+  settings: Settings;
+  dataDir: string;
+  /** The SDK's variables for an S3 bucket (credentials, endpoint), from the environment at the edge. */
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  /** The day whose tariff in force is published (ISO date, Italian calendar). */
+  date: string;
+  allowShrink: boolean;
+  barcodesFile?: string;
+  /** Says what would be published, changing nothing: no snapshot kept, nothing written or uploaded. */
+  dryRun?: boolean;
+  /** Where the documents come from instead of the authority (`tariff start`: the bundled lists). */
+  documents?: ReleaseInputs['documents'];
+  report: StepReport;
+  progress?: (label: string, done: number, total: number | null) => void;
+  done?: (label: string) => void;
+}
+
+export interface ReleaseSummary {
+  status: 'published' | 'unchanged' | 'repaired' | 'dry-run';
+  fetch: SourceReport[];
+  version: string;
+  previousVersion: string | null;
+  bucket: string;
+  changesSince: string | null;
+  changes: ChangeSummary;
+  published?: PublishResult;
+}
+
+/**
+ * The cron job as a service: under the data dir's lock, clears what crashed runs left, then runs
+ * the release pipeline (release-steps.ts) against the bucket: fetch the authority's lists, build
+ * the tariff in force on `date`, and publish it when its content changed (or the bucket's copy is
+ * damaged). Every published release also gets a local copy with the provenance of its sources.
+ */
+export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSummary> {
+  const { settings, dataDir } = options;
+  const unlock = options.dryRun ? async () => {} : await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-release-'));
+  try {
+    // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
+    if (!options.dryRun)
+      for (const path of await cleanLeftovers([dataDir], options.now()))
+        options.report('clean', `removed ${path}, left by an interrupted run`);
+    const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+    const fetchAuthority: ReleaseInputs['documents'] = (say) =>
+      fetchFromAuthority(settings, {
+        dataDir,
+        now: options.now,
+        readOnly: options.dryRun,
+        say,
+        progress: options.progress,
+        done: options.done,
+      });
+    const state: ReleaseState = {
+      date: options.date,
+      baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
+      allowShrink: options.allowShrink,
+      maxShrink: settings.maxShrink / 100,
+      now: options.now,
+      scratchDir,
+      documents: [],
+      barcodes: [],
+      previous: null,
+      previousDataset: null,
+      destination: bucket.description,
+      timings: {},
+      inputs: {
+        documents: options.documents ?? fetchAuthority,
+        barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
+        previous: (say) => previousInBucket(bucket, say),
+      },
+      reports: [],
+      bucket,
+      keep: settings.keep,
+      out: {
+        dir: join(dataDir, 'releases', '{version}'),
+        // The provenance names the snapshots of the authority's documents (bundled ones have none).
+        extra: options.documents
+          ? {}
+          : { 'provenance.json': () => provenance(state.built!.manifest.version, state.documents, options.barcodesFile, dataDir) },
+      },
+      damaged: [],
+    };
+    await runSteps(RELEASE_STEPS, state, { dryRun: options.dryRun, report: options.report });
+    const built = state.built!;
+    if (state.published && state.published.status !== 'already-current')
+      await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
+    const status = options.dryRun
+      ? 'dry-run'
+      : state.published?.status === 'repaired'
+        ? 'repaired'
+        : state.published && state.published.status !== 'already-current'
+          ? 'published'
+          : 'unchanged';
+    return {
+      status,
+      fetch: state.reports,
+      version: built.manifest.version,
+      previousVersion: state.previous?.version ?? null,
+      bucket: bucket.description,
+      changesSince: built.changesSince,
+      changes: summariseChanges(built.changes),
+      ...(state.published ? { published: state.published } : {}),
+    };
+  } finally {
+    await rm(scratchDir, { recursive: true, force: true });
+    await unlock();
+  }
+}
+
+/** What a published release was built from, so it can be traced and rebuilt: each source's SHA-256 and snapshot. */
+async function provenance(version: string, documents: SourceDocument[], barcodes: string | undefined, dataDir: string) {
+  const store = new SnapshotStore(dataDir);
+  return {
+    version,
+    sources: documents.map((doc) => ({
+      url: doc.name,
+      sha256: sha256Hex(doc.bytes),
+      snapshot: relative(dataDir, store.path(sha256Hex(doc.bytes), doc.bytes)),
+    })),
+    barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
+  };
+}
+
+/** The local copies beyond `keep` go, never the one just published. */
+async function pruneLocal(dir: string, keep: number, current: string): Promise<void> {
+  const versions = (await readdir(dir).catch(() => [])).filter((name) => /^\d{8}\.\d+$/.test(name)).sort(compareVersions);
+  for (const version of versionsToPrune(versions, keep, current)) await rm(join(dir, version), { recursive: true, force: true });
+}

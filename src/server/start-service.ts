@@ -1,0 +1,107 @@
+import type { Settings } from '../config/settings.ts';
+import { loadRules } from '../barcodes/load-rules.ts';
+import { createMailer } from '../mail/mailer.ts';
+import { openRegistry } from '../registry/open-registry.ts';
+import { openBucket } from '../storage/open-bucket.ts';
+import { createWebsite } from '../web/website.ts';
+import { createApp, isApiPath } from './app.ts';
+import { CurrentRelease } from './current-release.ts';
+import type { Handler } from './http.ts';
+import { listen, type ListeningServer } from './node-adapter.ts';
+import { startPurgeLoop } from './purge-loop.ts';
+import { ReleaseHistory } from './release-history.ts';
+import { RequestLog } from './request-log.ts';
+
+export interface ServiceOptions {
+  settings: Settings;
+  dataDir: string;
+  /** The SDK's variables for an S3 bucket (credentials, endpoint), from the environment at the edge. */
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  /** Where the request log goes, one JSON line a request. */
+  stdout: NodeJS.WritableStream;
+}
+
+/**
+ * Starts the service (the /v1 API and the website, on one router each, behind one port) and
+ * resolves once it listens; `stopped` resolves when SIGINT or SIGTERM ended it, after the
+ * requests under way, the mail being sent and the registry were closed.
+ */
+export async function startService(options: ServiceOptions): Promise<{ listening: ListeningServer; stopped: Promise<void> }> {
+  const { settings, dataDir } = options;
+  const log = new RequestLog(options.stdout);
+  const write = (event: Record<string, unknown>) => log.write(event);
+  const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+  const release = new CurrentRelease(bucket, {
+    pollMs: settings.manifestPollMs,
+    cacheBytes: settings.cacheBytes,
+    staleAfterMs: settings.staleAfterSeconds * 1000,
+    baseUrl: settings.baseUrl,
+    log: write,
+  });
+  await release.start();
+  const purge = startPurgeLoop(registry, {
+    intervalMs: settings.purgeIntervalSeconds * 1000,
+    batch: 1000,
+    maxBatches: 20,
+    now: options.now,
+    log: write,
+  });
+  const rules = loadRules(settings);
+  const api = createApp({ registry, release, now: options.now, rules });
+  // Links in e-mails point at the site URL (the public https address behind a load balancer),
+  // else at the address this process listens on.
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  let siteUrl = settings.siteUrl ?? `http://${host}:${settings.port}`;
+  const website = createWebsite({
+    registry,
+    mailer: createMailer({ smtpUrl: settings.smtpUrl, from: settings.smtpFrom, dataDir, log: write }),
+    now: options.now,
+    siteUrl: () => siteUrl,
+    signInTtlMs: settings.signInTtlSeconds * 1000,
+    sessionTtlMs: settings.sessionTtlSeconds * 1000,
+    limits: { perAddress: settings.signInLimitAddress, perClient: settings.signInLimitClient },
+    trustProxy: settings.trustProxy,
+    log: write,
+    signUp: { open: settings.signUp === 'open', approvalTypes: settings.signUpApproval },
+    rules,
+    history: new ReleaseHistory(bucket, { depth: settings.historyDepth, refreshMs: settings.historyRefreshSeconds * 1000, log: write }),
+  });
+  // /v1, /healthz and /openapi.json are the API; every other path is the website.
+  const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
+  const limits = {
+    headersTimeoutMs: settings.headersTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+    maxConnections: settings.maxConnections,
+  };
+  const listening = await listen(handler, { host: settings.host, port: settings.port, log, limits });
+  if (!settings.siteUrl) siteUrl = listening.url;
+  log.write({
+    event: 'service.listening',
+    url: listening.url,
+    bucket: bucket.description,
+    release: release.current?.manifest.version ?? null,
+  });
+  log.flush();
+
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      release.stop();
+      await listening.close();
+      await purge.stop();
+      await website.settled();
+      await registry.close();
+      log.write({ event: 'service.stopped' });
+      log.flush();
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return { listening, stopped };
+}
