@@ -36,7 +36,7 @@ describe('resolveSettings', () => {
       dataDir: dataDir({ keep: 0, colour: 'blue' }),
     });
     await expect(problem).rejects.toMatchObject({ code: 'usage', exitCode: 2 });
-    const { message } = await problem.catch((error: Error) => error);
+    const { message } = (await problem.catch((error: Error) => error)) as Error;
     expect(message).toMatch(/^7 settings are not valid:/);
     expect(message).toContain('--port 99999 is not a whole number from 0 to 65535');
     expect(message).toContain('--max-shrink lots is not a percentage between 0 and 100');
@@ -48,9 +48,9 @@ describe('resolveSettings', () => {
   });
 
   it('never shows a secret, and keeps secrets out of config.json', async () => {
-    const { message } = await resolveSettings({ env: {}, dataDir: dataDir({ smtpUrl: 'smtp://user:hunter2@mail.example' }) }).catch(
+    const { message } = (await resolveSettings({ env: {}, dataDir: dataDir({ smtpUrl: 'smtp://user:hunter2@mail.example' }) }).catch(
       (error: Error) => error,
-    );
+    )) as Error;
     expect(message).toContain('smtpUrl is a secret: set SMTP_URL in the environment instead');
     const bad = await resolveSettings({ env: { SMTP_URL: 'http://user:hunter2@mail' }, dataDir: dataDir() }).catch((error: Error) => error);
     expect((bad as Error).message).toBe('SMTP_URL=… is not an smtp:// or smtps:// URL');
