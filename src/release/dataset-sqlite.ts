@@ -60,9 +60,7 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
       CREATE TABLE products (${columnsSql(PRODUCT_COLUMNS)});
       CREATE TABLE barcodes (${columnsSql(BARCODE_COLUMNS)}) WITHOUT ROWID;
-      CREATE INDEX barcodes_adm_code ON barcodes (adm_code);
       CREATE TABLE changes (id INTEGER PRIMARY KEY, ${columnsSql(CHANGE_COLUMNS)});
-      CREATE INDEX changes_adm_code ON changes (adm_code);
     `);
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     // Named parameters bind the row objects as they are: no per-row array to build.
@@ -76,6 +74,11 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       for (const barcode of dataset.barcodes) insertBarcode.run(barcode);
       for (const change of dataset.changes) insertChange.run(change);
     })();
+    // Built once the rows are in, in one sorted pass, rather than grown row by row (a fifth of
+    // the time); each in its own statement, as before, so the file's bytes stay those of earlier
+    // releases (SQLite counts the changes in the header).
+    db.exec('CREATE INDEX barcodes_adm_code ON barcodes (adm_code)');
+    db.exec('CREATE INDEX changes_adm_code ON changes (adm_code)');
     db.exec('VACUUM');
   } finally {
     db.close();

@@ -2,10 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Datastore from 'nedb-promises';
 import { describe, expect, it } from 'vitest';
 import { generateTariff } from '../../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { buildRelease, type BuildOptions } from '../../src/release/build-release.ts';
+import { DOCDB_INDEXES } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { gunzip } from '../../src/release/gzip.ts';
 import { FORMATS, type Manifest } from '../../src/release/manifest.ts';
@@ -120,6 +122,29 @@ describe('a release built from the sample tariff', () => {
         { barcode: '8001001001012', kind: 'carton', units: 10 },
       ],
     });
+  });
+
+  it('writes the NeDB datafile byte for byte as the engine does when it declares the indexes and inserts the documents', async () => {
+    const first = await build({ date: '2026-11-22' });
+    // With a previous release, so the file holds change documents too.
+    const built = await build({
+      date: '2026-12-01',
+      previous: first.manifest,
+      previousDataset: await openDatasetFile('json', first.files.json),
+    });
+    expect(built.changes.length).toBeGreaterThan(0);
+    const ours = gunzip(built.files.docdb).toString('utf8');
+    const documents = ours
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => !line.$$indexCreated);
+    const path = join(await tempDir(), 'engine.db');
+    const engine = Datastore.create({ filename: path, autoload: false });
+    await engine.load();
+    for (const index of DOCDB_INDEXES) await engine.ensureIndex({ ...index });
+    await engine.insert(documents);
+    expect(await readFile(path, 'utf8')).toBe(ours);
   });
 });
 
