@@ -32,10 +32,16 @@ export interface VoteWrite extends Match {
 
 export interface BatchPlan {
   results: SubmissionResult[];
-  /** The votes to store (the last one per barcode) and the barcodes whose status to store. */
+  /**
+   * The votes to store (the last one per barcode) and the barcodes whose status to store: new
+   * ones and those whose status or match changed (a vote that changes neither rewrites nothing,
+   * so a barcode's `updated_at` is when its status or match last changed).
+   */
   votes: VoteWrite[];
   barcodes: (StoredBarcode & { gtin14: string })[];
 }
+
+const sameOrNone = (a: Match | null, b: Match | null) => (a === null || b === null ? a === b : sameMatch(a, b));
 
 /**
  * Decides a whole batch in memory from the state read at the start of its transaction: each item
@@ -49,7 +55,8 @@ export function planBatch(
   rules: StatusRules,
 ): BatchPlan {
   const votes = new Map<string, VoteWrite>();
-  const barcodes = new Map<string, StoredBarcode & { gtin14: string }>();
+  const before = new Map(state.barcodes);
+  const touched = new Set<string>();
   const results = checks.map((check, index): SubmissionResult => {
     if (!check.ok) return { index, barcode: check.barcode, outcome: 'rejected', reason: check.reason, status: null };
     const c = check.candidate;
@@ -83,8 +90,13 @@ export function planBatch(
     const stored = { status: computed.status, match: computed.match, admin };
     state.barcodes.set(c.gtin14, stored);
     votes.set(c.gtin14, { gtin14: c.gtin14, ...match, contributorRef: c.contributorRef, barcodeAsSent: c.barcode });
-    barcodes.set(c.gtin14, { gtin14: c.gtin14, ...stored });
+    touched.add(c.gtin14);
     return { index, barcode: c.barcode, outcome: 'accepted', reason: null, status: computed.status };
   });
-  return { results, votes: [...votes.values()], barcodes: [...barcodes.values()] };
+  const barcodes = [...touched].flatMap((gtin14) => {
+    const stored = state.barcodes.get(gtin14)!;
+    const was = before.get(gtin14);
+    return was && was.status === stored.status && sameOrNone(was.match, stored.match) ? [] : [{ gtin14, ...stored }];
+  });
+  return { results, votes: [...votes.values()], barcodes };
 }

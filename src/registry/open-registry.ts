@@ -34,10 +34,13 @@ export function createRegistry(store: Store, authenticate: Registry['authenticat
   };
 }
 
-/** The registry in a SQLite file, created (0600) and migrated if needed. */
-export async function openSqliteRegistry(path: string): Promise<Registry> {
+/**
+ * The registry in a SQLite file, created (0600) and migrated if needed. A long-running service
+ * checkpoints the file's log in the background (sqlite-store.ts).
+ */
+export async function openSqliteRegistry(path: string, options: { longRunning?: boolean } = {}): Promise<Registry> {
   await privateFile(path);
-  const store = new SqliteStore(path);
+  const store = new SqliteStore(path, { checkpointInBackground: options.longRunning });
   await migrate(store);
   return createRegistry(store, sqliteAuthenticator(store));
 }
@@ -59,10 +62,15 @@ export async function openPgRegistry(url: string, options: { poolSize?: number }
  * (optionally `?schema=name`) for PostgreSQL, a SQLite file path or `sqlite:<path>`, or by
  * default `<data-dir>/registry.sqlite`.
  */
-export async function openRegistry(options: { dataDir: string; url?: string; poolSize?: number }): Promise<Registry> {
+export async function openRegistry(options: {
+  dataDir: string;
+  url?: string;
+  poolSize?: number;
+  longRunning?: boolean;
+}): Promise<Registry> {
   const { url } = options;
   if (url && /^postgres(ql)?:\/\//.test(url)) return openPgRegistry(url, { poolSize: options.poolSize });
-  return openSqliteRegistry(registryPath(options));
+  return openSqliteRegistry(registryPath(options), { longRunning: options.longRunning });
 }
 
 /** The SQLite file a registry setting names, or the default one in the data dir. */

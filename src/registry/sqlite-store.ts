@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Dialect, Params, Row, Store, Transaction, TransactionOptions } from './store.ts';
 
@@ -11,6 +12,8 @@ export const SQLITE_DIALECT: Dialect = {
   forUpdate: '',
   schema: { identity: 'INTEGER PRIMARY KEY', falseFlag: 'INTEGER NOT NULL DEFAULT 0', withoutRowid: ' WITHOUT ROWID' },
 };
+
+const CHECKPOINT_INTERVAL_MS = 1_000;
 
 /** better-sqlite3 binds numbers, strings, bigints, buffers and null: booleans become 0/1, arrays JSON. */
 const bind = (params: Params): unknown[] =>
@@ -33,14 +36,28 @@ export class SqliteStore implements Store {
   private pending = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly direct: Transaction;
+  private readonly checkpointer: Worker | null = null;
 
-  constructor(path: string) {
+  /**
+   * `checkpointInBackground` (a long-running service): the log is checkpointed every second by a
+   * thread of its own instead of by the commit that fills it, so no request pays for it; should
+   * that thread stop, commits checkpoint again once the log passes about 80 MB.
+   */
+  constructor(path: string, options: { checkpointInBackground?: boolean } = {}) {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     // Commits are not flushed to disk unless a transaction asks to be durable (see transaction()).
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
+    if (options.checkpointInBackground) {
+      this.db.pragma('wal_autocheckpoint = 20000');
+      this.checkpointer = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
+        workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
+        execArgv: [],
+      });
+      this.checkpointer.unref();
+    }
     this.direct = {
       dialect: SQLITE_DIALECT,
       all: async (sql, params = []) => this.prepare(sql).all(...bind(params)) as Row[],
@@ -115,6 +132,11 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.tail;
+    if (this.checkpointer) {
+      const exited = new Promise((resolve) => this.checkpointer!.once('exit', resolve));
+      this.checkpointer.postMessage('stop');
+      await exited;
+    }
     this.db.close();
   }
 }

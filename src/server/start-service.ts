@@ -32,7 +32,7 @@ export async function startService(options: ServiceOptions): Promise<{ listening
   const log = new RequestLog(options.stdout);
   const write = (event: Record<string, unknown>) => log.write(event);
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize, longRunning: true });
   const release = new CurrentRelease(bucket, {
     pollMs: settings.manifestPollMs,
     cacheBytes: settings.cacheBytes,

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { planBatch, type BatchState } from './plan-batch.ts';
+import { DEFAULT_RULES } from './status-rules.ts';
+import { checkItem } from './validate-item.ts';
+
+const pack = (admCode: number) => ({ admCode, kind: 'pack' as const, units: 1 });
+const item = (admCode: number) => checkItem({ barcode: '8001001001005', admCode }, 'User', () => true);
+const GTIN = '08001001001005';
+
+/** A barcode approved for 1001 by two accounts (ids 1 and 2). */
+const approved = (): BatchState => ({
+  barcodes: new Map([[GTIN, { status: 'approved', match: pack(1001), admin: null }]]),
+  votes: new Map([[GTIN, [1, 2].map((accountId) => ({ ...pack(1001), accountId, accountType: 'User' as const, counted: true }))]]),
+  blockedRefs: new Set(),
+});
+
+describe('planBatch', () => {
+  it("stores a vote that changes nothing of the barcode's status or match, without rewriting the barcode", () => {
+    const plan = planBatch({ id: 3, type: 'User' }, [item(1001)], approved(), DEFAULT_RULES);
+    expect(plan.results[0]).toMatchObject({ outcome: 'accepted', status: 'approved' });
+    expect(plan.votes).toHaveLength(1);
+    expect(plan.barcodes).toEqual([]);
+  });
+
+  it('rewrites the barcode with its final state when the batch changes it, even through a state in between', () => {
+    const changed = planBatch({ id: 3, type: 'User' }, [item(1002)], approved(), DEFAULT_RULES);
+    expect(changed.barcodes).toEqual([{ gtin14: GTIN, status: 'conflict', match: null, admin: null }]);
+    // The account changes its mind within the batch: the barcode ends as it started, nothing to rewrite.
+    const back = planBatch({ id: 3, type: 'User' }, [item(1002), item(1001)], approved(), DEFAULT_RULES);
+    expect(back.results.map((result) => result.status)).toEqual(['conflict', 'approved']);
+    expect(back.votes).toEqual([expect.objectContaining({ admCode: 1001 })]);
+    expect(back.barcodes).toEqual([]);
+  });
+
+  it('writes a new barcode', () => {
+    const empty: BatchState = { barcodes: new Map(), votes: new Map(), blockedRefs: new Set() };
+    expect(planBatch({ id: 3, type: 'User' }, [item(1001)], empty, DEFAULT_RULES).barcodes).toEqual([
+      { gtin14: GTIN, status: 'to_confirm', match: pack(1001), admin: null },
+    ]);
+  });
+});
