@@ -6,7 +6,7 @@ import type { Queries, Store } from './store.ts';
  * and returns the new total; nothing when it would not fit. `ON CONFLICT … WHERE` re-checks the
  * row under its lock, so concurrent processes and instances stay exact.
  */
-export const CONSUME = `INSERT INTO usage_counters (account_id, counter, period_start, used)
+const CONSUME = `INSERT INTO usage_counters (account_id, counter, period_start, used)
   SELECT CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER) WHERE CAST(? AS INTEGER) <= CAST(? AS INTEGER)
   ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + excluded.used
   WHERE usage_counters.used + excluded.used <= CAST(? AS INTEGER)

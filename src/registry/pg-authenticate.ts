@@ -1,48 +1,73 @@
 import { sameFingerprint } from './api-key.ts';
 import type { PgStore } from './pg-store.ts';
+import type { Consumption, Principal } from './records.ts';
 import type { Registry } from './registry.ts';
 import { toAccount } from './rows.ts';
+
+type Authenticated = (Principal & { read?: Consumption }) | null;
+
+interface Pending {
+  fingerprint: string;
+  now: Date;
+  read?: { periodStart: string; limit: number };
+  resolve: (value: Authenticated) => void;
+  reject: (error: unknown) => void;
+}
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authentication on PostgreSQL, written apart from the registry's rules because every API
- * request runs it: one statement, one round trip, for the key lookup, the last-use stamp (at most
- * once a minute) and the read's check-and-increment. `ON CONFLICT … DO UPDATE … WHERE` re-checks
- * the counter under its row lock, so concurrent instances stay exact. A named statement: parsed
- * and planned once per connection.
+ * request runs it: the requests that arrive in one turn of the event loop go to the database in
+ * one call of `tariff_authenticate` (schema.ts, version 5), set-based, in one round trip and one
+ * commit for the group. An account's counter goes up by as many of its requests as fit under the
+ * limit; they are the first ones in request order, as one statement each would have decided.
+ * Under load this multiplies throughput; alone, a request costs what it did. A named statement:
+ * parsed and planned once per connection.
  */
 export function pgAuthenticator(store: PgStore): Registry['authenticate'] {
-  return async (fingerprint, now, read) => {
-    const { rows } = await store.pool.query({
-      name: 'tariff_authenticate',
-      text: `WITH k AS (
-         SELECT k.id AS key_id, k.fingerprint, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
-         WHERE k.fingerprint = $1 AND k.revoked_at IS NULL AND NOT a.blocked),
-       touch AS (
-         UPDATE api_keys SET last_used_at = $2 WHERE id = (SELECT key_id FROM k) AND (last_used_at IS NULL OR last_used_at <= $3) RETURNING 1),
-       c AS (
-         INSERT INTO usage_counters (account_id, counter, period_start, used)
-         SELECT id, 'read', $4::text, 1 FROM k WHERE $5::boolean AND 1 <= $6::int
-         ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used + 1 <= $6::int
-         RETURNING used)
-       SELECT k.*, (SELECT used FROM c) AS consumed, (SELECT count(*) FROM touch) AS touched,
-         (SELECT u.used FROM usage_counters u WHERE u.account_id = k.id AND u.counter = 'read' AND u.period_start = $4) AS current
-       FROM k`,
-      values: [
-        fingerprint,
-        now.toISOString(),
-        new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(),
-        read?.periodStart ?? '',
-        Boolean(read),
-        read?.limit ?? 0,
-      ],
-    });
-    const row = rows[0] as Record<string, unknown> | undefined;
-    if (!row || !sameFingerprint(String(row.fingerprint), fingerprint)) return null;
-    const found = { account: toAccount(row), keyId: Number(row.key_id) };
-    if (!read) return found;
-    const consumed = row.consumed === null ? null : Number(row.consumed);
-    return { ...found, read: consumed !== null ? { allowed: true, used: consumed } : { allowed: false, used: Number(row.current ?? 0) } };
+  let pending: Pending[] = [];
+  const flush = () => {
+    const items = pending;
+    pending = [];
+    store.pool
+      .query({
+        name: 'tariff_authenticate',
+        text: 'SELECT * FROM tariff_authenticate($1::text[], $2::text[], $3::text[], $4::text[], $5::integer)',
+        values: [
+          items.map((item) => item.fingerprint),
+          items.map((item) => item.now.toISOString()),
+          items.map((item) => new Date(item.now.getTime() - LAST_USED_RESOLUTION_MS).toISOString()),
+          items.map((item) => item.read?.periodStart ?? null),
+          // One read limit for the whole group: the service has one (READ_LIMIT).
+          Math.max(...items.map((item) => item.read?.limit ?? 0)),
+        ],
+      })
+      .then(
+        ({ rows }) => {
+          const found = new Map((rows as Record<string, unknown>[]).map((row) => [Number(row.ord), row]));
+          // How many reads each account has taken so far in this group, in request order.
+          const taken = new Map<string, number>();
+          items.forEach((item, i) => item.resolve(principalOf(item, found.get(i + 1), taken)));
+        },
+        (error: unknown) => items.forEach((item) => item.reject(error)),
+      );
   };
+  return (fingerprint, now, read) =>
+    new Promise((resolve, reject) => {
+      pending.push({ fingerprint, now, read, resolve, reject });
+      if (pending.length === 1) setImmediate(flush);
+    });
+}
+
+function principalOf(item: Pending, row: Record<string, unknown> | undefined, taken: Map<string, number>): Authenticated {
+  if (!row || !sameFingerprint(String(row.fingerprint), item.fingerprint)) return null;
+  const found = { account: toAccount(row.account as Record<string, unknown>), keyId: Number(row.key_id) };
+  if (!item.read) return found;
+  const before = Number(row.used_before);
+  const fitted = Number(row.used_after) - before;
+  const counter = `${found.account.id}:${item.read.periodStart}`;
+  const nth = (taken.get(counter) ?? 0) + 1;
+  taken.set(counter, nth);
+  return { ...found, read: nth <= fitted ? { allowed: true, used: before + nth } : { allowed: false, used: before + fitted } };
 }

@@ -1,5 +1,5 @@
 import { sameFingerprint } from './api-key.ts';
-import { CONSUME, USAGE } from './counters.ts';
+import { USAGE } from './counters.ts';
 import type { Consumption, Principal } from './records.ts';
 import type { Registry } from './registry.ts';
 import { toAccount } from './rows.ts';
@@ -31,7 +31,10 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
      WHERE k.fingerprint = ? AND k.revoked_at IS NULL AND NOT a.blocked`,
   );
   const touch = store.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-  const consume = store.prepare(CONSUME);
+  // The general counter statement (counters.ts) for one read: a plain upsert, a third cheaper.
+  const consume = store.prepare(`INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
+    ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < ?
+    RETURNING used`);
   const usage = store.prepare(USAGE);
 
   const one = ({ fingerprint, now, read }: Pending): Authenticated => {
@@ -43,7 +46,8 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
     const found = { account: toAccount(row), keyId: Number(row.key_id) };
     if (!read) return found;
     const accountId = found.account.id;
-    const consumed = consume.get(accountId, 'read', read.periodStart, 1, 1, read.limit, read.limit) as { used: number } | undefined;
+    // The first read of the day is an insert: the read limit is always at least 1.
+    const consumed = consume.get(accountId, read.periodStart, read.limit) as { used: number } | undefined;
     const used = consumed ?? (usage.get(accountId, 'read', read.periodStart) as { used: number } | undefined);
     return { ...found, read: { allowed: consumed !== undefined, used: used?.used ?? 0 } };
   };

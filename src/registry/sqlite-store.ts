@@ -51,6 +51,9 @@ export class SqliteStore implements Store {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     if (options.checkpointInBackground) {
+      // A service reads the keys and accounts on every request: keep them in SQLite's own cache
+      // (64 MB at most) rather than in the operating system's, a system call away.
+      this.db.pragma('cache_size = -65536');
       this.db.pragma('wal_autocheckpoint = 20000');
       this.checkpointer = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
         workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },

@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
-/** Hex SHA-256: release files, API key fingerprints, sign-in and session tokens. */
+/** Hex SHA-256: release files, API key fingerprints, sign-in and session tokens (one-shot: on every request's path). */
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /**

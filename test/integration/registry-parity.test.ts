@@ -94,6 +94,23 @@ describe.each(BACKENDS)('the %s registry keeps the policies decided once for eve
     expect(Object.values(plain!)[0]).toBe(store.dialect.name === 'sqlite' ? 1 : 'off');
   });
 
+  it('takes reads exactly when many requests of one account arrive together: the first ones in order fit', async () => {
+    const r = await (await location()).open();
+    const keys = [generateApiKey(), generateApiKey()];
+    for (const [i, key] of keys.entries()) {
+      const account = await r.createAccount({ email: `shop${i}@example.it`, type: 'User' }, now);
+      await r.addKey(account.id, { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: '' }, now);
+    }
+    const read = { periodStart: '2026-11-22T00:00:00.000Z', limit: 10 };
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => r.authenticate(keys[i % 2]!.fingerprint, now, read)));
+    for (const [i] of keys.entries()) {
+      const mine = results.filter((_, n) => n % 2 === i).map((result) => result!.read!);
+      expect(mine.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, n) => ({ allowed: true, used: n + 1 })));
+      expect(mine.slice(10)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, used: 10 })));
+    }
+    expect(await r.usage(results[0]!.account.id, 'read', read.periodStart)).toBe(10);
+  });
+
   it("uses up a blocked account's sign-in link: it signs nobody in, not even after an unblock", async () => {
     const r = await (await location()).open();
     const account = await r.createAccount({ email: 'shop@example.it', type: 'User' }, now);
