@@ -33,17 +33,18 @@ function requestedCommand(argv: string[]): string | undefined {
   return undefined;
 }
 
-const defaultIo = (): CliIo => ({
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  now: () => pinnedNow(process.env) ?? new Date(),
-});
+const defaultIo = (): CliIo => {
+  const pinned = pinnedNow(process.env);
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: pinned ? () => new Date(pinned) : () => new Date() };
+};
 
-/** SOURCE_DATE_EPOCH (reproducible-builds.org) pins the clock, so a rebuild's manifest is byte-identical too. */
-function pinnedNow(env: NodeJS.ProcessEnv): Date | null {
+/**
+ * SOURCE_DATE_EPOCH (reproducible-builds.org) pins the clock, so a rebuild's manifest is
+ * byte-identical too. Read once: the service asks for the time on every request.
+ */
+function pinnedNow(env: NodeJS.ProcessEnv): number | null {
   const epoch = env.SOURCE_DATE_EPOCH;
-  return epoch && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : null;
+  return epoch && /^\d+$/.test(epoch) ? Number(epoch) * 1000 : null;
 }
 
 /**

@@ -32,10 +32,14 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
   );
   const touch = store.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   // The general counter statement (counters.ts) for one read: a plain upsert, a third cheaper.
-  const consume = store.prepare(`INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
+  const consume = store
+    .prepare(
+      `INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
     ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < ?
-    RETURNING used`);
-  const usage = store.prepare(USAGE);
+    RETURNING used`,
+    )
+    .pluck();
+  const usage = store.prepare(USAGE).pluck();
 
   const one = ({ fingerprint, now, read }: Pending): Authenticated => {
     const row = principal.get(fingerprint) as Record<string, unknown> | undefined;
@@ -47,9 +51,9 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
     if (!read) return found;
     const accountId = found.account.id;
     // The first read of the day is an insert: the read limit is always at least 1.
-    const consumed = consume.get(accountId, read.periodStart, read.limit) as { used: number } | undefined;
-    const used = consumed ?? (usage.get(accountId, 'read', read.periodStart) as { used: number } | undefined);
-    return { ...found, read: { allowed: consumed !== undefined, used: used?.used ?? 0 } };
+    const consumed = consume.get(accountId, read.periodStart, read.limit) as number | undefined;
+    if (consumed !== undefined) return { ...found, read: { allowed: true, used: consumed } };
+    return { ...found, read: { allowed: false, used: (usage.get(accountId, 'read', read.periodStart) as number | undefined) ?? 0 } };
   };
   const batch = store.db.transaction((items: Pending[]) => items.map(one));
 
