@@ -39,7 +39,7 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
     RETURNING used`,
     )
     .pluck();
-  const usage = store.prepare(USAGE).pluck();
+  const usage = store.db.prepare(USAGE).pluck();
 
   const one = ({ fingerprint, now, read }: Pending): Authenticated => {
     const row = principal.get(fingerprint) as Record<string, unknown> | undefined;
