@@ -32,7 +32,8 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
   );
   const touch = store.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   // The general counter statement (counters.ts) for one read: a plain upsert, a third cheaper.
-  const consume = store
+  // Own statements, not the store's shared ones: these return the value alone (pluck).
+  const consume = store.db
     .prepare(
       `INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
     ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < ?
