@@ -60,6 +60,20 @@ export class CommandContext {
     }
   }
 
+  /** What every run of the release pipeline takes from the command line and the process. */
+  async pipelineRun(options: { date?: string; allowShrink?: boolean; barcodes?: string; dryRun?: boolean }) {
+    return {
+      settings: await this.settings(options),
+      dataDir: this.dataDir,
+      env: this.io.env,
+      now: this.io.now,
+      date: buildDate(options.date, this.io.now()),
+      allowShrink: options.allowShrink ?? false,
+      barcodesFile: options.barcodes,
+      dryRun: options.dryRun,
+    };
+  }
+
   /** A line for people: on stderr when stdout carries JSON, so stdout stays one document. */
   info(line: string): void {
     (this.json ? this.io.stderr : this.io.stdout).write(`${line}\n`);

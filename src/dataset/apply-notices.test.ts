@@ -57,13 +57,14 @@ const notice = (effectiveFrom: string, changes: NoticeChange[], source = 'n.pdf'
   where: source,
 });
 
+/** The test products and list dates, with these notices, on this day. */
+const applyOn = (day: string, ...notices: SourceNotice[]) => applyNotices(PRODUCTS, LIST_DATES, notices, day);
+
 describe('applyNotices', () => {
   it('applies new prices from the notice date on, by code, and dates the product from the notice', () => {
-    const { products, reports, latest } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])],
+    const { products, reports, latest } = applyOn(
       '2026-08-01',
+      notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')]),
     );
     expect(products.find((p) => p.admCode === 1001)).toMatchObject({
       pricePerKgCents: 31000,
@@ -76,11 +77,9 @@ describe('applyNotices', () => {
   });
 
   it('waits for the notice date: the day before, nothing changes', () => {
-    const { products, reports, latest } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')])],
+    const { products, reports, latest } = applyOn(
       '2026-07-31',
+      notice('2026-08-01', [change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes')]),
     );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]).toMatchObject({ status: 'pending', applied: 0 });
@@ -88,26 +87,17 @@ describe('applyNotices', () => {
   });
 
   it('matches a row without a code by name and pack, case and spacing aside', () => {
-    const { products } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [notice('2026-08-01', [change(null, 'Toscano  T', 'da 6 sigari', 150000, 160000, 4800)])],
-      '2026-08-01',
-    );
+    const { products } = applyOn('2026-08-01', notice('2026-08-01', [change(null, 'Toscano  T', 'da 6 sigari', 150000, 160000, 4800)]));
     expect(products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerKgCents: 160000, pricePerPackCents: 4800 });
   });
 
   it('reports, and does not apply, a row without a code that matches several products or none', () => {
-    const { products, reports } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [
-        notice('2026-08-01', [
-          change(null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', 116000, 120000, 15000),
-          change(null, 'TOSCANO T', 'da 5 sigari', 150000, 160000, 4000),
-        ]),
-      ],
+    const { products, reports } = applyOn(
       '2026-08-01',
+      notice('2026-08-01', [
+        change(null, 'ZINO NICARAGUA ROBUSTO 25', 'da 25 pezzi', 116000, 120000, 15000),
+        change(null, 'TOSCANO T', 'da 5 sigari', 150000, 160000, 4000),
+      ]),
     );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]!.problems).toEqual([
@@ -117,16 +107,12 @@ describe('applyNotices', () => {
   });
 
   it('reports a code the list does not hold, or holds in another category', () => {
-    const { reports } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [
-        notice('2026-08-01', [
-          change(99999, 'X', 'da 1 pezzo', 1, 2, 3),
-          change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620),
-        ]),
-      ],
+    const { reports } = applyOn(
       '2026-08-01',
+      notice('2026-08-01', [
+        change(99999, 'X', 'da 1 pezzo', 1, 2, 3),
+        change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620),
+      ]),
     );
     expect(reports[0]!.problems).toEqual([
       expect.stringMatching(/tariff code 99999 is not in the cigars list/),
@@ -135,25 +121,19 @@ describe('applyNotices', () => {
   });
 
   it('leaves a notice no newer than the list in force alone: the list already holds it', () => {
-    const { products, reports } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [notice('2026-07-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 140000, 150000, 4500)])],
+    const { products, reports } = applyOn(
       '2026-08-01',
+      notice('2026-07-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 140000, 150000, 4500)]),
     );
     expect(products).toEqual(PRODUCTS);
     expect(reports[0]!.status).toBe('superseded');
   });
 
   it('applies notices oldest first, and notes an old price that differs', () => {
-    const { products, reports } = applyNotices(
-      PRODUCTS,
-      LIST_DATES,
-      [
-        notice('2026-09-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 160000, 170000, 5100)], 'b.pdf'),
-        notice('2026-08-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 155000, 160000, 4800)], 'a.pdf'),
-      ],
+    const { products, reports } = applyOn(
       '2026-09-30',
+      notice('2026-09-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 160000, 170000, 5100)], 'b.pdf'),
+      notice('2026-08-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 155000, 160000, 4800)], 'a.pdf'),
     );
     expect(products.find((p) => p.admCode === 21825)).toMatchObject({
       pricePerKgCents: 170000,

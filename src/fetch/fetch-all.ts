@@ -15,7 +15,10 @@ export interface SourceReport {
   finalUrl?: string;
   /** For a page: the categories and the number of notices it links to. */
   found?: { lists: string[]; notices: number };
-  /** unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the last one; ignored: a link that led to no notice. */
+  /**
+   * unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the
+   * last one; ignored: a link that led to no notice.
+   */
   status: 'unchanged' | 'changed' | 'failed' | 'ignored';
   sha256: string | null;
   /** The effective dates the list carries, and where each stands against today. */

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Settings } from '../config/settings.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
@@ -34,6 +35,44 @@ export interface ReleaseState extends BuildState, Omit<PublishState, 'bucket' | 
   written?: string;
   /** What is wrong with the bucket's copy of an unchanged release (it is then published again: a repair). */
   damaged: string[];
+}
+
+/** What a run of the pipeline starts from; everything else is filled in by its steps. */
+export interface ReleaseRun {
+  settings: Settings;
+  now: () => Date;
+  date: string;
+  allowShrink: boolean;
+  scratchDir: string;
+  inputs: ReleaseInputs;
+  destination: string;
+  out?: ReleaseState['out'];
+  bucket?: ReleaseState['bucket'];
+}
+
+/** A new run's state: the settings' base URL, shrink guard and retention, and nothing read yet. */
+export function releaseState(run: ReleaseRun): ReleaseState {
+  const { settings, now, date, allowShrink, scratchDir, inputs, destination, out, bucket } = run;
+  return {
+    now,
+    date,
+    allowShrink,
+    scratchDir,
+    inputs,
+    destination,
+    out,
+    bucket,
+    baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
+    maxShrink: settings.maxShrink / 100,
+    keep: settings.keep,
+    documents: [],
+    barcodes: [],
+    previous: null,
+    previousDataset: null,
+    timings: {},
+    reports: [],
+    damaged: [],
+  };
 }
 
 /** An unchanged release the bucket holds whole: nothing to write or publish. */

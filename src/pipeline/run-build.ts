@@ -6,7 +6,7 @@ import type { BuiltRelease } from '../release/build-release.ts';
 import { readSources } from '../source/read-sources.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
 import { approvedBarcodes, previousInFolder } from './release-inputs.ts';
-import { BUILD_COMMAND_STEPS, type ReleaseState } from './release-steps.ts';
+import { BUILD_COMMAND_STEPS, releaseState } from './release-steps.ts';
 import { runSteps, type StepReport } from './step-runner.ts';
 
 export interface BuildRunOptions {
@@ -39,29 +39,17 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
   try {
     const { settings } = options;
-    const state: ReleaseState = {
-      date: options.date,
-      baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
-      allowShrink: options.allowShrink,
-      maxShrink: settings.maxShrink / 100,
-      now: options.now,
+    const state = releaseState({
+      ...options,
       scratchDir,
-      documents: [],
-      barcodes: [],
-      previous: null,
-      previousDataset: null,
       destination: options.out,
-      timings: {},
       inputs: {
         documents: async () => ({ documents: await readSources(options.sources, settings), reports: [] }),
         barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),
         previous: (say) => previousInFolder(options.previous, say),
       },
-      reports: [],
-      keep: settings.keep,
       out: { dir: options.out },
-      damaged: [],
-    };
+    });
     await runSteps(BUILD_COMMAND_STEPS, state, { dryRun: options.dryRun, report: options.report });
     return state.built!;
   } finally {

@@ -14,7 +14,7 @@ import { cleanLeftovers } from '../util/leftovers.ts';
 import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
-import { RELEASE_STEPS, type ReleaseInputs, type ReleaseState } from './release-steps.ts';
+import { RELEASE_STEPS, releaseState, type ReleaseInputs } from './release-steps.ts';
 import { runSteps, type StepReport } from './step-runner.ts';
 
 export interface ReleaseRunOptions {
@@ -72,27 +72,16 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
         progress: options.progress,
         done: options.done,
       });
-    const state: ReleaseState = {
-      date: options.date,
-      baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
-      allowShrink: options.allowShrink,
-      maxShrink: settings.maxShrink / 100,
-      now: options.now,
+    const state = releaseState({
+      ...options,
       scratchDir,
-      documents: [],
-      barcodes: [],
-      previous: null,
-      previousDataset: null,
       destination: bucket.description,
-      timings: {},
       inputs: {
         documents: options.documents ?? fetchAuthority,
         barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
         previous: (say) => previousInBucket(bucket, say),
       },
-      reports: [],
       bucket,
-      keep: settings.keep,
       out: {
         dir: join(dataDir, 'releases', '{version}'),
         // The provenance names the snapshots of the authority's documents (bundled ones have none).
@@ -100,8 +89,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
           ? {}
           : { 'provenance.json': () => provenance(state.built!.manifest.version, state.documents, options.barcodesFile, dataDir) },
       },
-      damaged: [],
-    };
+    });
     await runSteps(RELEASE_STEPS, state, { dryRun: options.dryRun, report: options.report });
     const built = state.built!;
     if (state.published && state.published.status !== 'already-current')

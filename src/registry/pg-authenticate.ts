@@ -1,20 +1,13 @@
 import { sameFingerprint } from './api-key.ts';
+import {
+  groupedAuthentication,
+  LAST_USED_RESOLUTION_MS,
+  type Authenticated,
+  type AuthenticationRequest,
+} from './grouped-authentication.ts';
 import type { PgStore } from './pg-store.ts';
-import type { Consumption, Principal } from './records.ts';
 import type { Registry } from './registry.ts';
 import { toAccount } from './rows.ts';
-
-type Authenticated = (Principal & { read?: Consumption }) | null;
-
-interface Pending {
-  fingerprint: string;
-  now: Date;
-  read?: { periodStart: string; limit: number };
-  resolve: (value: Authenticated) => void;
-  reject: (error: unknown) => void;
-}
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authentication on PostgreSQL, written apart from the registry's rules because every API
@@ -26,41 +19,27 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * parsed and planned once per connection.
  */
 export function pgAuthenticator(store: PgStore): Registry['authenticate'] {
-  let pending: Pending[] = [];
-  const flush = () => {
-    const items = pending;
-    pending = [];
-    store.pool
-      .query({
-        name: 'tariff_authenticate',
-        text: 'SELECT * FROM tariff_authenticate($1::text[], $2::text[], $3::text[], $4::text[], $5::integer)',
-        values: [
-          items.map((item) => item.fingerprint),
-          items.map((item) => item.now.toISOString()),
-          items.map((item) => new Date(item.now.getTime() - LAST_USED_RESOLUTION_MS).toISOString()),
-          items.map((item) => item.read?.periodStart ?? null),
-          // One read limit for the whole group: the service has one (READ_LIMIT).
-          Math.max(...items.map((item) => item.read?.limit ?? 0)),
-        ],
-      })
-      .then(
-        ({ rows }) => {
-          const found = new Map((rows as Record<string, unknown>[]).map((row) => [Number(row.ord), row]));
-          // How many reads each account has taken so far in this group, in request order.
-          const taken = new Map<string, number>();
-          items.forEach((item, i) => item.resolve(principalOf(item, found.get(i + 1), taken)));
-        },
-        (error: unknown) => items.forEach((item) => item.reject(error)),
-      );
-  };
-  return (fingerprint, now, read) =>
-    new Promise((resolve, reject) => {
-      pending.push({ fingerprint, now, read, resolve, reject });
-      if (pending.length === 1) setImmediate(flush);
+  return groupedAuthentication(async (group) => {
+    const { rows } = await store.pool.query({
+      name: 'tariff_authenticate',
+      text: 'SELECT * FROM tariff_authenticate($1::text[], $2::text[], $3::text[], $4::text[], $5::integer)',
+      values: [
+        group.map((request) => request.fingerprint),
+        group.map((request) => request.now.toISOString()),
+        group.map((request) => new Date(request.now.getTime() - LAST_USED_RESOLUTION_MS).toISOString()),
+        group.map((request) => request.read?.periodStart ?? null),
+        // One read limit for the whole group: the service has one (READ_LIMIT).
+        Math.max(...group.map((request) => request.read?.limit ?? 0)),
+      ],
     });
+    const found = new Map((rows as Record<string, unknown>[]).map((row) => [Number(row.ord), row]));
+    // How many reads each account has taken so far in this group, in request order.
+    const taken = new Map<string, number>();
+    return group.map((request, i) => principalOf(request, found.get(i + 1), taken));
+  });
 }
 
-function principalOf(item: Pending, row: Record<string, unknown> | undefined, taken: Map<string, number>): Authenticated {
+function principalOf(item: AuthenticationRequest, row: Record<string, unknown> | undefined, taken: Map<string, number>): Authenticated {
   if (!row || !sameFingerprint(String(row.fingerprint), item.fingerprint)) return null;
   const found = { account: toAccount(row.account as Record<string, unknown>), keyId: Number(row.key_id) };
   if (!item.read) return found;

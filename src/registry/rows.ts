@@ -12,10 +12,11 @@ import type { Row } from './store.ts';
  */
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
+/** Who an account or a sign-up is: the fields both carry. */
+const identity = (row: Row) => ({ id: Number(row.id), email: String(row.email), type: row.type as AccountType });
+
 export const toAccount = (row: Row): Account => ({
-  id: Number(row.id),
-  email: String(row.email),
-  type: row.type as AccountType,
+  ...identity(row),
   blocked: Boolean(row.blocked),
   submitLimit: Number(row.submit_limit),
   createdAt: String(row.created_at),
@@ -46,9 +47,7 @@ export const toAuditRecord = (row: Row): AuditRecord => ({
 });
 
 export const toSignUp = (row: Row): SignUp => ({
-  id: Number(row.id),
-  email: String(row.email),
-  type: row.type as AccountType,
+  ...identity(row),
   organisation: String(row.organisation),
   rulesVersion: String(row.rules_version),
   createdAt: String(row.created_at),

@@ -9,7 +9,7 @@ import {
 } from './records.ts';
 import { toAccount, toSignUp } from './rows.ts';
 import { confirmationStep } from './sign-up-rules.ts';
-import type { Store, Transaction } from './store.ts';
+import { runDurably, type Store, type Transaction } from './store.ts';
 
 const SET_STATUS = 'UPDATE sign_ups SET status = ? WHERE id = ? RETURNING *';
 
@@ -39,23 +39,12 @@ async function createSignedUp(tx: Transaction, signUp: SignUp, now: Date, actor:
  */
 export function signUpRules(store: Store) {
   return {
-    createSignUp: (input: SignUpRequest, now: Date): Promise<void> =>
-      store.transaction(
-        async (tx) =>
-          void (await tx.run(
-            'INSERT INTO sign_ups (email, type, organisation, rules_version, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-            [
-              input.email,
-              input.type,
-              input.organisation,
-              input.rulesVersion,
-              input.tokenHash,
-              now.toISOString(),
-              input.expiresAt.toISOString(),
-            ],
-          )),
-        { durable: true },
-      ),
+    createSignUp: async (input: SignUpRequest, now: Date): Promise<void> => {
+      const sql =
+        'INSERT INTO sign_ups (email, type, organisation, rules_version, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+      const { email, type, organisation, rulesVersion, tokenHash, expiresAt } = input;
+      await runDurably(store, sql, [email, type, organisation, rulesVersion, tokenHash, now.toISOString(), expiresAt.toISOString()]);
+    },
 
     signUpUsable: async (tokenHash: string, now: Date): Promise<boolean> =>
       Boolean(

@@ -75,3 +75,8 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
+
+/** One statement in a durable transaction of its own; returns how many rows it changed. */
+export function runDurably(store: Store, sql: string, params: Params): Promise<number> {
+  return store.transaction((tx) => tx.run(sql, params), { durable: true });
+}

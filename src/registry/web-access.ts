@@ -1,6 +1,6 @@
 import type { Account, WebSession } from './records.ts';
 import { toAccount } from './rows.ts';
-import type { Store } from './store.ts';
+import { runDurably, type Store } from './store.ts';
 
 /**
  * The website's sign-in links (tokens stored as SHA-256, single use) and sessions. Every change is
@@ -9,17 +9,13 @@ import type { Store } from './store.ts';
  */
 export function webAccessRules(store: Store) {
   return {
-    createSignInToken: (accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void> =>
-      store.transaction(
-        async (tx) =>
-          void (await tx.run('INSERT INTO sign_in_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)', [
-            tokenHash,
-            accountId,
-            now.toISOString(),
-            expiresAt.toISOString(),
-          ])),
-        { durable: true },
-      ),
+    createSignInToken: async (accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void> =>
+      void (await runDurably(store, 'INSERT INTO sign_in_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)', [
+        tokenHash,
+        accountId,
+        now.toISOString(),
+        expiresAt.toISOString(),
+      ])),
 
     signInTokenUsable: async (tokenHash: string, now: Date): Promise<boolean> =>
       Boolean(
@@ -46,18 +42,10 @@ export function webAccessRules(store: Store) {
         { durable: true },
       ),
 
-    createSession: (accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void> =>
-      store.transaction(
-        async (tx) =>
-          void (await tx.run('INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
-            idHash,
-            accountId,
-            csrfToken,
-            now.toISOString(),
-            expiresAt.toISOString(),
-          ])),
-        { durable: true },
-      ),
+    createSession: async (accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void> => {
+      const sql = 'INSERT INTO sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)';
+      await runDurably(store, sql, [idHash, accountId, csrfToken, now.toISOString(), expiresAt.toISOString()]);
+    },
 
     /** The session's account, unless the session expired or the account is blocked. */
     async findSession(idHash: string, now: Date): Promise<WebSession | null> {
@@ -69,10 +57,10 @@ export function webAccessRules(store: Store) {
       return row ? { account: toAccount(row), csrfToken: String(row.csrf_token), expiresAt: String(row.expires_at) } : null;
     },
 
-    deleteSession: (idHash: string): Promise<void> =>
-      store.transaction(async (tx) => void (await tx.run('DELETE FROM sessions WHERE id_hash = ?', [idHash])), { durable: true }),
+    deleteSession: async (idHash: string): Promise<void> =>
+      void (await runDurably(store, 'DELETE FROM sessions WHERE id_hash = ?', [idHash])),
 
     deleteAccountSessions: (accountId: number): Promise<number> =>
-      store.transaction((tx) => tx.run('DELETE FROM sessions WHERE account_id = ?', [accountId]), { durable: true }),
+      runDurably(store, 'DELETE FROM sessions WHERE account_id = ?', [accountId]),
   };
 }

@@ -28,8 +28,10 @@ type ProductDocument = Product & { _id: string; type: 'product'; barcodes: Barco
 
 /**
  * Writes the `docdb` format: one NeDB datafile with a `meta` document, one `change` document per
- * change row (`{ _id: 'change:<8-digit index>', type: 'change', change: {…} }`, in row order) and one document per product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the way a document
- * database is queried: `findOne({ 'barcodes.barcode': code })` answers a scan with the product.
+ * change row (`{ _id: 'change:<8-digit index>', type: 'change', change: {…} }`, in row order) and
+ * one document per product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the
+ * way a document database is queried: `findOne({ 'barcodes.barcode': code })` answers a scan with
+ * the product.
  * Indexes on `admCode` and `barcodes.barcode` (both unique) are declared in the file.
  *
  * The file is what NeDB writes when the indexes are declared and the documents inserted in one

@@ -2,22 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { parsePack } from './parse-pack.ts';
 
 describe('parsePack', () => {
-  it.each([
-    ['astuccio da 20 pezzi', { quantity: 20, unit: 'pieces' }],
-    ['cartoccio da 10 pezzi', { quantity: 10, unit: 'pieces' }],
-    ['tubo da 1 pezzo', { quantity: 1, unit: 'pieces' }],
-    ['busta da 30 grammi', { quantity: 30, unit: 'grams' }],
-    ['barattolo da 12,5 grammi', { quantity: 12.5, unit: 'grams' }],
-    ['Busta Da 40 GR.', { quantity: 40, unit: 'grams' }],
-    ['flacone da 10 ml', { quantity: 10, unit: 'millilitres' }],
-    // Written so in the authority's cigar list of 22/07/2026.
-    ['da5 pezzi', { quantity: 5, unit: 'pieces' }],
-    ['da 20pezzi', { quantity: 20, unit: 'pieces' }],
-    ['de 25 pezzi', { quantity: 25, unit: 'pieces' }],
-    ['a 20 pezzi', { quantity: 20, unit: 'pieces' }],
-    ['da 25 pezzo', { quantity: 25, unit: 'pieces' }],
-    ['da 6 sigari', { quantity: 6, unit: 'pieces' }],
-  ])('reads %j', (text, size) => {
+  // Pack texts and the quantity they read as, by unit; the last pieces are written so in the
+  // authority's cigar list of 22/07/2026.
+  const pieces = { 'astuccio da 20 pezzi': 20, 'cartoccio da 10 pezzi': 10, 'tubo da 1 pezzo': 1, 'da 6 sigari': 6 };
+  const realPieces = { 'da5 pezzi': 5, 'da 20pezzi': 20, 'de 25 pezzi': 25, 'a 20 pezzi': 20, 'da 25 pezzo': 25 };
+  const grams = { 'busta da 30 grammi': 30, 'barattolo da 12,5 grammi': 12.5, 'Busta Da 40 GR.': 40 };
+  const cases = [
+    ...Object.entries({ ...pieces, ...realPieces }).map(([text, quantity]) => [text, { quantity, unit: 'pieces' }] as const),
+    ...Object.entries(grams).map(([text, quantity]) => [text, { quantity, unit: 'grams' }] as const),
+    ['flacone da 10 ml', { quantity: 10, unit: 'millilitres' }] as const,
+  ];
+  it.each(cases)('reads %j', (text, size) => {
     expect(parsePack(text)).toEqual(size);
   });
 

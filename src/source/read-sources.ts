@@ -61,7 +61,10 @@ async function readHead(file: string): Promise<Uint8Array> {
   }
 }
 
-/** One download with the same client and settings as `tariff fetch` (timeouts, deadline, redirects, size cap, bounded retries), unconditional. */
+/**
+ * One download with the same client and settings as `tariff fetch` (timeouts, deadline, redirects,
+ * size cap, bounded retries), unconditional.
+ */
 async function download(url: string, settings: Settings): Promise<Uint8Array> {
   // Loaded on first use: most builds read local files, and undici is the slowest module to load.
   const { fetchAgent, fetchSource } = await import('../fetch/fetch-source.ts');

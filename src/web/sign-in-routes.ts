@@ -49,13 +49,7 @@ export function signInRoutes(site: SiteKit): Route[] {
         return site.page(200, linkSentPage(site.minutes));
       }),
     ),
-    route('GET', '/accesso', async ({ request }) => {
-      // Showing the page does not use the link: mail scanners that open links must not spend it.
-      const token = request.query.get('t') ?? '';
-      if (!(await registry.signInTokenUsable(sha256Hex(token), options.now()))) return invalidLink();
-      const csrf = site.anonymousCsrf(request);
-      return site.page(200, confirmSignInPage(token, csrf.token), csrf.headers);
-    }),
+    route('GET', '/accesso', site.linkPage(registry.signInTokenUsable, invalidLink, confirmSignInPage)),
     route(
       'POST',
       '/accesso',

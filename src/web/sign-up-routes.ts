@@ -104,13 +104,7 @@ export function signUpRoutes(site: SiteKit): Route[] {
         }),
       ),
     ),
-    route('GET', '/conferma-registrazione', async ({ request }) => {
-      // Showing the page does not use the link: mail scanners that open links must not spend it.
-      const token = request.query.get('t') ?? '';
-      if (!(await registry.signUpUsable(sha256Hex(token), options.now()))) return invalidLink();
-      const csrf = site.anonymousCsrf(request);
-      return site.page(200, confirmSignUpPage(token, csrf.token), csrf.headers);
-    }),
+    route('GET', '/conferma-registrazione', site.linkPage(registry.signUpUsable, invalidLink, confirmSignUpPage)),
     route('POST', '/conferma-registrazione', site.anonymousForm(confirm)),
   ];
 }

@@ -98,6 +98,23 @@ export function siteKit(options: WebsiteOptions) {
       return { token, headers: existing === token ? {} : { 'set-cookie': serializeCookie(csrfCookie, token, { secure }) } };
     },
 
+    /**
+     * The page an e-mailed link opens: it asks to confirm, and showing it does not use the link
+     * (mail scanners that open links must not spend it). `usable` checks the link's token, by its SHA-256.
+     */
+    linkPage(
+      usable: (tokenHash: string, now: Date) => Promise<boolean>,
+      invalid: () => HttpResponse,
+      render: (token: string, csrf: string) => string,
+    ) {
+      return async ({ request }: RouteContext): Promise<HttpResponse> => {
+        const token = request.query.get('t') ?? '';
+        if (!(await usable(sha256Hex(token), options.now()))) return invalid();
+        const csrf = this.anonymousCsrf(request);
+        return page(200, render(token, csrf.token), csrf.headers);
+      };
+    },
+
     /** A form sent before sign-in: its token must equal the double-submit cookie's. */
     anonymousForm: (next: RouteHandler<FormContext>): RouteHandler =>
       formBody<RouteContext>()(

@@ -1,16 +1,12 @@
 import type { Command } from 'commander';
 import { fetchFromAuthority } from '../../pipeline/authority-sources.ts';
 import type { Runner } from '../context.ts';
-import { SOURCE_PAGE_OPTION, SOURCE_URL_OPTION } from '../shared-options.ts';
+import { SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, withOptions } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
 
 export function registerFetch(program: Command, run: Runner): void {
-  program
-    .command('fetch')
+  withOptions(program.command('fetch'), SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, ['--quiet', 'print only the result line'])
     .description("Download the authority's lists (conditional, with retries) and keep each changed one as a snapshot")
-    .option(...SOURCE_PAGE_OPTION)
-    .option(...SOURCE_URL_OPTION)
-    .option('--quiet', 'print only the result line')
     .addHelpText(
       'after',
       '\nExit status: 0 when every list was fetched (changed or not), 1 when one failed or a category had no link.\n\nExample:\n  tariff fetch --source-page https://www.adm.gov.it/portale/monopoli/tabacchi/prezzi/prezzi_pubblico',

@@ -4,7 +4,7 @@ import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/publish-release.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
-import { BUCKET_OPTION, KEEP_OPTION } from '../shared-options.ts';
+import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
 
 /** The bucket the options, the environment or config.json name. */
@@ -14,12 +14,9 @@ async function bucketOf(ctx: CommandContext, options: object) {
 }
 
 export function registerPublish(program: Command, run: Runner): void {
-  program
-    .command('publish')
+  withOptions(program.command('publish'), BUCKET_OPTION, KEEP_OPTION)
     .description('Verify a release directory, upload it to the bucket, check what the bucket holds, then make it current')
     .argument('<dir>', 'release directory written by tariff build')
-    .option(...BUCKET_OPTION)
-    .option(...KEEP_OPTION)
     .option('--dry-run', 'verify the folder and say what would be uploaded, switched and pruned, changing nothing')
     .addHelpText(
       'after',

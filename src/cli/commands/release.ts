@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { runRelease, type ReleaseSummary } from '../../pipeline/run-release.ts';
-import { buildDate, type Runner } from '../context.ts';
+import type { Runner } from '../context.ts';
 import { StepReporter } from '../step-reporter.ts';
-import { BUCKET_OPTION, KEEP_OPTION, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION } from '../shared-options.ts';
+import { BUCKET_OPTION, BUILD_OPTIONS, KEEP_OPTION, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, withOptions } from '../shared-options.ts';
 
 interface ReleaseOptions {
   date?: string;
@@ -22,18 +22,8 @@ function said(summary: ReleaseSummary): string {
 }
 
 export function registerRelease(program: Command, run: Runner): void {
-  program
-    .command('release')
+  withOptions(program.command('release'), BUCKET_OPTION, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, ...BUILD_OPTIONS, KEEP_OPTION)
     .description('The cron entry point: fetch, build the tariff in force today, publish it if its content changed')
-    .option(...BUCKET_OPTION)
-    .option(...SOURCE_PAGE_OPTION)
-    .option(...SOURCE_URL_OPTION)
-    .option('--date <YYYY-MM-DD>', 'act as on this day (default: today in Europe/Rome)')
-    .option('--base-url <url>', 'public base URL of the files in the manifest (env TARIFF_BASE_URL)')
-    .option('--barcodes <file>', 'approved barcode matches to include (CSV, see docs/dataset.md)')
-    .option('--allow-shrink', 'accept a tariff that drops more products than --max-shrink allows')
-    .option('--max-shrink <percent>', 'largest share of the previous products a release may drop (env TARIFF_MAX_SHRINK, default 20)')
-    .option(...KEEP_OPTION)
     .option('--dry-run', 'say what would be published, changing nothing (no snapshot kept, nothing written or uploaded)')
     .option('--quiet', 'print only the result line ("unchanged …" or "published …")')
     .addHelpText(
@@ -45,14 +35,7 @@ export function registerRelease(program: Command, run: Runner): void {
         const reporter = new StepReporter(ctx, options.quiet);
         try {
           const summary = await runRelease({
-            settings: await ctx.settings(options),
-            dataDir: ctx.dataDir,
-            env: ctx.io.env,
-            now: ctx.io.now,
-            date: buildDate(options.date, ctx.io.now()),
-            allowShrink: options.allowShrink ?? false,
-            barcodesFile: options.barcodes,
-            dryRun: options.dryRun,
+            ...(await ctx.pipelineRun(options)),
             report: reporter.step,
             progress: reporter.progress,
             done: reporter.finish,

@@ -70,20 +70,16 @@ describe('columns under the header', () => {
 describe('tableRows', () => {
   const header = recogniseHeader(layoutLines(HEADER)[0]!, 0)!;
   const anchor = [0, 3, 4];
+  /** A product row's runs at the real list's column positions (empty cells left out). */
+  const row = (y: number, ...cells: string[]) => [30, 56, 433, 510, 560].flatMap((x, i) => (cells[i] ? [run(cells[i]!, x, y)] : []));
 
   it('joins a name wrapped over two lines of its cell to its row, top line first', () => {
+    // The name's two lines sit above and below the row's baseline, as a spreadsheet centres a wrapped cell.
+    const wrapped = [run('FIRST HALF OF', 56, 703.8), run('THE NAME', 56, 696.2)];
     const lines = layoutLines([
-      run('1', 30, 700),
-      run('FIRST HALF OF', 56, 703.8),
-      run('THE NAME', 56, 696.2),
-      run('da 5 pezzi', 433, 700),
-      run('1,00', 510, 700),
-      run('2,00', 560, 700),
-      run('2', 30, 689),
-      run('NEXT', 56, 689),
-      run('da 5 pezzi', 433, 689),
-      run('1,00', 510, 689),
-      run('2,00', 560, 689),
+      ...row(700, '1', '', 'da 5 pezzi', '1,00', '2,00'),
+      ...wrapped,
+      ...row(689, '2', 'NEXT', 'da 5 pezzi', '1,00', '2,00'),
     ]);
     const { rows, end } = tableRows(lines, header.columns, anchor);
     expect(end).toBeNull();
@@ -94,13 +90,7 @@ describe('tableRows', () => {
   });
 
   it('ends the table at a line far from every row', () => {
-    const lines = layoutLines([
-      run('1', 30, 700),
-      run('A', 56, 700),
-      run('1,00', 510, 700),
-      run('2,00', 560, 700),
-      run('Il Direttore', 56, 650),
-    ]);
+    const lines = layoutLines([...row(700, '1', 'A', '', '1,00', '2,00'), run('Il Direttore', 56, 650)]);
     const { rows, end } = tableRows(lines, header.columns, anchor);
     expect(rows).toHaveLength(1);
     expect(end).toEqual({ index: 1, text: 'Il Direttore' });
