@@ -72,3 +72,12 @@ export function buildManifest(input: ManifestInput): Manifest {
 export function renderManifest(manifest: Manifest): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
+
+/** The manifest as a service behind `baseUrl` serves it: its files' URLs under that address (unchanged without one). */
+export function withBaseUrl(baseUrl: string | undefined, manifest: Manifest): Manifest {
+  const base = baseUrl?.replace(/\/+$/, '');
+  if (!base) return manifest;
+  const files = structuredClone(manifest.files);
+  for (const format of FORMATS) files[format].url = `${base}/dataset.${format}.gz`;
+  return { ...manifest, files };
+}

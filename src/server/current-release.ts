@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip, sha256Hex } from '../release/gzip.ts';
-import { FORMATS, type Format, type Manifest } from '../release/manifest.ts';
+import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { verifyingStream } from './verifying-stream.ts';
 
 export const DEFAULT_STALE_AFTER_MS = 10 * 60_000;
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
@@ -182,7 +182,7 @@ export class CurrentRelease {
     if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
     const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
     this.cache = cache;
-    this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(this.withBaseUrl(manifest))), admCodes };
+    this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))), admCodes };
     this.options.log({ event: 'release.switch', version: manifest.version, cachedFiles: cache.size });
   }
 
@@ -205,14 +205,6 @@ export class CurrentRelease {
       this.options.log({ event: 'release.fallback', level: 'error', current: current.version, serving: version, problem });
       return;
     }
-  }
-
-  private withBaseUrl(manifest: Manifest): Manifest {
-    const base = this.options.baseUrl?.replace(/\/+$/, '');
-    if (!base) return manifest;
-    const files = structuredClone(manifest.files);
-    for (const format of FORMATS) files[format].url = `${base}/dataset.${format}.gz`;
-    return { ...manifest, files };
   }
 
   /**
@@ -246,33 +238,7 @@ export class CurrentRelease {
     const object = await this.bucket.open(releaseFileKey(release.manifest.version, format));
     if (!object) return null;
     // pipeline, not pipe: a bucket stream that breaks must break the download too.
-    return { ...base, body: pipeline(object.body, this.verifying(releaseFileKey(release.manifest.version, format), entry), () => {}) };
-  }
-
-  /**
-   * Passes a streamed file through, holding back its last chunk until the whole file has hashed
-   * to the manifest's SHA-256: bytes changed in the bucket after the check are never delivered
-   * whole under the manifest's ETag (the client sees a broken download instead).
-   */
-  private verifying(key: string, expected: { sha256: string; size: number }): Transform {
-    const hash = createHash('sha256');
-    let held: Buffer | null = null;
-    let size = 0;
-    const log = this.options.log;
-    return new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        size += chunk.length;
-        const previous = held;
-        held = chunk;
-        done(null, previous ?? undefined);
-      },
-      flush(done) {
-        const sha256 = hash.digest('hex');
-        if (sha256 === expected.sha256 && size === expected.size) return done(null, held ?? undefined);
-        log({ event: 'release.file_corrupt', level: 'error', key, size, sha256, expected: expected.sha256 });
-        done(new Error(`${key} does not match its manifest`));
-      },
-    });
+    const key = releaseFileKey(release.manifest.version, format);
+    return { ...base, body: pipeline(object.body, verifyingStream(key, entry, this.options.log), () => {}) };
   }
 }
