@@ -79,11 +79,12 @@ async function benchGenerated() {
     );
     cliWall.push(performance.now() - start);
   }
-  console.log(`  tariff build (whole CLI process) median ${median(cliWall).toFixed(0)} ms, max ${Math.max(...cliWall).toFixed(0)} ms`);
+  console.log(`  tariff build (whole CLI process) median ${median(cliWall).toFixed(0)} ms (range ${range(cliWall)})`);
   const wall = median(results.map((r) => r.wallMs));
   const whole = median(cliWall);
+  const verdict = Math.max(...cliWall) < 3000 ? 'met' : whole < 3000 ? 'met in the median, not in every run' : 'MISSED';
   console.log(
-    `  target: whole build < 3000 ms → ${whole < 3000 ? 'met' : 'MISSED'} (${whole.toFixed(0)} ms CLI, ${wall.toFixed(0)} ms in-process); peak RSS < 400 MB → ${Math.max(...peak) < 400 ? 'met' : 'MISSED'} (${Math.max(...peak).toFixed(0)} MB)`,
+    `  target: whole build < 3000 ms → ${verdict} (${whole.toFixed(0)} ms CLI, ${wall.toFixed(0)} ms in-process); peak RSS < 400 MB → ${Math.max(...peak) < 400 ? 'met' : 'MISSED'} (${Math.max(...peak).toFixed(0)} MB)`,
   );
 }
 

@@ -6,8 +6,8 @@
 // dataset file, authenticated 304 revalidation, and /v1/version; many accounts, so the 10-reads
 // quota never stops the load; every run bounded in time. wrk rather than autocannon: autocannon
 // parses bodies in JavaScript and tops out near 50 downloads/s of a 1.5 MB file here.
-// Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least a
-// quarter of nginx's.
+// Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least
+// 0.3× nginx's on SQLite and 0.15× on PostgreSQL.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -139,11 +139,12 @@ try {
     const row = rows.find(([label]) => label === name)!;
     return row[1].rps / row[2]!.rps;
   };
-  for (const label of ['1 process', '2 workers', 'PostgreSQL']) {
-    console.log(
-      `target (${label}): full download ≥ 1.0× nginx → ${ratio(`download (${label})`) >= 1 ? 'met' : 'MISSED'} (${ratio(`download (${label})`).toFixed(2)}×); 304 ≥ 0.25× nginx → ${ratio(`304 (${label})`) >= 0.25 ? 'met' : 'MISSED'} (${ratio(`304 (${label})`).toFixed(2)}×)`,
-    );
-  }
+  // Targets (issue 13): full download at least nginx's rate; 304 at least 0.3× nginx on SQLite, 0.15× on PostgreSQL.
+  const verdict = (value: number, target: number) => `${value >= target ? 'met' : 'MISSED'} (${value.toFixed(2)}×)`;
+  console.log(`target: full download (1 process) ≥ 1.0× nginx → ${verdict(ratio('download (1 process)'), 1)}`);
+  console.log(`target: 304 on SQLite (1 process) ≥ 0.30× nginx → ${verdict(ratio('304 (1 process)'), 0.3)}`);
+  console.log(`target: 304 on PostgreSQL ≥ 0.15× nginx → ${verdict(ratio('304 (PostgreSQL)'), 0.15)}`);
+  console.log(`(2 workers: download ${ratio('download (2 workers)').toFixed(2)}×, 304 ${ratio('304 (2 workers)').toFixed(2)}×)`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 300));
