@@ -21,6 +21,8 @@ export interface GlobalOptions {
 
 /** Everything a command needs: the IO edges, the global options, and output helpers. */
 export class CommandContext {
+  #settings?: Promise<Settings>;
+
   constructor(
     readonly io: CliIo,
     readonly options: GlobalOptions,
@@ -36,17 +38,20 @@ export class CommandContext {
 
   /**
    * The run's settings: the command's options, the environment and `<data-dir>/config.json`,
-   * resolved once and validated (every problem at once). Variables that look like settings but are
-   * none are said, once.
+   * resolved and validated (every problem at once) on the first call, then kept: a context serves
+   * one command, whose first call passes its flags. Variables that look like settings but are none
+   * are said once.
    */
-  async settings(flags: object = {}): Promise<Settings> {
-    const { settings, warnings } = await resolveSettings({
+  settings(flags: object = {}): Promise<Settings> {
+    this.#settings ??= resolveSettings({
       flags: flags as Record<string, unknown>,
       env: this.io.env,
       dataDir: this.dataDir,
+    }).then(({ settings, warnings }) => {
+      for (const warning of warnings) this.io.stderr.write(`tariff: warning: ${warning}\n`);
+      return settings;
     });
-    for (const warning of warnings) this.io.stderr.write(`tariff: warning: ${warning}\n`);
-    return settings;
+    return this.#settings;
   }
 
   /** Runs `work` on the registry the settings name, closing it after. */
