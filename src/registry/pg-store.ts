@@ -2,7 +2,7 @@ import pg from 'pg';
 import { errors } from '../errors.ts';
 import type { Dialect, Params, Queries, Row, Store, Transaction, TransactionOptions } from './store.ts';
 
-export const PG_DIALECT: Dialect = {
+const PG_DIALECT: Dialect = {
   name: 'postgres',
   inList: (type) => `(SELECT unnest(CAST(? AS ${type}[])))`,
   jsonRows: (columns) =>

@@ -6,7 +6,7 @@ import type { Dialect, Store } from './store.ts';
  * SQLite's `WITHOUT ROWID`. Timestamps are ISO 8601 text in UTC on both, so they compare and
  * round-trip alike. Never edit an entry that has shipped: add a new one.
  */
-export function migrations({ schema: d }: Dialect): string[] {
+export function migrations({ name, schema: d }: Dialect): string[] {
   const table = (name: string, body: string, withoutRowid = false) =>
     `CREATE TABLE ${name} (${body}\n  )${withoutRowid ? d.withoutRowid : ''};`;
   return [
@@ -152,7 +152,7 @@ export function migrations({ schema: d }: Dialect): string[] {
     // one call (pg-authenticate.ts), and compares the hashes and periods it looks up byte for
     // byte, as SQLite always does (a locale's collation costs several times more per comparison).
     `ALTER TABLE usage_counters ADD COLUMN applied INTEGER NOT NULL DEFAULT 0;
-    ${d.identity.includes('IDENTITY') ? `${PG_BYTE_ORDER}${PG_AUTHENTICATE_FUNCTION}` : ''}`,
+    ${name === 'postgres' ? `${PG_BYTE_ORDER}${PG_AUTHENTICATE_FUNCTION}` : ''}`,
   ];
 }
 
