@@ -123,10 +123,8 @@ export const PUBLISH_STEPS: Step<PublishState>[] = [
       for (const orphan of cleaned) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
     },
     wouldDo: async (state) => {
-      const { complete, orphans } = completeVersionsIn(await state.bucket.list(RELEASES_PREFIX));
-      const version = state.release!.manifest.version;
-      const gone = versionsToPrune([...new Set([...complete, version])], state.keep, version);
-      return [`keep ${state.keep}: remove ${[...gone, ...orphans.filter((v) => v !== version)].join(', ') || 'nothing'}`];
+      const { pruned, cleaned } = pruningPlan(await state.bucket.list(RELEASES_PREFIX), state.keep, state.release!.manifest.version);
+      return [`keep ${state.keep}: remove ${[...pruned, ...cleaned].join(', ') || 'nothing'}`];
     },
   },
 ];
@@ -138,13 +136,20 @@ export const PUBLISH_STEPS: Step<PublishState>[] = [
  */
 async function prune(bucket: Bucket, keep: number, current: string): Promise<{ pruned: string[]; cleaned: string[] }> {
   const keys = await bucket.list(RELEASES_PREFIX);
-  const { complete, orphans } = completeVersionsIn(keys);
-  const pruned = versionsToPrune(complete, keep, current);
-  const cleaned = orphans.filter((version) => version !== current);
+  const { pruned, cleaned } = pruningPlan(keys, keep, current);
   for (const version of [...pruned, ...cleaned]) {
     const own = keys.filter((key) => key.startsWith(`${RELEASES_PREFIX}${version}/`));
     await bucket.delete(own.filter((key) => key === releaseManifestKey(version)));
     await bucket.delete(own.filter((key) => key !== releaseManifestKey(version)));
   }
   return { pruned, cleaned };
+}
+
+/** What a prune removes, given the bucket's keys; `current` counts as complete even before its upload (dry runs). */
+function pruningPlan(keys: string[], keep: number, current: string): { pruned: string[]; cleaned: string[] } {
+  const { complete, orphans } = completeVersionsIn(keys);
+  return {
+    pruned: versionsToPrune([...new Set([...complete, current])], keep, current),
+    cleaned: orphans.filter((version) => version !== current),
+  };
 }

@@ -5,7 +5,7 @@ import type { Settings } from '../config/settings.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
-import { compareVersions, versionsToPrune } from '../publish/bucket-layout.ts';
+import { versionsToPrune } from '../publish/bucket-layout.ts';
 import type { PublishResult } from '../publish/publish-release.ts';
 import type { SourceDocument } from '../release/build-release.ts';
 import { sha256Hex } from '../release/gzip.ts';
@@ -133,6 +133,6 @@ async function provenance(version: string, documents: SourceDocument[], barcodes
 
 /** The local copies beyond `keep` go, never the one just published. */
 async function pruneLocal(dir: string, keep: number, current: string): Promise<void> {
-  const versions = (await readdir(dir).catch(() => [])).filter((name) => /^\d{8}\.\d+$/.test(name)).sort(compareVersions);
+  const versions = (await readdir(dir).catch(() => [])).filter((name) => /^\d{8}\.\d+$/.test(name));
   for (const version of versionsToPrune(versions, keep, current)) await rm(join(dir, version), { recursive: true, force: true });
 }
