@@ -122,11 +122,10 @@ async function provenance(version: string, documents: SourceDocument[], barcodes
   const store = new SnapshotStore(dataDir);
   return {
     version,
-    sources: documents.map((doc) => ({
-      url: doc.name,
-      sha256: sha256Hex(doc.bytes),
-      snapshot: relative(dataDir, store.path(sha256Hex(doc.bytes), doc.bytes)),
-    })),
+    sources: documents.map((doc) => {
+      const sha256 = sha256Hex(doc.bytes);
+      return { url: doc.name, sha256, snapshot: relative(dataDir, store.path(sha256, doc.bytes)) };
+    }),
     barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
   };
 }
