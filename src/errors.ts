@@ -20,206 +20,125 @@ export class TariffError extends Error {
   }
 }
 
+/** What an operator should do about each kind of failure, by stable code. */
+const HINTS = {
+  usage: 'Run `tariff --help` for the list of commands and options.',
+  source_unreadable: 'Check the path or URL given to --source.',
+  source_too_large: 'A tariff list is a few megabytes; check the source.',
+  source_malformed: 'The download may be truncated or not a tariff list; fetch it again.',
+  source_invalid: 'See docs/source-format.md for the expected elements and values.',
+  source_pdf_unreadable: 'Download the document again from the authority; an encrypted or damaged file cannot be read.',
+  source_not_price_list: 'See docs/source-format.md for the documents the builder reads.',
+  tariff_conflict: 'The same tariff code appears twice with different data; the sources disagree.',
+  tariff_empty: 'A release needs at least one product; check the sources.',
+  no_tariff_in_force: 'Pass --date on or after that day, or add the tariff in force.',
+  barcodes_invalid: 'See docs/dataset.md, section "Barcode list for --barcodes".',
+  shrink_refused: 'A truncated download must not become a release. If the drop is real, run again with --allow-shrink.',
+  category_shrink_refused:
+    "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
+  release_unreadable: 'Give a release directory (with manifest.json) or a manifest.json file.',
+  verify_failed: 'Rebuild the release; do not publish it.',
+  bucket_failed: 'Check the bucket URI, the credentials and the network; the current release was not changed.',
+  version_conflict: 'Build with --previous set to the current release so the version moves on.',
+  release_not_kept: 'Roll back to one of the kept versions.',
+  fetch_failed: 'The last good snapshot of this list stays in use; the next run retries.',
+  no_sources:
+    "Pass --source-page with the authority's price page (or set TARIFF_SOURCE_PAGES, or sourcePages in <data-dir>/config.json), or --source-url for single documents.",
+  source_page_unrecognised:
+    "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
+  locked: 'Wait for it to finish; a lock older than the stale timeout is taken over.',
+  invalid_email: 'Give the address the account signs in with.',
+  account_exists: 'Use `tariff accounts list` to see it.',
+  account_not_found: 'Create it with `tariff accounts create`.',
+  too_many_keys: 'Revoke one first (`tariff keys revoke`), then create the new one.',
+  key_not_found: 'See `tariff keys list` for the active keys.',
+  key_prefix_too_short: 'Copy the prefix from `tariff keys list`.',
+  key_prefix_ambiguous: 'Give more characters of the key prefix.',
+  listen_failed: 'Another process may use that port: stop it, or choose another with --port.',
+  sync_waiting: 'Nothing to do: a later run calls again after that moment. The installed copy is unchanged.',
+  sync_invalid_api_key: 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).',
+  sync_refused: 'The installed copy is unchanged.',
+  sync_failed: 'The installed copy is unchanged; the next run tries again.',
+  sync_verify_failed: 'It was not installed: the installed copy is unchanged. The next run downloads it again.',
+  output_failed: 'Check that the output directory is writable and the disk has space.',
+} as const;
+
+type Kind = keyof typeof HINTS;
+
+/** Usage mistakes exit 2 so scripts can tell "called wrongly" from "ran and failed". */
+const fail = (kind: Kind, message: string, exitCode: 1 | 2 = 1) => new TariffError(kind, message, HINTS[kind], exitCode);
+
+const percent = (part: number, whole: number, digits: number) => ((part / whole) * 100).toFixed(digits);
+
 export const errors = {
-  usage: (message: string) => new TariffError('usage', message, 'Run `tariff --help` for the list of commands and options.', 2),
-
-  sourceUnreadable: (where: string, detail: string) =>
-    new TariffError('source_unreadable', `${where}: cannot read the tariff source: ${detail}`, 'Check the path or URL given to --source.'),
-
-  sourceTooLarge: (where: string, maxBytes: number) =>
-    new TariffError(
-      'source_too_large',
-      `${where}: the tariff source is larger than ${maxBytes} bytes`,
-      'A tariff list is a few megabytes; check the source.',
-    ),
-
-  sourceMalformed: (where: string, detail: string) =>
-    new TariffError(
-      'source_malformed',
-      `${where}: the XML is malformed: ${detail}`,
-      'The download may be truncated or not a tariff list; fetch it again.',
-    ),
-
-  sourceInvalid: (where: string, detail: string) =>
-    new TariffError('source_invalid', `${where}: ${detail}`, 'See docs/source-format.md for the expected elements and values.'),
-
-  pdfUnreadable: (where: string, detail: string) =>
-    new TariffError(
-      'source_pdf_unreadable',
-      `${where}: cannot read the PDF: ${detail}`,
-      'Download the document again from the authority; an encrypted or damaged file cannot be read.',
-    ),
-
+  usage: (message: string) => fail('usage', message, 2),
+  sourceUnreadable: (where: string, detail: string) => fail('source_unreadable', `${where}: cannot read the tariff source: ${detail}`),
+  sourceTooLarge: (where: string, max: number) => fail('source_too_large', `${where}: the tariff source is larger than ${max} bytes`),
+  sourceMalformed: (where: string, detail: string) => fail('source_malformed', `${where}: the XML is malformed: ${detail}`),
+  sourceInvalid: (where: string, detail: string) => fail('source_invalid', `${where}: ${detail}`),
+  pdfUnreadable: (where: string, detail: string) => fail('source_pdf_unreadable', `${where}: cannot read the PDF: ${detail}`),
   notPriceList: (where: string, detail: string) =>
-    new TariffError(
-      'source_not_price_list',
-      `${where}: not a price list or price-change notice of the authority: ${detail}`,
-      'See docs/source-format.md for the documents the builder reads.',
-    ),
-
-  tariffConflict: (where: string, detail: string) =>
-    new TariffError(
-      'tariff_conflict',
-      `${where}: ${detail}`,
-      'The same tariff code appears twice with different data; the sources disagree.',
-    ),
-
-  tariffEmpty: (detail: string) =>
-    new TariffError('tariff_empty', `The tariff is empty: ${detail}`, 'A release needs at least one product; check the sources.'),
-
+    fail('source_not_price_list', `${where}: not a price list or price-change notice of the authority: ${detail}`),
+  tariffConflict: (where: string, detail: string) => fail('tariff_conflict', `${where}: ${detail}`),
+  tariffEmpty: (detail: string) => fail('tariff_empty', `The tariff is empty: ${detail}`),
   noTariffInForce: (date: string, earliest: string) =>
-    new TariffError(
-      'no_tariff_in_force',
-      `No tariff is in force on ${date}: the earliest source takes effect on ${earliest}`,
-      'Pass --date on or after that day, or add the tariff in force.',
-    ),
-
-  barcodesInvalid: (where: string, detail: string) =>
-    new TariffError('barcodes_invalid', `${where}: ${detail}`, 'See docs/dataset.md, section "Barcode list for --barcodes".'),
-
+    fail('no_tariff_in_force', `No tariff is in force on ${date}: the earliest source takes effect on ${earliest}`),
+  barcodesInvalid: (where: string, detail: string) => fail('barcodes_invalid', `${where}: ${detail}`),
   shrinkRefused: (dropped: number, previous: number, maxShare: number) =>
-    new TariffError(
+    fail(
       'shrink_refused',
-      `The new tariff drops ${dropped} of the ${previous} products of the previous release (${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`,
-      'A truncated download must not become a release. If the drop is real, run again with --allow-shrink.',
+      `The new tariff drops ${dropped} of the ${previous} products of the previous release ` +
+        `(${percent(dropped, previous, 1)} %, more than ${percent(maxShare, 1, 0)} %)`,
     ),
-
+  // Same stable code as a whole-tariff shrink (scripts match on it); the hint points at the category's source.
   categoryShrinkRefused: (category: string, dropped: number, previous: number, maxShare: number) =>
     new TariffError(
       'shrink_refused',
-      `The new tariff drops ${dropped} of the ${previous} ${category} products of the previous release (${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`,
-      "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
+      `The new tariff drops ${dropped} of the ${previous} ${category} products of the previous release ` +
+        `(${percent(dropped, previous, 1)} %, more than ${percent(maxShare, 1, 0)} %)`,
+      HINTS.category_shrink_refused,
     ),
-
-  releaseUnreadable: (where: string, detail: string) =>
-    new TariffError(
-      'release_unreadable',
-      `${where}: not a readable release: ${detail}`,
-      'Give a release directory (with manifest.json) or a manifest.json file.',
-    ),
-
+  releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
   verifyFailed: (where: string, problems: string[]) =>
-    new TariffError(
-      'verify_failed',
-      `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`,
-      'Rebuild the release; do not publish it.',
-    ),
-
+    fail('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`),
+  // The S3 adapter knows better than the catalogue which of credentials, bucket or network to check.
   bucketFailed: (where: string, detail: string, remedy?: string) =>
-    new TariffError(
-      'bucket_failed',
-      `${where}: ${detail}`,
-      remedy ?? 'Check the bucket URI, the credentials and the network; the current release was not changed.',
-    ),
-
+    new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? HINTS.bucket_failed),
   versionConflict: (version: string, where: string) =>
-    new TariffError(
-      'version_conflict',
-      `${where}: version ${version} is already published with different files`,
-      'Build with --previous set to the current release so the version moves on.',
-    ),
-
+    fail('version_conflict', `${where}: version ${version} is already published with different files`),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
-    new TariffError(
-      'release_not_kept',
-      `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`,
-      'Roll back to one of the kept versions.',
-    ),
-
-  fetchFailed: (url: string, detail: string) =>
-    new TariffError('fetch_failed', `${url}: ${detail}`, 'The last good snapshot of this list stays in use; the next run retries.'),
-
-  noSources: () =>
-    new TariffError(
-      'no_sources',
-      'No source page or URL is configured',
-      "Pass --source-page with the authority's price page (or set TARIFF_SOURCE_PAGES, or sourcePages in <data-dir>/config.json), or --source-url for single documents.",
-      2,
-    ),
-
+    fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
+  fetchFailed: (url: string, detail: string) => fail('fetch_failed', `${url}: ${detail}`),
+  noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
-    new TariffError(
-      'source_page_unrecognised',
-      `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`,
-      "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
-    ),
-
-  locked: (path: string) =>
-    new TariffError(
-      'locked',
-      `Another run holds the lock ${path}`,
-      'Wait for it to finish; a lock older than the stale timeout is taken over.',
-    ),
-
-  invalidEmail: (email: string) =>
-    new TariffError('invalid_email', `"${email}" is not an e-mail address`, 'Give the address the account signs in with.', 2),
-
-  accountExists: (email: string) =>
-    new TariffError('account_exists', `An account for ${email} already exists`, 'Use `tariff accounts list` to see it.'),
-
-  accountNotFound: (email: string) =>
-    new TariffError('account_not_found', `There is no account for ${email}`, 'Create it with `tariff accounts create`.'),
-
+    fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
+  locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
+  invalidEmail: (email: string) => fail('invalid_email', `"${email}" is not an e-mail address`, 2),
+  accountExists: (email: string) => fail('account_exists', `An account for ${email} already exists`),
+  accountNotFound: (email: string) => fail('account_not_found', `There is no account for ${email}`),
   tooManyKeys: (email: string, max: number) =>
-    new TariffError(
-      'too_many_keys',
-      `${email} already has ${max} active API keys, the most an account may have`,
-      'Revoke one first (`tariff keys revoke`), then create the new one.',
-    ),
-
-  keyNotFound: (email: string, prefix: string) =>
-    new TariffError('key_not_found', `${email} has no active key starting with ${prefix}`, 'See `tariff keys list` for the active keys.'),
-
+    fail('too_many_keys', `${email} already has ${max} active API keys, the most an account may have`),
+  keyNotFound: (email: string, prefix: string) => fail('key_not_found', `${email} has no active key starting with ${prefix}`),
   keyPrefixTooShort: (prefix: string, min: number) =>
-    new TariffError(
+    fail(
       'key_prefix_too_short',
       `"${prefix}" is too short to name a key: give at least ${min} characters (as \`tariff keys list\` shows them)`,
-      'Copy the prefix from `tariff keys list`.',
       2,
     ),
-
-  keyPrefixAmbiguous: (prefix: string) =>
-    new TariffError('key_prefix_ambiguous', `More than one active key starts with ${prefix}`, 'Give more characters of the key prefix.'),
-
-  listenFailed: (address: string, detail: string) =>
-    new TariffError(
-      'listen_failed',
-      `Cannot listen on ${address}: ${detail}`,
-      'Another process may use that port: stop it, or choose another with --port.',
-    ),
-
-  syncWaiting: (until: string, why: string) =>
-    new TariffError(
-      'sync_waiting',
-      `Not calling the service before ${until}: it asked to wait (${why})`,
-      'Nothing to do: a later run calls again after that moment. The installed copy is unchanged.',
-    ),
-
+  keyPrefixAmbiguous: (prefix: string) => fail('key_prefix_ambiguous', `More than one active key starts with ${prefix}`),
+  listenFailed: (address: string, detail: string) => fail('listen_failed', `Cannot listen on ${address}: ${detail}`),
+  syncWaiting: (until: string, why: string) => fail('sync_waiting', `Not calling the service before ${until}: it asked to wait (${why})`),
+  // The service's own error code becomes part of ours (sync_<code>), so scripts see what the service said.
   syncRefused: (where: string, status: number, code: string, detail: string) =>
     new TariffError(
       `sync_${code}`,
       `${where}: the service answered ${status} ${code}: ${detail}`,
-      code === 'invalid_api_key'
-        ? 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).'
-        : 'The installed copy is unchanged.',
+      code === 'invalid_api_key' ? HINTS.sync_invalid_api_key : HINTS.sync_refused,
     ),
-
-  syncFailed: (where: string, detail: string) =>
-    new TariffError('sync_failed', `${where}: ${detail}`, 'The installed copy is unchanged; the next run tries again.'),
-
+  syncFailed: (where: string, detail: string) => fail('sync_failed', `${where}: ${detail}`),
   syncVerifyFailed: (where: string, detail: string) =>
-    new TariffError(
-      'sync_verify_failed',
-      `${where}: the downloaded file does not verify: ${detail}`,
-      'It was not installed: the installed copy is unchanged. The next run downloads it again.',
-    ),
-
-  outputFailed: (where: string, detail: string) =>
-    new TariffError(
-      'output_failed',
-      `${where}: cannot write the release: ${detail}`,
-      'Check that the output directory is writable and the disk has space.',
-    ),
+    fail('sync_verify_failed', `${where}: the downloaded file does not verify: ${detail}`),
+  outputFailed: (where: string, detail: string) => fail('output_failed', `${where}: cannot write the release: ${detail}`),
 } as const;
 
 export function isTariffError(error: unknown): error is TariffError {
