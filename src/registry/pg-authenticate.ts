@@ -41,12 +41,13 @@ export function pgAuthenticator(store: PgStore): Registry['authenticate'] {
 
 function principalOf(item: AuthenticationRequest, row: Record<string, unknown> | undefined, taken: Map<string, number>): Authenticated {
   if (!row || !sameFingerprint(String(row.fingerprint), item.fingerprint)) return null;
-  const found = { account: toAccount(row.account as Record<string, unknown>), keyId: Number(row.key_id) };
-  if (!item.read) return found;
+  const account = toAccount(row.account as Record<string, unknown>);
+  const keyId = Number(row.key_id);
+  if (!item.read) return { account, keyId };
   const before = Number(row.used_before);
   const fitted = Number(row.used_after) - before;
-  const counter = `${found.account.id}:${item.read.periodStart}`;
+  const counter = `${account.id}:${item.read.periodStart}`;
   const nth = (taken.get(counter) ?? 0) + 1;
   taken.set(counter, nth);
-  return { ...found, read: nth <= fitted ? { allowed: true, used: before + nth } : { allowed: false, used: before + fitted } };
+  return { account, keyId, read: nth <= fitted ? { allowed: true, used: before + nth } : { allowed: false, used: before + fitted } };
 }

@@ -8,15 +8,16 @@ import type { Row } from './store.ts';
 /**
  * Rows of both engines read into the registry's shapes, once. SQLite gives booleans as 0/1 and
  * PostgreSQL as booleans, PostgreSQL gives counts as text: every field goes through Number,
- * Boolean or String. Timestamps are ISO text on both.
+ * Boolean or String. Timestamps are ISO text on both. No `{ ...spread, more }` here: Node 20's V8
+ * builds such an object some twenty times slower than a plain literal, and toAccount runs on
+ * every API request.
  */
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
-/** Who an account or a sign-up is: the fields both carry. */
-const identity = (row: Row) => ({ id: Number(row.id), email: String(row.email), type: row.type as AccountType });
-
 export const toAccount = (row: Row): Account => ({
-  ...identity(row),
+  id: Number(row.id),
+  email: String(row.email),
+  type: row.type as AccountType,
   blocked: Boolean(row.blocked),
   submitLimit: Number(row.submit_limit),
   createdAt: String(row.created_at),
@@ -47,7 +48,9 @@ export const toAuditRecord = (row: Row): AuditRecord => ({
 });
 
 export const toSignUp = (row: Row): SignUp => ({
-  ...identity(row),
+  id: Number(row.id),
+  email: String(row.email),
+  type: row.type as AccountType,
   organisation: String(row.organisation),
   rulesVersion: String(row.rules_version),
   createdAt: String(row.created_at),

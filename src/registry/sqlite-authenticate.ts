@@ -38,13 +38,14 @@ export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'
     if (!row || !sameFingerprint(String(row.fingerprint), fingerprint)) return null;
     const lastUsed = row.last_used_at as string | null;
     if (!lastUsed || now.getTime() - Date.parse(lastUsed) >= LAST_USED_RESOLUTION_MS) touch.run(now.toISOString(), row.key_id);
-    const found = { account: toAccount(row), keyId: Number(row.key_id) };
-    if (!read) return found;
-    const accountId = found.account.id;
+    const account = toAccount(row);
+    const keyId = Number(row.key_id);
+    if (!read) return { account, keyId };
     // The first read of the day is an insert: the read limit is always at least 1.
-    const consumed = consume.get(accountId, read.periodStart, read.limit) as number | undefined;
-    if (consumed !== undefined) return { ...found, read: { allowed: true, used: consumed } };
-    return { ...found, read: { allowed: false, used: (usage.get(accountId, 'read', read.periodStart) as number | undefined) ?? 0 } };
+    const consumed = consume.get(account.id, read.periodStart, read.limit) as number | undefined;
+    if (consumed !== undefined) return { account, keyId, read: { allowed: true, used: consumed } };
+    const used = (usage.get(account.id, 'read', read.periodStart) as number | undefined) ?? 0;
+    return { account, keyId, read: { allowed: false, used } };
   };
   const batch = store.db.transaction((group: AuthenticationRequest[]) => group.map(one));
   return groupedAuthentication((group) => store.exclusive(() => batch.immediate(group)));

@@ -16,7 +16,7 @@ export const httpErrors = {
     json(
       429,
       { error: 'rate_limited', message: 'Limite di richieste superato: riprovare dopo il tempo indicato.', retryAfterSeconds, ...extra },
-      { ...headers, 'retry-after': String(retryAfterSeconds) },
+      { 'retry-after': String(retryAfterSeconds), ...headers },
     ),
 
   noRelease: (headers: Record<string, string>) =>
@@ -40,7 +40,7 @@ export const httpErrors = {
     json(
       503,
       { error: 'release_unavailable', message: 'Il file del rilascio non è leggibile in questo momento.', retryAfterSeconds: 60 },
-      { ...headers, 'retry-after': '60' },
+      { 'retry-after': '60', ...headers },
     ),
 
   requestAborted: () =>

@@ -148,7 +148,7 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
 
   const { body } = response;
   if ((typeof body === 'string' || Buffer.isBuffer(body)) && response.headers['content-length'] === undefined) {
-    response.headers = { ...response.headers, 'content-length': String(Buffer.byteLength(body)) };
+    response.headers = { 'content-length': String(Buffer.byteLength(body)), ...response.headers };
   }
   outgoing.writeHead(response.status, response.headers);
   if (body === null || request.method === 'HEAD') outgoing.end();
