@@ -4,7 +4,8 @@
 // process on a PostgreSQL registry (Debian's cluster, started by scripts/start-postgres.sh unless
 // TARIFF_BENCH_POSTGRES_URL names one). Scenarios: authenticated full download of a ~1.5 MB
 // dataset file, authenticated 304 revalidation, and /v1/version; many accounts, so the 10-reads
-// quota never stops the load; every run bounded in time. wrk rather than autocannon: autocannon
+// quota never stops the load; every run bounded in time. nginx is measured before and after the
+// services of each scenario, and the ratio taken against the mean of the two. wrk rather than autocannon: autocannon
 // parses bodies in JavaScript and tops out near 50 downloads/s of a 1.5 MB file here.
 // Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least
 // 0.3× nginx's on SQLite and 0.15× on PostgreSQL.
@@ -88,27 +89,46 @@ try {
     `bench:serve: ${DURATION} s per run, ${CONNECTIONS} connections, wrk with one thread, file ${(file.length / 1024 / 1024).toFixed(2)} MB, ${ACCOUNTS} accounts`,
   );
   const rows: [string, Result, Result | null][] = [];
-  const resetQuotas = async () => {
-    new Database(registryPath).exec('DELETE FROM usage_counters');
-    await withPostgres(pgRegistryUrl, (client) => client.query('DELETE FROM usage_counters'));
+  // Only the registry about to be measured: a 30,000-row delete on the other one would have its
+  // after-effects (PostgreSQL's autovacuum, SQLite's checkpoints) run on these two cores during
+  // the measurement.
+  const resetQuotas = async (onPostgres: boolean) => {
+    // The vacuum now rather than autovacuum's during the run: the reset is scaffolding, not load.
+    if (onPostgres)
+      await withPostgres(pgRegistryUrl, async (client) => {
+        await client.query('DELETE FROM usage_counters');
+        await client.query('VACUUM ANALYZE usage_counters');
+      });
+    else new Database(registryPath).exec('DELETE FROM usage_counters');
   };
+  const nginxRuns: string[] = [];
   const scenario = async (name: string, path: string, headers: Record<string, string>, nginxHeaders: Record<string, string> | null) => {
     // nginx gets the same requests, Authorization header included (it ignores it), so the load
-    // generator does the same work in every column.
-    const theirs = nginxHeaders ? await load(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, keys, nginxHeaders) : null;
+    // generator does the same work in every column. It is measured before and after the three
+    // services and they are compared with the mean of the two: this machine's speed drifts within
+    // a run (nginx alone has measured 57k and 82k 304/s minutes apart), and a baseline taken on
+    // one side only would lend that drift to the ratio.
+    const nginx = () => (nginxHeaders ? load(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, keys, nginxHeaders) : null);
+    const before = await nginx();
+    const ours: [string, Result][] = [];
     for (const [label, port] of [
       ['1 process', 18181],
       ['2 workers', 18183],
       ['PostgreSQL', 18184],
     ] as const) {
-      await resetQuotas();
-      rows.push([`${name} (${label})`, await load(`http://127.0.0.1:${port}${path}`, keys, headers), theirs]);
+      await resetQuotas(port === 18184);
+      ours.push([label, await load(`http://127.0.0.1:${port}${path}`, keys, headers)]);
     }
+    const after = await nginx();
+    const theirs = before && after ? meanOf(before, after) : null;
+    if (before && after) nginxRuns.push(`${name}: ${before.rps.toFixed(0)} before, ${after.rps.toFixed(0)} after`);
+    for (const [label, result] of ours) rows.push([`${name} (${label})`, result, theirs]);
   };
   await scenario('download', '/v1/dataset.sqlite.gz', {}, {});
   await scenario('304', '/v1/dataset.sqlite.gz', { 'if-none-match': etag }, { 'if-none-match': nginxEtag });
   await scenario('/v1/version', '/v1/version', {}, null);
 
+  console.log(`\nnginx req/s, measured before and after the services (the table gives the mean): ${nginxRuns.join('; ')}`);
   const rss = [memoryOf(single.pid!), ...workerPids(pair.pid!).map(memoryOf), memoryOf(onPostgres.pid!)];
   console.log(
     `\n${'scenario'.padEnd(26)} ${'tariff req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'nginx req/s'.padStart(12)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}`,
@@ -185,6 +205,10 @@ async function load(url: string, keys: string[] | null = null, headers: Record<s
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const errors = bad + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
   return { rps, p50: ms('50'), p99: ms('99'), errors };
+}
+
+function meanOf(a: Result, b: Result): Result {
+  return { rps: (a.rps + b.rps) / 2, p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, errors: a.errors + b.errors };
 }
 
 async function createAccounts(path: string, count: number): Promise<string[]> {
