@@ -17,7 +17,6 @@ const identity = (row: Row) => ({ id: Number(row.id), email: String(row.email), 
 
 // toAccount runs on every API request: written out, since Node 20's V8 builds `{ ...identity(row), more }`
 // some twenty times slower than a plain literal (5 µs here, a tenth of a 304's whole cost).
-
 export const toAccount = (row: Row): Account => ({
   id: Number(row.id),
   email: String(row.email),
