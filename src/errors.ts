@@ -20,7 +20,7 @@ export class TariffError extends Error {
   }
 }
 
-/** What an operator should do about each kind of failure, by stable code. */
+/** What an operator should do about each kind of failure: by stable code, and by variant where one code has two hints. */
 const HINTS = {
   usage: 'Run `tariff --help` for the list of commands and options.',
   source_unreadable: 'Check the path or URL given to --source.',
@@ -68,7 +68,10 @@ type Kind = keyof typeof HINTS;
 /** Usage mistakes exit 2 so scripts can tell "called wrongly" from "ran and failed". */
 const fail = (kind: Kind, message: string, exitCode: 1 | 2 = 1) => new TariffError(kind, message, HINTS[kind], exitCode);
 
-const percent = (part: number, whole: number, digits: number) => ((part / whole) * 100).toFixed(digits);
+/** `products` is "products" for the whole tariff, "<category> products" for one category. */
+const shrinkMessage = (products: string, dropped: number, previous: number, maxShare: number) =>
+  `The new tariff drops ${dropped} of the ${previous} ${products} of the previous release ` +
+  `(${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`;
 
 export const errors = {
   usage: (message: string) => fail('usage', message, 2),
@@ -85,19 +88,10 @@ export const errors = {
     fail('no_tariff_in_force', `No tariff is in force on ${date}: the earliest source takes effect on ${earliest}`),
   barcodesInvalid: (where: string, detail: string) => fail('barcodes_invalid', `${where}: ${detail}`),
   shrinkRefused: (dropped: number, previous: number, maxShare: number) =>
-    fail(
-      'shrink_refused',
-      `The new tariff drops ${dropped} of the ${previous} products of the previous release ` +
-        `(${percent(dropped, previous, 1)} %, more than ${percent(maxShare, 1, 0)} %)`,
-    ),
+    fail('shrink_refused', shrinkMessage('products', dropped, previous, maxShare)),
   // Same stable code as a whole-tariff shrink (scripts match on it); the hint points at the category's source.
   categoryShrinkRefused: (category: string, dropped: number, previous: number, maxShare: number) =>
-    new TariffError(
-      'shrink_refused',
-      `The new tariff drops ${dropped} of the ${previous} ${category} products of the previous release ` +
-        `(${percent(dropped, previous, 1)} %, more than ${percent(maxShare, 1, 0)} %)`,
-      HINTS.category_shrink_refused,
-    ),
+    new TariffError('shrink_refused', shrinkMessage(`${category} products`, dropped, previous, maxShare), HINTS.category_shrink_refused),
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
   verifyFailed: (where: string, problems: string[]) =>
     fail('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`),
