@@ -1,18 +1,19 @@
-// One fresh process reading the authority's real cigar list: the first read (cold: worker threads
-// start, PDFium loads) and then warm reads, each the whole PDF reader (text runs and table).
-// Prints one JSON line; bench/build.bench.ts runs it several times beside pdftotext.
+// One fresh process reading the authority's real lists: the first read of them all (cold: worker
+// threads start, PDFium loads) and then warm reads, each the whole PDF reader (text runs, tables,
+// values) of every list in turn. Prints one JSON line; bench/build.bench.ts runs it several times
+// beside pdftotext.
 import { readFileSync } from 'node:fs';
-import { parsePriceList } from '../src/source/pdf/parse-price-list.ts';
-import { readPdfRuns } from '../src/source/pdf/read-pdf-runs.ts';
+import { parsePdfSource } from '../src/source/pdf/parse-pdf-source.ts';
 
-const [path, warmRuns = '3'] = process.argv.slice(2) as [string, string?];
-const bytes = readFileSync(path);
-const readOnce = async () => {
+const warmRuns = Number(process.env.WARM_RUNS ?? '3');
+const files = process.argv.slice(2).map((path) => ({ path, bytes: readFileSync(path) }));
+const readAll = async () => {
   const start = performance.now();
-  const list = parsePriceList(await readPdfRuns(bytes, path), path);
-  return { ms: performance.now() - start, products: list.products.length };
+  let products = 0;
+  for (const { path, bytes } of files) products += (await parsePdfSource(bytes, path)).lists[0]!.products.length;
+  return { ms: performance.now() - start, products };
 };
-const cold = await readOnce();
+const cold = await readAll();
 const warm: number[] = [];
-for (let i = 0; i < Number(warmRuns); i++) warm.push((await readOnce()).ms);
+for (let i = 0; i < warmRuns; i++) warm.push((await readAll()).ms);
 console.log(JSON.stringify({ coldMs: cold.ms, warmMs: warm, products: cold.products, peakRssMb: process.resourceUsage().maxRSS / 1024 }));

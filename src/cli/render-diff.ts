@@ -34,14 +34,15 @@ export function renderDiff(diff: DatasetDiff, rowsShown = DIFF_ROWS_SHOWN): stri
   );
   section(
     'Price changes',
-    ['code', 'name', 'old price', 'new price', 'old €/kg', 'new €/kg'],
+    ['code', 'name', 'old price', 'new price', 'old reference', 'new reference', 'per'],
     products.priceChanged.map((c) => [
       String(c.admCode),
       c.name,
       formatEuroCents(c.oldPricePerPackCents),
       formatEuroCents(c.newPricePerPackCents),
-      formatEuroCents(c.oldPricePerKgCents),
-      formatEuroCents(c.newPricePerKgCents),
+      c.oldReferencePriceCents === null ? '-' : formatEuroCents(c.oldReferencePriceCents),
+      c.newReferencePriceCents === null ? '-' : formatEuroCents(c.newReferencePriceCents),
+      c.referenceUnit ?? '-',
     ]),
   );
   const others = products.otherChanged

@@ -20,6 +20,8 @@ const product = (
   pricePerKgCents,
   pricePerPackCents,
   effectiveFrom: '2026-07-22',
+  referencePriceCents: pricePerKgCents,
+  referenceUnit: 'conventional_kg',
 });
 const PRODUCTS = [
   product(21825, 'TOSCANO T', 'da 6 sigari', 150000, 4500),
@@ -45,12 +47,13 @@ const change = (
   admCode,
   name,
   pack,
-  fromPerKgCents: from,
-  pricePerKgCents: to,
+  referenceUnit: 'conventional_kg',
+  fromReferenceCents: from,
+  referencePriceCents: to,
   pricePerPackCents: perPack,
   where: `n.pdf page 1 row ${name}`,
 });
-const notice = (effectiveFrom: string, changes: NoticeChange[], source = 'n.pdf'): SourceNotice => ({
+const notice = (effectiveFrom: string | null, changes: NoticeChange[], source = 'n.pdf'): SourceNotice => ({
   source,
   effectiveFrom,
   changes,
@@ -141,6 +144,26 @@ describe('applyNotices', () => {
       effectiveFrom: '2026-09-01',
     });
     expect(reports.map((r) => r.source)).toEqual(['a.pdf', 'b.pdf']);
-    expect(reports[0]!.problems).toEqual([expect.stringMatching(/old price per kg 1550,00 differs from 1500,00/)]);
+    expect(reports[0]!.problems).toEqual([expect.stringMatching(/old reference price 1550,00 differs from 1500,00/)]);
+  });
+
+  it('never applies a notice that states no date: it is reported as undated', () => {
+    const { products, reports } = applyOn('2026-12-31', notice(null, [change(21825, 'TOSCANO T', 'da 6 sigari', 150000, 160000, 4800)]));
+    expect(products).toEqual(PRODUCTS);
+    expect(reports[0]).toMatchObject({ status: 'undated', applied: 0 });
+  });
+
+  it('sets the reference price and its unit, and a price per kg only for a unit per kilogram', () => {
+    const perThousand: NoticeChange = {
+      ...change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 24000, 480, 'cigarettes'),
+      referenceUnit: '1000_pieces',
+    };
+    const { products, reports } = applyOn('2026-08-01', notice('2026-08-01', [perThousand]));
+    expect(products.find((p) => p.admCode === 1001)).toMatchObject({
+      pricePerKgCents: null,
+      referencePriceCents: 24000,
+      referenceUnit: '1000_pieces',
+    });
+    expect(reports[0]!.problems).toEqual([expect.stringMatching(/per 1000_pieces, the list's per conventional_kg; applied all the same/)]);
   });
 });

@@ -1,14 +1,19 @@
 import { foldText } from '../source/category-names.ts';
 import type { SourceNotice } from '../source/source-types.ts';
 import type { Category } from '../source/categories.ts';
+import { isPerKilogram } from '../source/reference-unit.ts';
 import type { Product } from './model.ts';
 
 /** What became of one notice in a build. */
 export interface NoticeReport {
   source: string;
-  effectiveFrom: string;
-  /** applied: on top of the list in force; superseded: the list in force is as recent or newer; pending: dated after the build's day. */
-  status: 'applied' | 'superseded' | 'pending';
+  effectiveFrom: string | null;
+  /**
+   * applied: on top of the list in force; superseded: the list in force is as recent or newer;
+   * pending: dated after the build's day; undated: neither the notice nor the page that links it
+   * states its date (never guessed: given with `tariff build --notice-date`).
+   */
+  status: 'applied' | 'superseded' | 'pending' | 'undated';
   applied: number;
   /** Rows that could not be applied, or applied over a different old price: for the operator. */
   problems: string[];
@@ -37,7 +42,9 @@ export function applyNotices(
     byNamePack.set(key, [...(byNamePack.get(key) ?? []), product]);
   }
 
-  const ordered = [...notices].sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.source.localeCompare(b.source));
+  const ordered = [...notices].sort(
+    (a, b) => (a.effectiveFrom ?? '').localeCompare(b.effectiveFrom ?? '') || a.source.localeCompare(b.source),
+  );
   const reports: NoticeReport[] = [];
   let latest: string | null = null;
   for (const notice of ordered) {
@@ -49,7 +56,12 @@ export function applyNotices(
       problems: [],
     };
     reports.push(report);
-    if (notice.effectiveFrom > date) {
+    const effectiveFrom = notice.effectiveFrom;
+    if (effectiveFrom === null) {
+      report.status = 'undated';
+      continue;
+    }
+    if (effectiveFrom > date) {
       report.status = 'pending';
       continue;
     }
@@ -60,7 +72,7 @@ export function applyNotices(
         report.problems.push(`${change.where}: no ${change.category} list is in force, so there is nothing to change`);
         continue;
       }
-      if (listDate >= notice.effectiveFrom) {
+      if (listDate >= effectiveFrom) {
         superseded++;
         continue;
       }
@@ -85,18 +97,24 @@ export function applyNotices(
         }
         target = matches[0]!;
       }
-      if (target.pricePerKgCents !== change.fromPerKgCents && target.pricePerKgCents !== change.pricePerKgCents) {
+      if (target.referenceUnit !== null && target.referenceUnit !== change.referenceUnit) {
         report.problems.push(
-          `${change.where}: the old price per kg ${cents(change.fromPerKgCents)} differs from ${cents(target.pricePerKgCents)} of code ${target.admCode}; applied all the same`,
+          `${change.where}: the notice's reference price is per ${change.referenceUnit}, the list's per ${target.referenceUnit}; applied all the same`,
+        );
+      } else if (target.referencePriceCents !== change.fromReferenceCents && target.referencePriceCents !== change.referencePriceCents) {
+        report.problems.push(
+          `${change.where}: the old reference price ${cents(change.fromReferenceCents)} differs from ${target.referencePriceCents === null ? 'none' : cents(target.referencePriceCents)} of code ${target.admCode}; applied all the same`,
         );
       }
-      target.pricePerKgCents = change.pricePerKgCents;
+      target.referencePriceCents = change.referencePriceCents;
+      target.referenceUnit = change.referenceUnit;
+      target.pricePerKgCents = isPerKilogram(change.referenceUnit) ? change.referencePriceCents : null;
       target.pricePerPackCents = change.pricePerPackCents;
-      target.effectiveFrom = notice.effectiveFrom;
+      target.effectiveFrom = effectiveFrom;
       report.applied++;
     }
     if (report.applied === 0 && superseded > 0 && report.problems.length === 0) report.status = 'superseded';
-    if (report.applied > 0 && (latest === null || notice.effectiveFrom > latest)) latest = notice.effectiveFrom;
+    if (report.applied > 0 && (latest === null || effectiveFrom > latest)) latest = effectiveFrom;
   }
   return { products: result, reports, latest };
 }

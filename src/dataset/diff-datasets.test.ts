@@ -51,6 +51,9 @@ describe('diffDatasets', () => {
         newPricePerPackCents: 650,
         oldPricePerKgCents: 30000,
         newPricePerKgCents: 30000,
+        oldReferencePriceCents: 30000,
+        newReferencePriceCents: 30000,
+        referenceUnit: 'conventional_kg',
       },
     ]);
     expect(diff.products.otherChanged).toEqual([

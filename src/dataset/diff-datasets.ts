@@ -5,8 +5,12 @@ export interface PriceChange {
   name: string;
   oldPricePerPackCents: number;
   newPricePerPackCents: number;
-  oldPricePerKgCents: number;
-  newPricePerKgCents: number;
+  oldPricePerKgCents: number | null;
+  newPricePerKgCents: number | null;
+  oldReferencePriceCents: number | null;
+  newReferencePriceCents: number | null;
+  /** The unit of the new reference price (a change of unit alone is in `otherChanged`). */
+  referenceUnit: string | null;
 }
 
 export interface DatasetDiff {
@@ -31,7 +35,7 @@ export interface DatasetDiff {
 /** What the comparison reads of a release: its rows, not the changes it carries. */
 type Compared = Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes'>;
 
-const OTHER_FIELDS = ['category', 'pack', 'packQuantity', 'packUnit', 'effectiveFrom'] as const;
+const OTHER_FIELDS = ['category', 'pack', 'packQuantity', 'packUnit', 'referenceUnit', 'effectiveFrom'] as const;
 type OtherField = (typeof OTHER_FIELDS)[number];
 
 /**
@@ -70,7 +74,11 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
   };
   for (const [before, after] of productRows.pairs) {
     if (before.name !== after.name) products.renamed.push({ admCode: before.admCode, oldName: before.name, newName: after.name });
-    if (before.pricePerPackCents !== after.pricePerPackCents || before.pricePerKgCents !== after.pricePerKgCents) {
+    if (
+      before.pricePerPackCents !== after.pricePerPackCents ||
+      before.pricePerKgCents !== after.pricePerKgCents ||
+      before.referencePriceCents !== after.referencePriceCents
+    ) {
       products.priceChanged.push({
         admCode: after.admCode,
         name: after.name,
@@ -78,6 +86,9 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
         newPricePerPackCents: after.pricePerPackCents,
         oldPricePerKgCents: before.pricePerKgCents,
         newPricePerKgCents: after.pricePerKgCents,
+        oldReferencePriceCents: before.referencePriceCents,
+        newReferencePriceCents: after.referencePriceCents,
+        referenceUnit: after.referenceUnit,
       });
     }
     const fields = OTHER_FIELDS.filter((field) => before[field] !== after[field]);

@@ -1,5 +1,6 @@
 import type { Category } from '../source/categories.ts';
 import type { PackUnit } from '../source/parse-pack.ts';
+import type { ReferenceUnit } from '../source/reference-unit.ts';
 
 /** Version of the data shape, the same in the three formats and in the manifest. */
 export const SCHEMA_VERSION = 2;
@@ -17,9 +18,14 @@ export interface Product {
   pack: string;
   packQuantity: number | null;
   packUnit: PackUnit | null;
-  pricePerKgCents: number;
+  /** The price per kilogram (real or conventional, as `referenceUnit` says) when the list gives one; null otherwise. */
+  pricePerKgCents: number | null;
   pricePerPackCents: number;
   effectiveFrom: string;
+  /** The list's reference price, whatever it is per (kg, conventional kg, 1,000 pieces…). */
+  referencePriceCents: number | null;
+  /** What the reference price is per: `conventional_kg`, `kg`, `1000_pieces`… (docs/dataset.md). */
+  referenceUnit: ReferenceUnit | null;
 }
 
 /** An approved match from a retail barcode to a tariff code. */
@@ -59,6 +65,8 @@ export interface ProductState {
   pricePerKgCents: number | null;
   pricePerPackCents: number | null;
   effectiveFrom: string | null;
+  referencePriceCents: number | null;
+  referenceUnit: ReferenceUnit | null;
 }
 
 /** The same fields named as they were in the compared release: `name` → `oldName`. */
@@ -106,6 +114,8 @@ export function productFields(p: Product): Product {
     pricePerKgCents: p.pricePerKgCents,
     pricePerPackCents: p.pricePerPackCents,
     effectiveFrom: p.effectiveFrom,
+    referencePriceCents: p.referencePriceCents,
+    referenceUnit: p.referenceUnit,
   };
 }
 
@@ -133,6 +143,11 @@ export function changeFields(c: Change): Change {
     pricePerKgCents: c.pricePerKgCents,
     pricePerPackCents: c.pricePerPackCents,
     effectiveFrom: c.effectiveFrom,
+    // Added later than the fields above: last, so that readers that take columns by position keep working.
+    oldReferencePriceCents: c.oldReferencePriceCents,
+    oldReferenceUnit: c.oldReferenceUnit,
+    referencePriceCents: c.referencePriceCents,
+    referenceUnit: c.referenceUnit,
   };
 }
 

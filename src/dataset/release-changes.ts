@@ -12,6 +12,8 @@ const NO_PRODUCT: ProductState = {
   pricePerKgCents: null,
   pricePerPackCents: null,
   effectiveFrom: null,
+  referencePriceCents: null,
+  referenceUnit: null,
 };
 const KIND_ORDER = new Map<ChangeKind, number>(CHANGE_KINDS.map((kind, i) => [kind, i]));
 
@@ -26,6 +28,8 @@ const stateOf = (product: Product | undefined): ProductState =>
         pricePerKgCents: product.pricePerKgCents,
         pricePerPackCents: product.pricePerPackCents,
         effectiveFrom: product.effectiveFrom,
+        referencePriceCents: product.referencePriceCents,
+        referenceUnit: product.referenceUnit,
       }
     : NO_PRODUCT;
 
@@ -46,6 +50,8 @@ function productChange(kind: ChangeKind, admCode: number, before: Product | unde
     oldPricePerKgCents: old.pricePerKgCents,
     oldPricePerPackCents: old.pricePerPackCents,
     oldEffectiveFrom: old.effectiveFrom,
+    oldReferencePriceCents: old.referencePriceCents,
+    oldReferenceUnit: old.referenceUnit,
     ...now,
   };
 }
@@ -134,8 +140,10 @@ function productOf(change: Change): Product {
     pack: change.pack!,
     packQuantity: change.packQuantity,
     packUnit: change.packUnit,
-    pricePerKgCents: change.pricePerKgCents!,
+    pricePerKgCents: change.pricePerKgCents,
     pricePerPackCents: change.pricePerPackCents!,
     effectiveFrom: change.effectiveFrom!,
+    referencePriceCents: change.referencePriceCents,
+    referenceUnit: change.referenceUnit,
   };
 }

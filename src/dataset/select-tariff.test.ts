@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceList, SourceProduct } from '../source/parse-tariff-xml.ts';
+import type { SourceList, SourceProduct } from '../source/source-types.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
 import { selectTariff } from './select-tariff.ts';
 
@@ -7,7 +7,7 @@ const item = (admCode: number, pricePerPackCents = 600, name = `P${admCode}`): S
   admCode,
   name,
   pack: 'astuccio da 20 pezzi',
-  pricePerKgCents: pricePerPackCents * 50,
+  referencePriceCents: pricePerPackCents * 50,
   pricePerPackCents,
   where: `feed.xml (codice ${admCode})`,
 });
@@ -16,6 +16,7 @@ const list = (feedCategory: FeedCategory, effectiveFrom: string, products: Sourc
   feedCategory,
   category: CATEGORIES[feedCategory],
   effectiveFrom,
+  referenceUnit: 'conventional_kg',
   products,
   where: source,
 });
@@ -52,10 +53,40 @@ describe('selectTariff', () => {
     expect(tariff.products.map((p) => p.admCode)).toEqual([1, 3]);
   });
 
-  it('refuses a tariff code listed twice with different data', () => {
-    expect(() => selectTariff([list('sigarette', '2026-11-01', [item(1, 500), item(1, 510)])], '2026-11-01')).toThrow(
-      /codice 1\): tariff code 1 is also listed at feed\.xml \(codice 1\) with different data/,
+  it('keeps the first of two rows one list prints under one code, and reports the other', () => {
+    const tariff = selectTariff(
+      [list('sigari', '2023-10-31', [item(1, 500, 'VEGAFINA CUM LAUDE'), item(2), item(1, 510, 'VEGAFINA ESTELI')])],
+      '2023-11-01',
     );
+    expect(tariff.products.map((p) => [p.admCode, p.name])).toEqual([
+      [1, 'VEGAFINA CUM LAUDE'],
+      [2, 'P2'],
+    ]);
+    expect(tariff.duplicates).toEqual([
+      {
+        admCode: 1,
+        source: 'feed.xml',
+        kept: { name: 'VEGAFINA CUM LAUDE', pack: 'astuccio da 20 pezzi', where: 'feed.xml (codice 1)' },
+        left: { name: 'VEGAFINA ESTELI', pack: 'astuccio da 20 pezzi', where: 'feed.xml (codice 1)' },
+        reason: 'printed first',
+      },
+    ]);
+  });
+
+  it("keeps, of two rows under one code, the one that continues the previous release's product", () => {
+    const previous = selectTariff([list('sigari', '2023-10-01', [item(1, 510, 'VEGAFINA ESTELI')])], '2023-10-01').products;
+    const tariff = selectTariff(
+      [list('sigari', '2023-10-31', [item(1, 500, 'VEGAFINA CUM LAUDE'), item(1, 510, 'VEGAFINA ESTELI')])],
+      '2023-11-01',
+      previous,
+    );
+    expect(tariff.products.map((p) => p.name)).toEqual(['VEGAFINA ESTELI']);
+    expect(tariff.duplicates.map((d) => [d.kept.name, d.left.name, d.reason])).toEqual([
+      ['VEGAFINA ESTELI', 'VEGAFINA CUM LAUDE', 'continues the previous release'],
+    ]);
+  });
+
+  it('refuses a tariff code two lists give different data', () => {
     expect(() => selectTariff([list('sigarette', '2026-11-01', [item(1)]), list('sigari', '2026-11-01', [item(1)])], '2026-11-01')).toThrow(
       /different data/,
     );

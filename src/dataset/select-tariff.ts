@@ -3,6 +3,7 @@ import type { Category } from '../source/categories.ts';
 import type { ParsedSource, SourceList, SourceProduct } from '../source/source-types.ts';
 import { applyNotices, type NoticeReport } from './apply-notices.ts';
 import { parsePack } from '../source/parse-pack.ts';
+import { isPerKilogram } from '../source/reference-unit.ts';
 import type { Product } from './model.ts';
 
 export interface TariffInForce {
@@ -12,6 +13,18 @@ export interface TariffInForce {
   pending: { category: string; effectiveFrom: string; source: string }[];
   /** What became of each price-change notice. */
   notices: NoticeReport[];
+  /** Codes a list prints twice with different data: the row kept and the one left out. */
+  duplicates: DuplicateCode[];
+}
+
+/** A tariff code one list prints twice with different data (the authority corrects it in a later list). */
+export interface DuplicateCode {
+  admCode: number;
+  source: string;
+  kept: { name: string; pack: string; where: string };
+  left: { name: string; pack: string; where: string };
+  /** Why the kept row won: it continues the previous release's product, or it comes first. */
+  reason: 'continues the previous release' | 'printed first';
 }
 
 /**
@@ -21,8 +34,14 @@ export interface TariffInForce {
  * the chosen lists' and applied notices' dates. Lists of the same category and day from several
  * documents are merged; a tariff code listed twice must carry the same data.
  */
-export function selectTariff(sources: ParsedSource | SourceList[], date: string): TariffInForce {
+export function selectTariff(
+  sources: Pick<ParsedSource, 'lists' | 'notices'> | SourceList[],
+  date: string,
+  previous: readonly Product[] = [],
+): TariffInForce {
   const { lists, notices } = Array.isArray(sources) ? { lists: sources, notices: [] } : sources;
+  const previousByCode = new Map(previous.map((product) => [product.admCode, product]));
+  const duplicates: DuplicateCode[] = [];
   if (lists.length === 0) throw errors.tariffEmpty('the sources hold no category list');
 
   const inForce = new Map<Category, SourceList[]>();
@@ -45,7 +64,7 @@ export function selectTariff(sources: ParsedSource | SourceList[], date: string)
   for (const group of inForce.values()) {
     for (const list of group) {
       if (list.effectiveFrom > tariffDate) tariffDate = list.effectiveFrom;
-      for (const item of list.products) {
+      for (const item of withoutDuplicates(list, previousByCode, duplicates)) {
         const product = toProduct(item, list);
         const seen = byCode.get(product.admCode);
         if (seen && !sameProduct(seen.product, product)) {
@@ -68,8 +87,44 @@ export function selectTariff(sources: ParsedSource | SourceList[], date: string)
   if (applied.latest !== null && applied.latest > tariffDate) tariffDate = applied.latest;
   const products = applied.products.sort((a, b) => a.admCode - b.admCode);
   pending.sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.category.localeCompare(b.category));
-  return { tariffDate, products, pending, notices: applied.reports };
+  return { tariffDate, products, pending, notices: applied.reports, duplicates };
 }
+
+/**
+ * A list's rows with each code once: where a code is printed twice with different data, the row
+ * that continues the previous release's product under that code (same name and pack) is kept,
+ * else the first; the other is reported, and the build goes on (the authority corrects such slips
+ * in its next list, and a category must not stop updating for a month over one row).
+ */
+function withoutDuplicates(list: SourceList, previous: Map<number, Product>, duplicates: DuplicateCode[]): SourceProduct[] {
+  const byCode = new Map<number, SourceProduct>();
+  const continues = (item: SourceProduct) => {
+    const before = previous.get(item.admCode);
+    return before !== undefined && before.name === item.name && before.pack === item.pack;
+  };
+  for (const item of list.products) {
+    const seen = byCode.get(item.admCode);
+    if (!seen) {
+      byCode.set(item.admCode, item);
+      continue;
+    }
+    if (sameRow(seen, item)) continue;
+    const [kept, left] = continues(item) && !continues(seen) ? [item, seen] : [seen, item];
+    byCode.set(item.admCode, kept);
+    const side = (row: SourceProduct) => ({ name: row.name, pack: row.pack, where: row.where });
+    duplicates.push({
+      admCode: item.admCode,
+      source: list.source,
+      kept: side(kept),
+      left: side(left),
+      reason: continues(kept) ? 'continues the previous release' : 'printed first',
+    });
+  }
+  return [...byCode.values()];
+}
+
+const sameRow = (a: SourceProduct, b: SourceProduct) =>
+  a.name === b.name && a.pack === b.pack && a.referencePriceCents === b.referencePriceCents && a.pricePerPackCents === b.pricePerPackCents;
 
 function toProduct(item: SourceProduct, list: SourceList): Product {
   const size = parsePack(item.pack);
@@ -80,9 +135,11 @@ function toProduct(item: SourceProduct, list: SourceList): Product {
     pack: item.pack,
     packQuantity: size?.quantity ?? null,
     packUnit: size?.unit ?? null,
-    pricePerKgCents: item.pricePerKgCents,
+    pricePerKgCents: isPerKilogram(list.referenceUnit) ? item.referencePriceCents : null,
     pricePerPackCents: item.pricePerPackCents,
     effectiveFrom: list.effectiveFrom,
+    referencePriceCents: item.referencePriceCents,
+    referenceUnit: list.referenceUnit,
   };
 }
 

@@ -6,44 +6,52 @@ const PAGE = 'https://www.adm.gov.it/portale/monopoli/tabacchi/prezzi/prezzi_pub
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/adm/${name}`, import.meta.url), 'utf8');
 
 describe('discoverDocuments', () => {
-  it("finds the eight category lists of the price page by their links' text, with absolute addresses", () => {
-    const { lists, notices } = discoverDocuments(fixture('prezzi_pubblico.html'), PAGE);
-    expect([...lists.keys()].sort()).toEqual([
+  it('finds every document the price page links, with absolute addresses, and the category its text suggests', () => {
+    const links = discoverDocuments(fixture('prezzi_pubblico.html'), PAGE);
+    expect(links.map((link) => link.hintCategory)).toEqual([
+      'sigarette',
+      'sigari',
+      'sigaretti',
+      'trinciati',
       'altri_tabacchi_da_fumo',
       'fiuto_mastico',
-      'liquidi_inalazione',
-      'sigarette',
-      'sigaretti',
-      'sigari',
       'tabacchi_riscaldati',
-      'trinciati',
+      'liquidi_inalazione',
+      null,
     ]);
-    expect(lists.get('sigari')!.url).toBe(
-      'https://www.adm.gov.it/portale/documents/20182/536133/Sigari.pdf/0f1c2d3e-4a5b-6c7d-8e9f-a0b1c2d3e4f5',
-    );
-    expect(notices).toEqual([]);
+    expect(links[1]!.url).toBe('https://www.adm.gov.it/portale/documents/20182/536133/Sigari.pdf/0f1c2d3e-4a5b-6c7d-8e9f-a0b1c2d3e4f5');
+    // The minimum-price table is a PDF too: what it is, its content will tell.
+    expect(links.at(-1)!.text).toBe('Tabella dei prezzi minimi');
   });
 
-  it('finds the price-change notices, and not the other documents, on the notices page', () => {
-    const { lists, notices } = discoverDocuments(fixture('novita_accise.html'), PAGE);
-    expect(lists.size).toBe(0);
-    expect(notices.map((n) => n.text)).toEqual(['Variazione dei prezzi di vendita al pubblico con decorrenza 1° dicembre 2026']);
+  it('takes links whose text is only a file name, and dates a link by the news item around it', () => {
+    const html = `<main><article><h2>Tabacchi: variazione dei prezzi</h2>
+      <p>Si comunica che con decorrenza dal 1° dicembre 2026 i prezzi dei prodotti elencati variano.</p>
+      <p><a href="/docs/1-ANTEPRIMA.pdf">1-ANTEPRIMA.pdf</a></p></article>
+      <article><h2>Listini</h2><p><a href="/docs/2-LIST-22-07-2026.pdf">2-LIST-22-07-2026.pdf</a>
+      <a href="/docs/CDI+SIGARI.pdf">CDI+SIGARI.pdf</a></p></article>
+      <a href="/portale/privacy">Privacy</a></main>`;
+    const links = discoverDocuments(html, PAGE);
+    expect(links.map((link) => [link.url.replace('https://www.adm.gov.it', ''), link.contextDates])).toEqual([
+      ['/docs/1-ANTEPRIMA.pdf', ['2026-12-01']],
+      ['/docs/2-LIST-22-07-2026.pdf', []],
+      ['/docs/CDI+SIGARI.pdf', []],
+    ]);
   });
 
-  it('reads link texts with a date, a size or "Listino", relative addresses and <base>', () => {
+  it('reads link texts with a date, a size or "Listino", relative addresses and <base>, each address once', () => {
     const html = `<base href="https://cdn.example/docs/"><a href="a/x?id=1">Listino Sigarette aggiornato al 01/11/2026 (pdf 300 kb)</a>
       <a href="/y#p">  LIQUIDI  da inalazione </a><a href="javascript:void 0">Sigari</a><a href="mailto:x@y">Sigaretti</a>
       <a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a><a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a>`;
-    const { lists, notices } = discoverDocuments(html, PAGE);
-    expect(Object.fromEntries([...lists].map(([c, l]) => [c, l.url]))).toEqual({
-      sigarette: 'https://cdn.example/docs/a/x?id=1',
-      liquidi_inalazione: 'https://cdn.example/y',
-    });
-    expect(notices.map((n) => n.url)).toEqual(['https://cdn.example/docs/nuovi.pdf']);
+    const links = discoverDocuments(html, PAGE);
+    expect(links.map((link) => [link.url, link.hintCategory])).toEqual([
+      ['https://cdn.example/docs/a/x?id=1', 'sigarette'],
+      ['https://cdn.example/y', 'liquidi_inalazione'],
+      ['https://cdn.example/docs/nuovi.pdf', null],
+    ]);
   });
 
   it('finds nothing on a page that no longer has the links', () => {
-    const { lists, notices } = discoverDocuments('<html><body><p>Pagina in manutenzione</p><a href="/">Home</a></body></html>', PAGE);
-    expect(lists.size + notices.length).toBe(0);
+    expect(discoverDocuments('<html><body><p>Pagina in manutenzione</p><a href="/">Home</a></body></html>', PAGE)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { isTariffError } from '../errors.ts';
-import type { SourceDocument } from '../release/build-release.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { parseSource } from '../source/parse-source.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
@@ -13,8 +13,8 @@ export interface SourceReport {
   label?: string;
   /** Where the document really came from, when the address redirected. */
   finalUrl?: string;
-  /** For a page: the categories and the number of notices it links to. */
-  found?: { lists: string[]; notices: number };
+  /** For a page: the number of documents it links to. */
+  found?: { documents: number };
   /**
    * unchanged: same bytes as the last snapshot (or 304); changed: a new snapshot; failed: kept the
    * last one; ignored: a link that led to no notice.
@@ -105,7 +105,7 @@ export async function fetchAll(
         continue;
       }
       const parsed = await parseSource(outcome.bytes, url);
-      const effectiveDates = [...new Set([...parsed.lists, ...parsed.notices].map((doc) => doc.effectiveFrom))].sort();
+      const effectiveDates = [...new Set([...parsed.lists, ...parsed.notices].flatMap((doc) => doc.effectiveFrom ?? []))].sort();
       await options.store.store(outcome.bytes, { url, fetchedAt: stamp(), ...outcome.validators });
       const latest = effectiveDates.at(-1) ?? '';
       const newTariff = !known || latest > (known.effectiveDates.at(-1) ?? '');

@@ -1,20 +1,19 @@
 import { errors, isTariffError } from '../errors.ts';
-import type { SourceDocument } from '../release/build-release.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
 import { parseSource } from '../source/parse-source.ts';
-import type { ParsedSource } from '../source/source-types.ts';
+import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import { datedAgainst, failedReport, type SourceReport } from './fetch-all.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
 import { discoverDocuments, type DiscoveredLink } from './discover-documents.ts';
 import { retainDocuments, type DocumentsState } from './retain-documents.ts';
-import type { SnapshotStore } from './snapshot-store.ts';
+import type { SnapshotStore, SourceState } from './snapshot-store.ts';
 
 export interface FetchPagesOptions {
   store: SnapshotStore;
   today: string;
   fetch: Omit<FetchOptions, 'onProgress' | 'onRetry'>;
-  /** The most notices taken from the pages, newest links first as the pages list them. */
+  /** The most notices taken from the pages, in the order the pages link them. */
   maxNotices: number;
   onProgress?: (url: string, received: number, total: number | null) => void;
   onRetry?: (url: string, attempt: number, delayMs: number, reason: string) => void;
@@ -22,16 +21,24 @@ export interface FetchPagesOptions {
 
 const ALL_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
 
+/** What a linked document turned out to be, from its content. */
+type Classified =
+  | { kind: 'list'; category: FeedCategory; effectiveFrom: string }
+  | { kind: 'notice'; effectiveFrom: string | null; categories: string[]; detail?: string }
+  | { kind: 'campione' | 'other'; detail: string };
+
 /**
- * Fetches the authority's publications through its pages: downloads each page, finds the
- * current list of every category and the price-change notices by their links' text, downloads
- * each conditionally and keeps it as a snapshot. The lists a build may need stay kept by
- * category, whatever their address (it changes with every update): the list in force until a
- * newer one takes effect, and every list and notice waiting for its day.
+ * Fetches the authority's publications through its pages: downloads each page, then every
+ * document it links (conditionally: an unchanged one costs a 304) and tells each apart by what it
+ * holds: a category's national list and its date, a price-change notice (dated by itself, else by
+ * the page around its link), a Campione d'Italia list or anything else (both reported and left
+ * out). Link texts are only hints. The lists a build may need stay kept by category, whatever
+ * their address: the list in force until a newer one takes effect, and every list and notice
+ * waiting for its day.
  *
  * A page set that yields no category list at all is an error (the site changed): never an empty
- * release. A category without a link, or whose document fails, is reported as failed and keeps
- * its last snapshot.
+ * release. A category without a list among the documents, or whose document fails, is reported as
+ * failed and keeps its last snapshot.
  */
 export async function fetchPages(
   pages: string[],
@@ -49,8 +56,7 @@ export async function fetchPages(
   });
 
   // 1. The pages, always downloaded whole: they are small and tell which documents are current.
-  const lists = new Map<FeedCategory, DiscoveredLink>();
-  const notices: DiscoveredLink[] = [];
+  const links: DiscoveredLink[] = [];
   let pagesRead = 0;
   for (const page of pages) {
     try {
@@ -58,8 +64,7 @@ export async function fetchPages(
       if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
       // Links are relative to where the page really is, after redirects.
       const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl);
-      for (const [category, link] of found.lists) if (!lists.has(category)) lists.set(category, link);
-      for (const link of found.notices) if (!notices.some((n) => n.url === link.url)) notices.push(link);
+      for (const link of found) if (!links.some((known) => known.url === link.url)) links.push(link);
       pagesRead++;
       reports.push({
         url: page,
@@ -69,7 +74,7 @@ export async function fetchPages(
         effectiveDates: [],
         newTariff: false,
         attempts: outcome.attempts,
-        found: { lists: [...found.lists.keys()], notices: found.notices.length },
+        found: { documents: found.length },
         ...(outcome.finalUrl !== page ? { finalUrl: outcome.finalUrl } : {}),
       });
     } catch (error) {
@@ -77,134 +82,107 @@ export async function fetchPages(
       reports.push(failedReport(page, error.message, { label: 'page' }));
     }
   }
-  if (pagesRead === pages.length && lists.size === 0) {
-    throw errors.sourcePageUnrecognised(pages, `no link to a category price list (${ALL_CATEGORIES.join(', ')}) was found`);
-  }
 
-  // 2. The documents, conditionally.
+  // 2. Every linked document, conditionally, told apart by its content.
   const next: DocumentsState = { lists: structuredClone(previous.lists), notices: [...previous.notices] };
   const parsedNow = new Map<string, ParsedSource>();
-  /**
-   * Downloads one document and checks it is what its link promised; returns it when the builds
-   * must now track it (a change, or, with `retrack`, known bytes the kept state lost).
-   */
-  const download = async (
-    link: DiscoveredLink,
-    label: string,
-    check: (parsed: ParsedSource) => string | null,
-    onMismatch: 'failed' | 'ignored' = 'failed',
-    retrack = false,
-  ) => {
+  const listed = new Set<FeedCategory>();
+  const failedDocuments: { link: DiscoveredLink; error: string }[] = [];
+  let notices = 0;
+  const knownShas = new Set([...Object.values(previous.lists).flat(), ...previous.notices].map((doc) => doc.sha256));
+
+  for (const link of links) {
     const known = state[link.url];
     try {
       const outcome = await fetchSource(link.url, { etag: known?.etag, lastModified: known?.lastModified }, fetchOptions(link.url));
       const validators = outcome.kind === 'downloaded' ? outcome.validators : {};
       const redirected = outcome.finalUrl !== link.url ? { finalUrl: outcome.finalUrl } : {};
-      const bytes = outcome.kind === 'downloaded' ? outcome.bytes : known ? await options.store.read(known.sha256) : null;
-      if (!bytes) throw new Error('the server answered 304 Not Modified to an unconditional request');
-      const sha256 = sha256Hex(bytes);
-      // The same document under a new address (the site re-published it) is no change either.
-      const republished = [...Object.values(previous.lists).flat(), ...previous.notices].find((doc) => doc.sha256 === sha256);
+      const stored = outcome.kind === 'downloaded' ? null : known ? await options.store.read(known.sha256).catch(() => null) : null;
+      const sha256 = outcome.kind === 'downloaded' ? sha256Hex(outcome.bytes) : known?.sha256;
+      if (!sha256) throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sameBytes = known?.sha256 === sha256;
-      if (republished || (sameBytes && !retrack)) {
-        const effectiveDates = known?.effectiveDates ?? [republished!.effectiveFrom];
-        state[link.url] = { ...known, sha256, ...validators, fetchedAt: known?.fetchedAt ?? stamp(), checkedAt: stamp(), effectiveDates };
-        reports.push({
-          url: link.url,
-          label,
-          status: 'unchanged',
-          sha256,
-          effectiveDates: dated(effectiveDates),
-          newTariff: false,
-          attempts: outcome.attempts,
-          ...redirected,
-        });
-        return null;
+      let classified = sameBytes ? knownClassification(known) : null;
+      if (!classified) {
+        const bytes = outcome.kind === 'downloaded' ? outcome.bytes : stored;
+        if (!bytes) throw new Error('the server answered 304 Not Modified, and no snapshot of the document is kept');
+        const read = await classify(bytes, link);
+        classified = read.classified;
+        if (read.parsed) {
+          await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
+          parsedNow.set(sha256, read.parsed);
+        }
       }
-      const parsed = await parseSource(bytes, link.url).catch((error: unknown) => {
-        if (onMismatch === 'ignored' && (error as { code?: string }).code === 'source_not_price_list') return null;
-        throw error;
-      });
-      const problem = parsed ? check(parsed) : 'the document is not a price list or a price-change notice';
-      if (problem && onMismatch === 'ignored') {
+      const effectiveDates = classified.kind === 'list' || classified.kind === 'notice' ? [classified.effectiveFrom ?? []].flat() : [];
+      state[link.url] = {
+        ...(sameBytes ? known : {}),
+        sha256,
+        ...validators,
+        fetchedAt: sameBytes ? known!.fetchedAt : stamp(),
+        checkedAt: stamp(),
+        effectiveDates,
+        ...stateOf(classified),
+      };
+      const changed = !sameBytes && !knownShas.has(sha256);
+      const base = { url: link.url, sha256, attempts: outcome.attempts, ...redirected };
+      if (classified.kind === 'campione' || classified.kind === 'other' || (classified.kind === 'notice' && !classified.effectiveFrom)) {
         reports.push({
-          url: link.url,
-          label,
+          ...base,
+          label: classified.kind === 'campione' ? "Campione d'Italia list" : classified.kind === 'notice' ? 'notice' : 'document',
           status: 'ignored',
-          sha256: null,
           effectiveDates: [],
           newTariff: false,
-          attempts: outcome.attempts,
-          error: problem,
+          error: classified.detail,
         });
-        return null;
+        continue;
       }
-      if (problem || !parsed) throw new Error(problem ?? 'unreadable');
-      const effectiveFrom = (parsed.lists[0] ?? parsed.notices[0])!.effectiveFrom;
-      await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
-      parsedNow.set(sha256, parsed);
-      state[link.url] = { sha256, ...validators, fetchedAt: stamp(), checkedAt: stamp(), effectiveDates: [effectiveFrom] };
+      const fetchedAt = sameBytes ? known!.fetchedAt : stamp();
+      if (classified.kind === 'list') {
+        listed.add(classified.category);
+        (next.lists[classified.category] ??= []).push({ sha256, url: link.url, effectiveFrom: classified.effectiveFrom, fetchedAt });
+      } else if (classified.kind === 'notice') {
+        if (++notices > options.maxNotices) continue;
+        next.notices.push({
+          sha256,
+          url: link.url,
+          effectiveFrom: classified.effectiveFrom!,
+          fetchedAt,
+          categories: classified.categories,
+        });
+      }
+      const label = classified.kind === 'list' ? `${classified.category} list` : 'notice';
       reports.push({
-        url: link.url,
+        ...base,
         label,
-        status: sameBytes ? 'unchanged' : 'changed',
-        sha256,
-        effectiveDates: dated([effectiveFrom]),
-        newTariff: !sameBytes,
-        attempts: outcome.attempts,
-        ...redirected,
+        status: changed ? 'changed' : 'unchanged',
+        effectiveDates: dated(effectiveDates),
+        newTariff: changed,
       });
-      return { sha256, effectiveFrom, parsed };
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      reports.push(failedReport(link.url, (error as Error).message, { label, sha256: known?.sha256 ?? null }));
-      return null;
+      failedDocuments.push({ link, error: (error as Error).message });
+      reports.push(
+        failedReport(link.url, (error as Error).message, {
+          label: link.hintCategory ? `${link.hintCategory} list` : 'document',
+          sha256: known?.sha256 ?? null,
+        }),
+      );
     }
-  };
-
-  for (const category of ALL_CATEGORIES) {
-    const link = lists.get(category);
-    const label = `${category} list`;
-    if (!link) {
-      if (pagesRead === pages.length)
-        reports.push(
-          failedReport(pages.join(' '), `no link to the ${category} list on the page(s); its last snapshot stays in use`, { label }),
-        );
-      continue;
-    }
-    // retrack: a list the site still links is always tracked, even if documents.json was lost.
-    const changed = await download(
-      link,
-      label,
-      (parsed) => {
-        const list = parsed.lists[0];
-        if (!list) return `expected the ${category} price list, found ${parsed.notices.length > 0 ? 'a price-change notice' : 'no list'}`;
-        return list.feedCategory === category
-          ? null
-          : `the link "${link.text}" leads to the ${list.feedCategory} list, not the ${category} one`;
-      },
-      'failed',
-      true,
-    );
-    if (changed)
-      (next.lists[category] ??= []).push({
-        sha256: changed.sha256,
-        url: link.url,
-        effectiveFrom: changed.effectiveFrom,
-        fetchedAt: stamp(),
-      });
   }
-
-  for (const link of notices.slice(0, options.maxNotices)) {
-    const changed = await download(
-      link,
-      'notice',
-      (parsed) => (parsed.notices[0] ? null : 'the link reads like a price-change notice, but the document is not one'),
-      'ignored',
+  if (pagesRead === pages.length && listed.size === 0 && failedDocuments.length === 0) {
+    throw errors.sourcePageUnrecognised(pages, `no category price list (${ALL_CATEGORIES.join(', ')}) is linked`);
+  }
+  for (const category of ALL_CATEGORIES) {
+    // A category whose list failed to download or read is already reported with its reason.
+    if (listed.has(category) || pagesRead < pages.length || failedDocuments.some((f) => f.link.hintCategory === category)) continue;
+    reports.push(
+      failedReport(
+        pages.join(' '),
+        `none of the ${links.length} document(s) linked from the page(s) is the ${category} list; its last snapshot stays in use`,
+        {
+          label: `${category} list`,
+        },
+      ),
     );
-    if (!changed) continue;
-    const categories = [...new Set(changed.parsed.notices[0]!.changes.map((change) => change.category))];
-    next.notices.push({ sha256: changed.sha256, url: link.url, effectiveFrom: changed.effectiveFrom, fetchedAt: stamp(), categories });
   }
 
   // 3. What the next builds need; the rest is left out of the state (its snapshot files stay).
@@ -213,9 +191,59 @@ export async function fetchPages(
   await options.store.writeDocuments(retained);
 
   const documents: SourceDocument[] = [];
-  for (const doc of [...Object.values(retained.lists).flat(), ...retained.notices]) {
-    const bytes = await options.store.read(doc.sha256);
-    documents.push({ name: doc.url, bytes, parsed: parsedNow.get(doc.sha256) });
+  for (const doc of Object.values(retained.lists).flat()) {
+    documents.push({ name: doc.url, bytes: await options.store.read(doc.sha256), parsed: parsedNow.get(doc.sha256) });
+  }
+  for (const doc of retained.notices) {
+    documents.push({
+      name: doc.url,
+      bytes: await options.store.read(doc.sha256),
+      parsed: parsedNow.get(doc.sha256),
+      noticeDate: doc.effectiveFrom,
+    });
   }
   return { reports, documents };
+}
+
+/** Reads a downloaded document and says what it is; `parsed` when it is one the builds use. */
+async function classify(bytes: Uint8Array, link: DiscoveredLink): Promise<{ classified: Classified; parsed: ParsedSource | null }> {
+  let parsed: ParsedSource;
+  try {
+    parsed = await parseSource(bytes, link.url);
+  } catch (error) {
+    if (isTariffError(error) && error.code === 'source_not_price_list')
+      return { classified: { kind: 'other', detail: 'not a price list or a price-change notice' }, parsed: null };
+    throw error;
+  }
+  const list = parsed.lists[0];
+  if (list) return { classified: { kind: 'list', category: list.feedCategory, effectiveFrom: list.effectiveFrom }, parsed };
+  const aside = parsed.setAside[0];
+  if (aside) return { classified: { kind: 'campione', detail: aside.detail }, parsed: null };
+  const notice = parsed.notices[0]!;
+  const categories = [...new Set(notice.changes.map((change) => change.category))];
+  if (notice.effectiveFrom) return { classified: { kind: 'notice', effectiveFrom: notice.effectiveFrom, categories }, parsed };
+  // A preview states no date: the news item that links it does ("con decorrenza dal …"); never guessed.
+  if (link.contextDates.length === 1) return { classified: { kind: 'notice', effectiveFrom: link.contextDates[0]!, categories }, parsed };
+  const detail =
+    link.contextDates.length === 0
+      ? 'a price-change notice that states no effective date, nor does the page around its link: not applied (tariff build --notice-date gives it)'
+      : `a price-change notice that states no effective date, and the page around its link states several (${link.contextDates.join(', ')}): not applied`;
+  return { classified: { kind: 'notice', effectiveFrom: null, categories, detail }, parsed };
+}
+
+function stateOf(classified: Classified): Pick<SourceState, 'kind' | 'categories' | 'detail'> {
+  if (classified.kind === 'list') return { kind: 'list', categories: [classified.category] };
+  if (classified.kind === 'notice')
+    return { kind: 'notice', categories: classified.categories, ...(classified.detail ? { detail: classified.detail } : {}) };
+  return { kind: classified.kind, detail: classified.detail };
+}
+
+/** What an unchanged document was, as the state recorded it; null when it did not (older state files). */
+function knownClassification(known: SourceState | undefined): Classified | null {
+  if (!known?.kind) return null;
+  if (known.kind === 'list')
+    return { kind: 'list', category: known.categories![0] as FeedCategory, effectiveFrom: known.effectiveDates[0]! };
+  if (known.kind === 'notice')
+    return { kind: 'notice', effectiveFrom: known.effectiveDates[0] ?? null, categories: known.categories ?? [], detail: known.detail };
+  return { kind: known.kind, detail: known.detail ?? '' };
 }

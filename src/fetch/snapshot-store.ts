@@ -13,6 +13,12 @@ const sourceStateSchema = z.object({
   fetchedAt: z.string(),
   checkedAt: z.string(),
   effectiveDates: z.array(z.string()),
+  /** What the document is, read from its content (documents found through the pages): so a 304 needs no new reading. */
+  kind: z.enum(['list', 'notice', 'campione', 'other']).optional(),
+  /** A list's feed category, or a notice's dataset categories. */
+  categories: z.array(z.string()).optional(),
+  /** Why a document is left out (a Campione d'Italia list, not a price document, an undated notice). */
+  detail: z.string().optional(),
   /** Earlier snapshots of the URL still needed: the one in force while the latest waits for its day. */
   kept: z.array(z.object({ sha256: z.string(), effectiveDates: z.array(z.string()) })).optional(),
 });

@@ -5,7 +5,7 @@ import { fetchPages } from '../fetch/fetch-pages.ts';
 import { fetchAgent } from '../fetch/fetch-source.ts';
 import { fetchSettings } from '../fetch/fetch-settings.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
-import type { SourceDocument } from '../release/build-release.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import { prewarmPdfReader } from '../source/pdf/read-pdf-runs.ts';
 import { dateInRome } from '../util/dates.ts';
 
@@ -67,8 +67,7 @@ export function describeReport(report: SourceReport): string {
   const what = `${report.label ? `${report.label} ` : ''}${report.url}${report.finalUrl ? ` (redirected to ${report.finalUrl})` : ''}`;
   if (report.status === 'ignored') return `${what} ignored: ${report.error}`;
   if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
-  if (report.found)
-    return `${what}: links to ${report.found.lists.length} list(s) (${report.found.lists.join(', ') || 'none'}) and ${report.found.notices} notice(s)`;
+  if (report.found) return `${what}: links to ${report.found.documents} document(s)`;
   if (report.status === 'unchanged') return `${what} unchanged (in force from ${dates})`;
   return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${report.sha256!.slice(0, 12)}`;
 }

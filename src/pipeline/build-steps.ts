@@ -2,12 +2,12 @@ import { assembleDataset, type AssembledDataset } from '../dataset/assemble-data
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
 import { describeChangeSummary, summariseChanges } from '../dataset/summarise-changes.ts';
-import type { BuiltRelease, SourceDocument } from '../release/build-release.ts';
+import type { BuiltRelease } from '../release/build-release.ts';
 import { categoryCounts, checkCategoryShrink, checkShrink } from '../release/check-shrink.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { renderRelease } from '../release/render-release.ts';
 import { parseSource } from '../source/parse-source.ts';
-import type { ParsedSource } from '../source/source-types.ts';
+import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import type { Step } from './step-runner.ts';
 
 /** What the build steps read and what they leave for the next ones. */
@@ -53,6 +53,12 @@ export function timer(state: BuildState) {
 const usablePrevious = (state: BuildState) =>
   state.previous && state.previousDataset?.version === state.previous.version ? state.previousDataset : null;
 
+/** A notice that states no date takes the one its page (or the command line) gives; the PDF's own date wins. */
+function datedByPage(doc: SourceDocument, parsed: ParsedSource): ParsedSource {
+  if (!doc.noticeDate) return parsed;
+  return { ...parsed, notices: parsed.notices.map((notice) => ({ ...notice, effectiveFrom: notice.effectiveFrom ?? doc.noticeDate! })) };
+}
+
 /** Reading the sources and computing the release: nothing here writes outside the scratch directory. */
 export const BUILD_STEPS: Step<BuildState>[] = [
   {
@@ -60,17 +66,22 @@ export const BUILD_STEPS: Step<BuildState>[] = [
     dryRunSafe: true,
     run: async (state, say) => {
       const each = await timer(state)('parse', () =>
-        Promise.all(state.documents.map((doc) => doc.parsed ?? parseSource(doc.bytes, doc.name))),
+        Promise.all(state.documents.map(async (doc) => datedByPage(doc, doc.parsed ?? (await parseSource(doc.bytes, doc.name))))),
       );
-      state.parsed = { lists: each.flatMap((p) => p.lists), notices: each.flatMap((p) => p.notices) };
+      state.parsed = {
+        lists: each.flatMap((p) => p.lists),
+        notices: each.flatMap((p) => p.notices),
+        setAside: each.flatMap((p) => p.setAside),
+      };
       say(`${state.documents.length} document(s): ${state.parsed.lists.length} list(s), ${state.parsed.notices.length} notice(s)`);
+      for (const doc of state.parsed.setAside) say(`set aside ${doc.source}: ${doc.detail}`);
     },
   },
   {
     name: 'select',
     dryRunSafe: true,
     run: async (state, say) => {
-      const tariff = await timer(state)('normalise', () => selectTariff(state.parsed!, state.date));
+      const tariff = await timer(state)('normalise', () => selectTariff(state.parsed!, state.date, usablePrevious(state)?.products));
       state.tariff = tariff;
       say(`the tariff in force on ${state.date} dates from ${tariff.tariffDate}: ${tariff.products.length} products`);
     },
@@ -120,6 +131,8 @@ export const BUILD_STEPS: Step<BuildState>[] = [
         skippedBarcodes,
         pending: state.tariff!.pending,
         notices: state.tariff!.notices,
+        duplicates: state.tariff!.duplicates,
+        setAside: state.parsed!.setAside,
         timings: state.timings,
       };
       for (const line of describeBuild(state.built, state.destination ?? 'memory')) say(line);
@@ -142,11 +155,20 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
         : 'no changes recorded: nothing to compare with (a first release, or the previous one could not be read)',
     );
   }
+  for (const d of built.duplicates)
+    lines.push(
+      `code ${d.admCode} printed twice in ${d.source}: kept "${d.kept.name}" ${d.kept.pack} (${d.reason}), left out "${d.left.name}" ${d.left.pack} (${d.left.where})`,
+    );
   if (built.skippedBarcodes.length > 0)
     lines.push(`left out ${built.skippedBarcodes.length} barcode(s) whose tariff code is not in the tariff in force`);
   for (const list of built.pending) lines.push(`waiting: ${list.category} list takes effect on ${list.effectiveFrom} (${list.source})`);
   for (const notice of built.notices) {
-    if (notice.status === 'pending') lines.push(`waiting: price-change notice takes effect on ${notice.effectiveFrom} (${notice.source})`);
+    if (notice.status === 'undated')
+      lines.push(
+        `not applied: the price-change notice states no effective date, nor did its page (${notice.source}); give it with --notice-date`,
+      );
+    else if (notice.status === 'pending')
+      lines.push(`waiting: price-change notice takes effect on ${notice.effectiveFrom} (${notice.source})`);
     else if (notice.status === 'superseded')
       lines.push(`notice of ${notice.effectiveFrom} is already part of the list in force (${notice.source})`);
     else lines.push(`applied the notice of ${notice.effectiveFrom} to ${notice.applied} product(s) (${notice.source})`);

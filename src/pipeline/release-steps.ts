@@ -5,7 +5,7 @@ import type { Barcode, Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
-import type { SourceDocument } from '../release/build-release.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';

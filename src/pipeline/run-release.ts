@@ -7,7 +7,7 @@ import type { SourceReport } from '../fetch/fetch-all.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { versionsToPrune } from '../publish/bucket-layout.ts';
 import type { PublishResult } from '../publish/publish-release.ts';
-import type { SourceDocument } from '../release/build-release.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';

@@ -3,17 +3,9 @@ import type { Barcode, Dataset } from '../dataset/model.ts';
 import type { TariffInForce } from '../dataset/select-tariff.ts';
 import { BUILD_STEPS, type BuildState } from '../pipeline/build-steps.ts';
 import { runSteps } from '../pipeline/step-runner.ts';
-import type { ParsedSource } from '../source/source-types.ts';
+import type { SetAsideDocument, SourceDocument } from '../source/source-types.ts';
 import type { Manifest } from './manifest.ts';
 import type { RenderedRelease } from './render-release.ts';
-
-/** Raw bytes of one feed document and the name it is reported under (path or URL). */
-export interface SourceDocument {
-  name: string;
-  bytes: Uint8Array;
-  /** What the bytes hold, when a fetch has read them already. */
-  parsed?: ParsedSource;
-}
 
 export interface BuildOptions {
   sources: SourceDocument[];
@@ -41,6 +33,10 @@ export interface BuiltRelease extends RenderedRelease {
   skippedBarcodes: Barcode[];
   pending: TariffInForce['pending'];
   notices: NoticeReport[];
+  /** Codes a list printed twice with different data: which row was kept, which left out. */
+  duplicates: TariffInForce['duplicates'];
+  /** Documents read and left out of the national tariff (Campione d'Italia lists). */
+  setAside: SetAsideDocument[];
   /** Milliseconds per stage, for the operator and the benchmark. */
   timings: Record<string, number>;
 }

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
 import { barcodeFields, CHANGE_KINDS, changeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
 
+/** `conventional_kg`, `kg`, `1000_pieces`, `10_ml`: src/source/reference-unit.ts. */
+const REFERENCE_UNIT = /^(conventional_)?(\d+_)?[a-z]+$/;
+
 const productSchema = z.strictObject({
   admCode: z.number().int().positive(),
   name: z.string().min(1),
@@ -9,9 +12,12 @@ const productSchema = z.strictObject({
   pack: z.string().min(1),
   packQuantity: z.number().positive().nullable(),
   packUnit: z.enum(['pieces', 'grams', 'millilitres']).nullable(),
-  pricePerKgCents: z.number().int().positive(),
+  pricePerKgCents: z.number().int().positive().nullable(),
   pricePerPackCents: z.number().int().positive(),
   effectiveFrom: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  // Releases built before the reference unit was added have neither field.
+  referencePriceCents: z.number().int().positive().nullable().default(null),
+  referenceUnit: z.string().regex(REFERENCE_UNIT).nullable().default(null),
 });
 
 const barcodeSchema = z.strictObject({
@@ -32,6 +38,8 @@ const stateFields = {
   pricePerKgCents: z.number().int().nullable(),
   pricePerPackCents: z.number().int().nullable(),
   effectiveFrom: z.string().regex(DATE).nullable(),
+  referencePriceCents: z.number().int().nullable().default(null),
+  referenceUnit: productSchema.shape.referenceUnit,
 };
 const oldStateFields = Object.fromEntries(
   Object.entries(stateFields).map(([field, schema]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}`, schema]),

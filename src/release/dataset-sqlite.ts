@@ -9,9 +9,12 @@ const PRODUCT_COLUMNS = [
   ['pack', 'pack', 'TEXT NOT NULL'],
   ['packQuantity', 'pack_quantity', 'REAL'],
   ['packUnit', 'pack_unit', 'TEXT'],
-  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER NOT NULL'],
+  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER'],
   ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER NOT NULL'],
   ['effectiveFrom', 'effective_from', 'TEXT NOT NULL'],
+  // Added later: last, so that readers taking columns by position keep working.
+  ['referencePriceCents', 'reference_price_cents', 'INTEGER'],
+  ['referenceUnit', 'reference_unit', 'TEXT'],
 ] as const satisfies readonly (readonly [keyof Product, string, string])[];
 
 const BARCODE_COLUMNS = [
@@ -23,6 +26,10 @@ const BARCODE_COLUMNS = [
 
 /** A product's columns in a change row: nullable, since an added product has no old side and a removed one no new side. */
 const STATE_COLUMNS = PRODUCT_COLUMNS.slice(1).map(([field, column, type]) => [field, column, type.replace(' NOT NULL', '')] as const);
+/** The reference price's columns came after the changes table: they follow all the others there too. */
+const LATER_STATE_COLUMNS = 2;
+const oldColumn = ([field, column, type]: (typeof STATE_COLUMNS)[number]) =>
+  [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const;
 
 /** Unprefixed columns hold the product as it is in this release, `old_…` as it was in the compared one. */
 const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
@@ -31,10 +38,10 @@ const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
   ['barcode', 'barcode', 'TEXT'],
   ['barcodeKind', 'barcode_kind', 'TEXT'],
   ['units', 'units', 'INTEGER'],
-  ...STATE_COLUMNS.map(
-    ([field, column, type]) => [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const,
-  ),
-  ...STATE_COLUMNS,
+  ...STATE_COLUMNS.slice(0, -LATER_STATE_COLUMNS).map(oldColumn),
+  ...STATE_COLUMNS.slice(0, -LATER_STATE_COLUMNS),
+  ...STATE_COLUMNS.slice(-LATER_STATE_COLUMNS).map(oldColumn),
+  ...STATE_COLUMNS.slice(-LATER_STATE_COLUMNS),
 ];
 
 const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;

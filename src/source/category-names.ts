@@ -10,6 +10,8 @@ const NAMES: [string, FeedCategory][] = [
   ['sigaretti', 'sigaretti'],
   ['trinciati', 'trinciati'],
   ['trinciati per sigarette', 'trinciati'],
+  ['trinciato per sigarette', 'trinciati'],
+  ['trinciato', 'trinciati'],
   ['trinciati per arrotolare le sigarette', 'trinciati'],
   ['tabacco trinciato a taglio fino da usarsi per arrotolare le sigarette', 'trinciati'],
   ['altri tabacchi da fumo', 'altri_tabacchi_da_fumo'],

@@ -18,7 +18,7 @@ export function sourceFormat(bytes: Uint8Array): SourceFormat | null {
  */
 export async function parseSource(bytes: Uint8Array, source: string): Promise<ParsedSource> {
   const format = sourceFormat(bytes);
-  if (format === 'xml') return { lists: parseTariffXml(bytes, source), notices: [] };
+  if (format === 'xml') return { lists: parseTariffXml(bytes, source), notices: [], setAside: [] };
   if (format === 'pdf') {
     // Loaded on first use: most XML builds never need the PDF reader.
     const { parsePdfSource } = await import('./pdf/parse-pdf-source.ts');

@@ -28,7 +28,7 @@ describe('parseTariffXml on the quirks of real feeds', () => {
 
   it('folds stray whitespace inside and around values', () => {
     const item = cigarettes!.products.find((p) => p.admCode === 1003)!;
-    expect(item).toMatchObject({ admCode: 1003, name: 'CITTÀ DI CASTELLO BLU', pricePerKgCents: 29000 });
+    expect(item).toMatchObject({ admCode: 1003, name: 'CITTÀ DI CASTELLO BLU', referencePriceCents: 29000 });
   });
 
   it('expands entity and character references', () => {
@@ -38,7 +38,7 @@ describe('parseTariffXml on the quirks of real feeds', () => {
   it('reads Italian dates and amounts with thousands separators', () => {
     expect(cigarettes!.effectiveFrom).toBe('2026-11-01');
     const [cigars] = parseTariffXml(sample('altri-tabacchi-2026-06-01.xml'), 'altri.xml');
-    expect(cigars!.products.map((p) => [p.pricePerKgCents, p.pricePerPackCents])).toEqual([
+    expect(cigars!.products.map((p) => [p.referencePriceCents, p.pricePerPackCents])).toEqual([
       [123400, 850],
       [1250000, 125000],
     ]);

@@ -133,7 +133,16 @@ export function parseTariffXml(bytes: Uint8Array, source: string): SourceList[] 
       const product = readProduct(rawProduct, `${whereOf(rawProduct)} (categoria ${code}, prodotto n. ${index + 1}`, report);
       if (product) products.push(product);
     });
-    lists.push({ source, feedCategory, category: CATEGORIES[feedCategory], effectiveFrom, products, where: categoryWhere });
+    // The XML format's reference price is <prezzoKgConvenzionale>: per conventional kilogram.
+    lists.push({
+      source,
+      feedCategory,
+      category: CATEGORIES[feedCategory],
+      effectiveFrom,
+      referenceUnit: 'conventional_kg',
+      products,
+      where: categoryWhere,
+    });
   }
 
   if (problems.length > 0) {
@@ -172,7 +181,7 @@ function readProduct(raw: unknown, wherePrefix: string, report: (where: string, 
     admCode: admCode!,
     name: denominazione!,
     pack: confezione!,
-    pricePerKgCents: pricePerKgCents!,
+    referencePriceCents: pricePerKgCents!,
     pricePerPackCents: pricePerPackCents!,
     where,
   };

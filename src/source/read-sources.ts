@@ -1,7 +1,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { errors } from '../errors.ts';
-import type { SourceDocument } from '../release/build-release.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import type { Settings } from '../config/settings.ts';
 import { fetchSettings } from '../fetch/fetch-settings.ts';
 import { sourceFormat } from './parse-source.ts';

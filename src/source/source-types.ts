@@ -1,11 +1,13 @@
 import type { Category, FeedCategory } from './categories.ts';
+import type { ReferenceUnit } from './reference-unit.ts';
 
 /** One product as the authority lists it, with where it was found for error messages. */
 export interface SourceProduct {
   admCode: number;
   name: string;
   pack: string;
-  pricePerKgCents: number;
+  /** The list's reference price (per kg, per conventional kg, per 1,000 pieces: the list's `referenceUnit`). */
+  referencePriceCents: number;
   pricePerPackCents: number;
   where: string;
 }
@@ -16,6 +18,8 @@ export interface SourceList {
   feedCategory: FeedCategory;
   category: Category;
   effectiveFrom: string;
+  /** What the reference price is per, as the list's header says (`conventional_kg`, `kg`, `1000_pieces`…). */
+  referenceUnit: ReferenceUnit;
   products: SourceProduct[];
   where: string;
 }
@@ -28,22 +32,52 @@ export interface NoticeChange {
   admCode: number | null;
   name: string;
   pack: string;
-  fromPerKgCents: number;
-  pricePerKgCents: number;
+  referenceUnit: ReferenceUnit;
+  fromReferenceCents: number;
+  referencePriceCents: number;
   pricePerPackCents: number;
   where: string;
 }
 
-/** A price-change notice: new prices that apply from its effective date on top of the list in force. */
+/**
+ * A price-change notice: new prices that apply from its effective date on top of the list in force.
+ * The authority's previews state no date: it is then taken from the page that links the notice, or
+ * given on the command line; a notice without one is reported and never applied.
+ */
 export interface SourceNotice {
   source: string;
-  effectiveFrom: string;
+  effectiveFrom: string | null;
   changes: NoticeChange[];
   where: string;
+}
+
+/**
+ * A document read and deliberately left out of the national tariff: a Campione d'Italia list
+ * (another territory, other prices), reported with what it is.
+ */
+export interface SetAsideDocument {
+  source: string;
+  kind: 'campione';
+  effectiveFrom: string | null;
+  detail: string;
 }
 
 /** What one source document holds. */
 export interface ParsedSource {
   lists: SourceList[];
   notices: SourceNotice[];
+  setAside: SetAsideDocument[];
+}
+
+/** Raw bytes of one source document and the name it is reported under (path or URL). */
+export interface SourceDocument {
+  name: string;
+  bytes: Uint8Array;
+  /** What the bytes hold, when a fetch has read them already. */
+  parsed?: ParsedSource;
+  /**
+   * The effective date of a notice that does not state it, as the page linking it does ("con
+   * decorrenza dal …" in the news item) or as `tariff build --notice-date` gives it.
+   */
+  noticeDate?: string;
 }

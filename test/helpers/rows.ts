@@ -12,6 +12,8 @@ export const productRow = (admCode: number, overrides: Partial<Product> = {}): P
   pricePerKgCents: 30000,
   pricePerPackCents: 600,
   effectiveFrom: '2026-11-01',
+  referencePriceCents: overrides.pricePerKgCents ?? 30000,
+  referenceUnit: 'conventional_kg',
   ...overrides,
 });
 

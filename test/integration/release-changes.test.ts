@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Barcode, Product } from '../../src/dataset/model.ts';
 import { applyChanges } from '../../src/dataset/release-changes.ts';
-import { buildRelease, type BuiltRelease, type SourceDocument } from '../../src/release/build-release.ts';
+import { buildRelease, type BuiltRelease } from '../../src/release/build-release.ts';
+import type { SourceDocument } from '../../src/source/source-types.ts';
 import { gunzip, gzipDeterministic, sha256Hex } from '../../src/release/gzip.ts';
 import { FORMATS } from '../../src/release/manifest.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
@@ -28,7 +29,7 @@ function cigarList(date: string, products: Product[]): SourceDocument {
   const rows = products.map(
     (p) =>
       `<prodotto><codice>${p.admCode}</codice><denominazione>${escapeXml(p.name)}</denominazione><confezione>${escapeXml(p.pack)}</confezione>` +
-      `<prezzoKgConvenzionale>${formatEuroCents(p.pricePerKgCents)}</prezzoKgConvenzionale><prezzoConfezione>${formatEuroCents(p.pricePerPackCents)}</prezzoConfezione></prodotto>`,
+      `<prezzoKgConvenzionale>${formatEuroCents(p.pricePerKgCents!)}</prezzoKgConvenzionale><prezzoConfezione>${formatEuroCents(p.pricePerPackCents)}</prezzoConfezione></prodotto>`,
   );
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<tariffa ente="Agenzia delle Dogane e dei Monopoli" inVigoreDal="${date}">\n<categoria codice="sigari">\n${rows.join('\n')}\n</categoria>\n</tariffa>\n`;
   return { name: `sigari-${date.replace(/\//g, '-')}.xml`, bytes: new TextEncoder().encode(xml) };
@@ -56,7 +57,8 @@ function nextList(products: Product[], step: Step, n: number): Product[] {
   for (const i of step.repriced) {
     const p = next[at(i)]!;
     p.pricePerPackCents = Math.max(1, p.pricePerPackCents + step.priceDelta);
-    p.pricePerKgCents = Math.max(1, p.pricePerKgCents + step.priceDelta * 10);
+    p.pricePerKgCents = Math.max(1, p.pricePerKgCents! + step.priceDelta * 10);
+    p.referencePriceCents = p.pricePerKgCents;
   }
   for (const i of step.renamed) next[at(i)]!.name = `${next[at(i)]!.name} NUOVO ${n}`;
   for (const [k, i] of step.repacked.entries()) next[at(i)]!.pack = PACKS[(k + n) % PACKS.length]!;

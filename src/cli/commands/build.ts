@@ -48,6 +48,8 @@ export function registerBuild(program: Command, run: Runner): void {
             skippedBarcodes: built.skippedBarcodes.length,
             pending: built.pending,
             notices: built.notices,
+            duplicates: built.duplicates,
+            setAside: built.setAside,
           },
           built.manifest.version,
         );

@@ -1,3 +1,4 @@
+import { TOLERANCES } from './reader-tolerances.ts';
 import type { TextRun } from './text-runs.ts';
 
 /** Runs that share a baseline, left to right. `y` is the line's top-most baseline. */
@@ -10,14 +11,14 @@ export interface Line {
 /**
  * Groups a page's runs into lines by their baselines, top of the page first. Runs of one row can
  * sit a fraction of a point apart (a spreadsheet aligns each cell on its own), so a run joins a
- * line when its baseline is within 40 % of the text height of the line's.
+ * line when its baseline is within `TOLERANCES.sameLine` of the line's.
  */
 export function layoutLines(runs: TextRun[]): Line[] {
   const sorted = [...runs].sort((a, b) => b.y - a.y || a.x - b.x);
   const lines: Line[] = [];
   for (const run of sorted) {
     const line = lines.at(-1);
-    const tolerance = 0.4 * Math.max(run.height, line?.height ?? 0, 1);
+    const tolerance = TOLERANCES.sameLine * Math.max(run.height, line?.height ?? 0, 1);
     if (line && Math.abs(line.y - run.y) <= tolerance) {
       line.runs.push(run);
       line.height = Math.max(line.height, run.height);
@@ -35,7 +36,7 @@ export function joinRuns(runs: TextRun[]): string {
   let end = -Infinity;
   for (const run of [...runs].sort((a, b) => a.x - b.x)) {
     const gap = run.x - end;
-    text += text !== '' && gap > 0.15 * Math.max(run.height, 1) ? ` ${run.text}` : run.text;
+    text += text !== '' && gap > TOLERANCES.wordGap * Math.max(run.height, 1) ? ` ${run.text}` : run.text;
     end = run.x + run.width;
   }
   return text.replace(/\s+/g, ' ').trim();

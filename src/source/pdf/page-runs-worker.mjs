@@ -34,7 +34,7 @@ function readPages(job) {
     try {
       const pages = [];
       const count = fn.FPDF_GetPageCount(doc);
-      for (let index = job.offset; index < count; index += job.stride) pages.push(readPage(doc, index, scratch));
+      for (let index = job.offset; index < count; index += job.stride) pages.push(readPage(doc, index, scratch, job.tolerances));
       return pages;
     } finally {
       fn.FPDF_CloseDocument(doc);
@@ -47,12 +47,12 @@ function readPages(job) {
 
 /**
  * The runs of one page. A run is what one text-showing operation drew, as a spreadsheet writes one
- * cell, cut again where the pen jumps (more than 0.6 em forwards, any way backwards, or to another
- * baseline), so that two cells written by one operation still come apart. Spaces at either end of
- * a run are dropped (its box then fits the visible text), and a gap inside a run wider than 0.15
- * em reads as a space, as on paper.
+ * cell, cut again where the pen jumps (forwards, backwards or to another baseline beyond the
+ * tolerances of reader-tolerances.ts, which the job carries), so that two cells written by one
+ * operation still come apart. Spaces at either end of a run are dropped (its box then fits the
+ * visible text), and a gap inside a run wider than a word gap reads as a space, as on paper.
  */
-function readPage(doc, index, scratch) {
+function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }) {
   const page = fn.FPDF_LoadPage(doc, index);
   if (!page) throw new PdfReadError('damaged', index + 1);
   const textPage = fn.FPDFText_LoadPage(page);
@@ -90,10 +90,16 @@ function readPage(doc, index, scratch) {
       const x = pdfium.HEAPF64[scratch >> 3];
       const y = pdfium.HEAPF64[(scratch + 8) >> 3];
       const right = pdfium.HEAPF32[(scratch + 24) >> 2];
-      if (run && (Math.abs(y - run.y) > 0.2 * run.size || x < run.right - 0.2 * run.size || x - run.right > 0.6 * run.size)) end();
+      if (
+        run &&
+        (Math.abs(y - run.y) > runBreakBack * run.size ||
+          x < run.right - runBreakBack * run.size ||
+          x - run.right > runBreakForward * run.size)
+      )
+        end();
       if (!run) {
         run = { text: '', x, y, right, size: fn.FPDFText_GetFontSize(textPage, i) };
-      } else if (space || x - run.right > 0.15 * run.size) {
+      } else if (space || x - run.right > wordGap * run.size) {
         run.text += ' ';
       }
       // A code with no Unicode mapping reads as U+FFFD, so a value holding it fails its check.

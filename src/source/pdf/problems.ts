@@ -1,23 +1,50 @@
 import { errors } from '../../errors.ts';
 
-const MAX_PROBLEMS = 20;
+/** A problem of a document, where it is (page and row when known) and what it is. */
+export interface Problem {
+  page: number | null;
+  row: number | null;
+  /** "codice 21872 "TOSCANO"": what the row is, to find it in the document. */
+  what?: string;
+  detail: string;
+}
 
-/** Collects a document's problems so one run shows the operator all of them (up to a bound). */
-export class Problems {
-  private readonly list: string[] = [];
+const SHOWN = 5;
 
-  add(where: string, detail: string): void {
-    if (this.list.length < MAX_PROBLEMS) this.list.push(`${where}: ${detail}`);
+/** "pages 1–3, 5" from [1, 2, 3, 5]. */
+function pageRanges(pages: number[]): string {
+  const sorted = [...new Set(pages)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j > i ? `${sorted[i]}–${sorted[j]}` : String(sorted[i]));
+    i = j;
   }
+  return `${sorted.length > 1 ? 'pages' : 'page'} ${parts.join(', ')}`;
+}
 
-  get count(): number {
-    return this.list.length;
+/**
+ * A document's problems in one line: the same problem on many pages is said once with its pages,
+ * the first few others with their page and row; `tariff inspect` lists every one.
+ */
+export function summariseProblems(problems: Problem[]): string {
+  const groups = new Map<string, Problem[]>();
+  for (const problem of problems) {
+    const key = problem.row === null ? problem.detail : `\u0000${groups.size}`;
+    groups.set(key, [...(groups.get(key) ?? []), problem]);
   }
+  const said = [...groups.values()].map((group) => {
+    const first = group[0]!;
+    if (first.row === null) return first.page === null ? first.detail : `${first.detail} (${pageRanges(group.map((p) => p.page!))})`;
+    return `page ${first.page} row ${first.row}${first.what ? ` (${first.what})` : ''}: ${first.detail}`;
+  });
+  const more = said.length > SHOWN ? `; and ${said.length - SHOWN} more` : '';
+  return `${problems.length} problem(s): ${said.slice(0, SHOWN).join('; ')}${more}`;
+}
 
-  /** Throws `source_invalid` naming the document when anything was collected. */
-  throwIfAny(source: string): void {
-    if (this.list.length === 0) return;
-    const count = this.list.length >= MAX_PROBLEMS ? `${MAX_PROBLEMS} or more` : String(this.list.length);
-    throw errors.sourceInvalid(source, `${count} problem(s):\n  - ${this.list.join('\n  - ')}`);
-  }
+/** Throws `source_invalid` naming the document, its problems in one line, when there are any. */
+export function throwIfProblems(source: string, problems: Problem[]): void {
+  if (problems.length === 0) return;
+  throw errors.sourceInvalid(source, `${summariseProblems(problems)} (tariff inspect ${source} shows every row)`);
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../../errors.ts';
+import { TOLERANCES } from './reader-tolerances.ts';
 import type { PdfPage } from './text-runs.ts';
 
 export interface ReadPdfOptions {
@@ -92,7 +93,7 @@ class WorkerPool {
     slot.worker.ref();
     return new Promise<WorkerReply>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, owner: slot.worker });
-      slot.worker.postMessage({ id, bytes, offset, stride });
+      slot.worker.postMessage({ id, bytes, offset, stride, tolerances: TOLERANCES });
     })
       .then((reply) => {
         if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });

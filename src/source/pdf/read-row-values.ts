@@ -1,6 +1,7 @@
 import { parseEuroCents } from '../parse-euro.ts';
-import type { Problems } from './problems.ts';
-import type { TableRow } from './table-rows.ts';
+import type { ColumnRole } from './header-roles.ts';
+import type { Problem } from './problems.ts';
+import type { PlacedRow, ReadTable } from './read-tables.ts';
 
 /** A tariff code as printed: a positive whole number of up to 9 digits. */
 export function readCode(text: string): number | null {
@@ -16,51 +17,47 @@ export function readPrice(text: string): number | null {
   return cents !== null && cents > 0 ? cents : null;
 }
 
-/** A priced column of a table, and how to name it in a message. */
-export interface PriceColumn {
-  column: number;
-  label: string;
-  example: string;
-}
+const PRICE_LABELS: Partial<Record<ColumnRole, string>> = {
+  reference: 'reference price',
+  fromReference: 'old reference price',
+  toReference: 'new reference price',
+  packPrice: 'price per pack',
+};
 
 export interface ProductRow {
-  /** Where the row is, with its code and name when they read: "sigari.pdf page 3 row 4 (codice 21872 "…")". */
-  where: string;
+  page: number;
+  row: number;
   /** Null when the table has no code column. */
   admCode: number | null;
   name: string;
   pack: string;
-  /** The amounts of `prices`, in cents, in the same order. */
-  cents: number[];
+  /** The amounts of the priced roles asked for, in cents, by role. */
+  cents: Partial<Record<ColumnRole, number>>;
 }
 
 /**
  * Reads a product row of a list or a notice: code (when the table has the column), name, pack
- * and the priced columns. Every value that does not read is reported with the row's place;
- * the row is then null.
+ * and the priced columns asked for. Every value that does not read is a problem with the row's
+ * place; the row is then null.
  */
-export function readProductRow(
-  row: TableRow,
-  at: { code: number | null; name: number; pack: number },
-  prices: PriceColumn[],
-  page: string,
-  problems: Problems,
-): ProductRow | null {
-  const cell = (i: number) => row.cells[i]!;
-  const codeText = at.code === null ? '' : cell(at.code);
-  const [name, pack] = [cell(at.name), cell(at.pack)];
-  const where = `${page} row ${row.row}${codeText ? ` (codice ${codeText}${name ? ` "${name}"` : ''})` : name ? ` ("${name}")` : ''}`;
-  const before = problems.count;
-  const admCode = at.code === null ? null : readCode(codeText);
-  if (at.code !== null && admCode === null)
-    problems.add(where, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
-  if (!name) problems.add(where, 'the product name is missing');
-  if (!pack) problems.add(where, 'the pack (Conf.ne) is missing');
-  const cents = prices.map(({ column, label, example }) => {
-    const amount = readPrice(cell(column));
+export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnRole[], problems: Problem[]): ProductRow | null {
+  const at = (role: ColumnRole) => table.header.cells.findIndex((cell) => cell.role === role);
+  const cell = (role: ColumnRole) => (at(role) === -1 ? '' : row.cells[at(role)]!);
+  const hasCode = at('code') !== -1;
+  const [codeText, name, pack] = [cell('code'), cell('product'), cell('pack')];
+  const what = codeText ? `codice ${codeText}${name ? ` "${name}"` : ''}` : name ? `"${name}"` : undefined;
+  const before = problems.length;
+  const add = (detail: string) => problems.push({ page: row.page, row: row.row, what, detail });
+  const admCode = hasCode ? readCode(codeText) : null;
+  if (hasCode && admCode === null) add(codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
+  if (!name) add('the product name is missing');
+  if (!pack) add('the pack (Conf.ne) is missing');
+  const cents: ProductRow['cents'] = {};
+  for (const role of prices) {
+    const amount = readPrice(cell(role));
     if (amount === null)
-      problems.add(where, `the ${label} "${cell(column)}" is not a positive euro amount written the Italian way (e.g. ${example})`);
-    return amount ?? 0;
-  });
-  return problems.count === before ? { where, admCode, name, pack, cents } : null;
+      add(`the ${PRICE_LABELS[role]} "${cell(role)}" is not a positive euro amount written the Italian way (e.g. 1.234,00)`);
+    else cents[role] = amount;
+  }
+  return problems.length === before ? { page: row.page, row: row.row, admCode, name, pack, cents } : null;
 }

@@ -1,4 +1,5 @@
 import type { Line } from './layout-lines.ts';
+import { TOLERANCES } from './reader-tolerances.ts';
 import { cellsOf, type Column } from './table-columns.ts';
 
 /** One row of a table: the text of each column, and where the row is on its page. */
@@ -11,59 +12,82 @@ export interface TableRow {
 
 export interface TableRowsResult {
   rows: TableRow[];
-  /** The first line that is neither a row nor part of one: where the table ends, or stray text. */
-  end: { index: number; text: string } | null;
+  /** Lines above the first row that belong to no row (a page's title over a continued table). */
+  before: number;
+  /** The first line below the last row that belongs to none: where the table ends (a footnote, prose), or null. */
+  end: number | null;
+  /** Lines that cannot be placed: between two rows and as near to both, or far from every row inside the table. */
+  problems: { row: number; detail: string }[];
+}
+
+// An amount written the Italian way, alone in its run: "4,80", "2.400,00".
+const AMOUNT = /^(\d{1,3}(\.\d{3})+|\d+),\d{2}$/;
+
+/** Whether a line is a row of values: one of its runs is an amount (every product row prints its pack price). */
+export function isRowLine(line: Line): boolean {
+  return line.runs.some((run) => AMOUNT.test(run.text));
 }
 
 /**
- * Reads the rows of a table from the lines under its header. A row is a line with text in one of
- * the `anchor` columns (code or prices). A line with text only elsewhere, within the row's height
- * of a row, is part of that row (a long name wrapped in its cell, printed above and below the
- * row's centre line), in top-to-bottom order. Any other line ends the table.
+ * Reads the rows of a table from the lines under its header. A row is a line with a price cell.
+ * A line without one is part of the nearest row within `TOLERANCES.wrapReach` of it (a long name
+ * wrapped in its cell is printed above and below the row's own line), joined top to bottom; when
+ * it is about as near to the row above as to the row below (`TOLERANCES.wrapAmbiguity`), the
+ * reader says so instead of guessing. A line beyond reach below the last row ends the table.
  */
-export function tableRows(lines: Line[], columns: Column[], anchor: number[]): TableRowsResult {
-  const cells = lines.map((line) => cellsOf(line, columns));
-  const isAnchor = cells.map((c) => anchor.some((i) => c[i] !== ''));
-  const rows: (TableRow & { parts: { y: number; cells: string[] }[] })[] = [];
-  const owner = new Map<number, number>();
-  lines.forEach((line, i) => {
-    if (isAnchor[i])
-      owner.set(i, rows.push({ cells: cells[i]!, row: rows.length + 1, y: line.y, parts: [{ y: line.y, cells: cells[i]! }] }) - 1);
-  });
+export function tableRows(lines: Line[], columns: Column[]): TableRowsResult {
+  const anchors = lines.flatMap((line, i) => (isRowLine(line) ? [i] : []));
+  const parts = new Map<number, number[]>(anchors.map((i) => [i, [i]]));
+  const problems: TableRowsResult['problems'] = [];
+  const rowNumber = (lineIndex: number) => anchors.indexOf(lineIndex) + 1;
+  let before = 0;
+  let end: number | null = null;
 
-  let end: TableRowsResult['end'] = null;
-  lines.forEach((line, i) => {
-    if (isAnchor[i] || end) return;
-    // The nearest row above or below, if this line lies within its height.
-    let best = -1;
-    let distance = Infinity;
-    for (const j of [i - 1, i + 1, i - 2, i + 2]) {
-      if (j < 0 || j >= lines.length || !isAnchor[j]) continue;
-      const d = Math.abs(lines[j]!.y - line.y);
-      if (d < distance) [best, distance] = [j, d];
+  for (let i = 0; i < lines.length && end === null; i++) {
+    if (parts.has(i)) continue;
+    const line = lines[i]!;
+    const above = anchors.filter((a) => a < i).at(-1);
+    const below = anchors.find((a) => a > i);
+    const reach = (a: number | undefined) => (a === undefined ? Infinity : Math.abs(lines[a]!.y - line.y));
+    const [dAbove, dBelow] = [reach(above), reach(below)];
+    const limit = TOLERANCES.wrapReach * Math.max(line.height, 1);
+    const [near, far] = dAbove <= dBelow ? [above, below] : [below, above];
+    const [dNear, dFar] = [Math.min(dAbove, dBelow), Math.max(dAbove, dBelow)];
+    if (near === undefined || dNear > limit) {
+      if (above === undefined) before = i + 1;
+      else if (below === undefined) end = i;
+      else
+        problems.push({ row: rowNumber(above), detail: `text between rows ${rowNumber(above)} and ${rowNumber(below)}: "${text(line)}"` });
+      continue;
     }
-    if (best >= 0 && distance <= 1.25 * Math.max(line.height, lines[best]!.height, 1)) {
-      rows[owner.get(best)!]!.parts.push({ y: line.y, cells: cells[i]! });
-    } else {
-      end = { index: i, text: cells[i]!.filter(Boolean).join(' ') };
+    if (far !== undefined && dFar <= limit && dNear > TOLERANCES.wrapAmbiguity * dFar) {
+      problems.push({
+        row: rowNumber(near),
+        detail: `the line "${text(line)}" is about as near to row ${rowNumber(above!)} as to row ${rowNumber(below!)}: cannot tell which it belongs to`,
+      });
+      continue;
     }
-  });
+    parts.get(near)!.push(i);
+  }
 
-  const kept = end ? rows.filter((row) => row.y > lines[(end as { index: number }).index]!.y) : rows;
-  return {
-    rows: kept.map(({ parts, row, y }) => {
-      parts.sort((a, b) => b.y - a.y);
-      return {
-        row,
-        y,
-        cells: columns.map((_, c) =>
-          parts
-            .map((part) => part.cells[c])
-            .filter(Boolean)
-            .join(' '),
-        ),
-      };
-    }),
-    end,
-  };
+  const rows = anchors.map((anchor, n) => {
+    // Lines are top of the page first, so sorting by index joins the parts top to bottom.
+    const cells = parts
+      .get(anchor)!
+      .sort((a, b) => a - b)
+      .map((i) => cellsOf(lines[i]!, columns));
+    return {
+      row: n + 1,
+      y: lines[anchor]!.y,
+      cells: columns.map((_, c) =>
+        cells
+          .map((line) => line[c])
+          .filter(Boolean)
+          .join(' '),
+      ),
+    };
+  });
+  return { rows, before, end, problems };
 }
+
+const text = (line: Line) => line.runs.map((run) => run.text).join(' ');

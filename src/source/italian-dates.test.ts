@@ -1,5 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveDatesIn } from './notice-date.ts';
+import { effectiveDatesIn, listDateIn } from './italian-dates.ts';
+
+describe('listDateIn', () => {
+  it.each([
+    ['LISTINO AGGIORNATO AL 22/07/2026', '2026-07-22'],
+    ['LISTINO AGGIORNATO AL 10 OTTOBRE 2023', '2023-10-10'],
+    ['LISTINO AGGIORNATO AL 03 OTTOBRE 2023', '2023-10-03'],
+    ["LISTINO CAMPIONE D'ITALIA AGGIORNATO AL 3/04/2026", '2026-04-03'],
+    ['Listino aggiornato al 1° dicembre 2026', '2026-12-01'],
+    ['LISTINO AGGIORNATO AL 7.3.2026', '2026-03-07'],
+  ])('reads %j', (text, iso) => {
+    expect(listDateIn(text)?.iso).toBe(iso);
+  });
+
+  it('says a written date that is no real day is invalid, and finds none in other text', () => {
+    expect(listDateIn('LISTINO AGGIORNATO AL 31/02/2026')).toEqual({ iso: null, written: 'AGGIORNATO AL 31/02/2026' });
+    expect(listDateIn('LISTINO PREZZI SIGARI')).toBeNull();
+  });
+});
 
 describe('effectiveDatesIn', () => {
   it.each([

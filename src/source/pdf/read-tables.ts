@@ -1,0 +1,89 @@
+import { recogniseHeader, type TableHeader } from './header-roles.ts';
+import { joinRuns, layoutLines, type Line } from './layout-lines.ts';
+import { columnsFromBody, type Column } from './table-columns.ts';
+import { isRowLine, tableRows, type TableRow } from './table-rows.ts';
+import type { PdfPage } from './text-runs.ts';
+
+/** A row of a table with the page it is on. */
+export interface PlacedRow extends TableRow {
+  page: number;
+}
+
+/** One table of a document: its header, the columns found on each page it spans, and its rows in order. */
+export interface ReadTable {
+  header: TableHeader;
+  /** The page the header is on. */
+  page: number;
+  columns: { page: number; columns: Column[] }[];
+  rows: PlacedRow[];
+}
+
+/** A document as the table walker reads it: its tables, the text outside them, and what could not be placed. */
+export interface DocumentReading {
+  tables: ReadTable[];
+  /** Lines outside every table (titles, prose, footnotes), page by page, top to bottom. */
+  prose: { page: number; text: string }[];
+  problems: { page: number; row: number | null; detail: string }[];
+  pages: number;
+}
+
+// Page furniture that may stand under a table without ending it: "Pagina 2 di 11", "2/11", "- 2 -".
+const FURNITURE = /^(pag(ina|\.)?\s*\d+(\s*(di|\/)\s*\d+)?|\d+\s*(di|\/)\s*\d+|-?\s*\d+\s*-?)$/i;
+
+/**
+ * Walks a PDF's pages for tables, the same way for price lists and notices: a recognised header
+ * opens a table; its rows run to the next header, to text below them that is not page furniture
+ * (a footnote, prose), or over the page's end, in which case the next page's rows continue it
+ * whether or not that page repeats the header. Columns are found anew on each page from its rows.
+ */
+export function readTables(pages: PdfPage[]): DocumentReading {
+  const reading: DocumentReading = { tables: [], prose: [], problems: [], pages: pages.length };
+  let open: ReadTable | null = null;
+  for (const page of pages) {
+    const lines = layoutLines(page.runs);
+    const headers = lines.flatMap((line, i) => {
+      const header = recogniseHeader(line);
+      return header ? [{ i, header }] : [];
+    });
+    // Segments: [start, end) of lines, each with the table it belongs to (null: outside every table).
+    const starts = [0, ...headers.map((h) => h.i)];
+    for (let s = 0; s < starts.length; s++) {
+      const from = s === 0 ? 0 : starts[s]! + 1;
+      const to = s + 1 < starts.length ? starts[s + 1]! : lines.length;
+      if (s > 0) {
+        open = { header: headers[s - 1]!.header, page: page.number, columns: [], rows: [] };
+        reading.tables.push(open);
+      }
+      open = readSegment(lines.slice(from, to), open, page.number, reading);
+    }
+  }
+  return reading;
+}
+
+/** Reads lines that belong to `table` (if any), and returns the table still open after them. */
+function readSegment(lines: Line[], table: ReadTable | null, page: number, reading: DocumentReading): ReadTable | null {
+  const prose = (from: number, to = lines.length) => {
+    for (const line of lines.slice(from, to)) reading.prose.push({ page, text: joinRuns(line.runs) });
+  };
+  if (!lines.some(isRowLine)) {
+    prose(0);
+    return table;
+  }
+  if (!table) {
+    prose(0);
+    const count = lines.filter(isRowLine).length;
+    reading.problems.push({ page, row: null, detail: `${count} line(s) of values with no table header above them` });
+    return null;
+  }
+  const rowRuns = lines.filter(isRowLine).flatMap((line) => line.runs);
+  const columns = columnsFromBody(table.header, rowRuns);
+  const found = tableRows(lines, columns);
+  table.columns.push({ page, columns });
+  for (const row of found.rows) table.rows.push({ ...row, page, row: table.rows.filter((r) => r.page === page).length + 1 });
+  for (const problem of found.problems) reading.problems.push({ page, row: problem.row, detail: problem.detail });
+  prose(0, found.before);
+  if (found.end === null) return table;
+  const after = lines.slice(found.end).map((line) => joinRuns(line.runs));
+  prose(found.end);
+  return after.every((text) => FURNITURE.test(text)) ? table : null;
+}

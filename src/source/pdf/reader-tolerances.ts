@@ -1,0 +1,30 @@
+/**
+ * Every layout tolerance of the PDF reader, in one place (as pdfplumber and tabula name their
+ * `x_tolerance`, `y_tolerance` and join distances). Each is a share of the text height (the font
+ * size), so the reader works the same on a list printed at 7.5 pt and one at 11 pt. Documented in
+ * docs/source-format.md; change them here only, and run the property test (test/integration/
+ * pdf-tables.property.test.ts), which draws tables at random geometry.
+ */
+export const TOLERANCES = {
+  /** Runs whose baselines are this close share a line (a spreadsheet aligns each cell on its own). */
+  sameLine: 0.4,
+  /** A gap wider than this inside a cell reads as a space. */
+  wordGap: 0.15,
+  /** Header runs closer than this are one header cell ("€/kg" + "conv.le"). */
+  headerJoin: 0.34,
+  /** A vertical strip at least this wide that no body run crosses separates two columns. */
+  columnGap: 0.3,
+  /** A line with no price cell is part of the nearest row when it lies within this distance of it. */
+  wrapReach: 1.3,
+  /**
+   * A line between two rows is refused as ambiguous when its distance to the nearer row is more
+   * than this share of its distance to the farther one: the reader never guesses whose name it is.
+   */
+  wrapAmbiguity: 0.6,
+  /** Within one run, the pen jumping forwards more than this starts a new run (two cells written by one operation). */
+  runBreakForward: 0.6,
+  /** Within one run, the pen moving back or to another baseline by more than this starts a new run. */
+  runBreakBack: 0.2,
+} as const;
+
+export type Tolerances = typeof TOLERANCES;
