@@ -5,7 +5,8 @@ export interface IndependentRow {
   admCode: number;
   name: string;
   pack: string;
-  pricePerKgCents: number;
+  /** The amount under the reference header (€/kg conv.le, €/kg, €/1.000 pz.). */
+  referencePriceCents: number;
   pricePerPackCents: number;
 }
 
@@ -19,7 +20,12 @@ const cents = (amount: string) => Number(amount.replaceAll('.', '').replace(',',
  * Reads a price list with Debian's `pdftotext -layout` and plain line matching: a reading of the
  * file that shares no code with the builder's PDF reader, to check it against.
  */
-export function readWithPdftotext(path: string): { rows: IndependentRow[]; productLines: number; listDates: string[]; headers: string[] } {
+export function readWithPdftotext(path: string): {
+  rows: IndependentRow[];
+  productLines: number;
+  listDates: string[];
+  headers: string[];
+} {
   const text = execFileSync('pdftotext', ['-layout', path, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const lines = text.split('\n');
   const rows = lines.flatMap((line) => {
@@ -30,7 +36,7 @@ export function readWithPdftotext(path: string): { rows: IndependentRow[]; produ
         admCode: Number(match[1]),
         name: match[2]!.replace(/\s+/g, ' '),
         pack: match[3]!,
-        pricePerKgCents: cents(match[4]!),
+        referencePriceCents: cents(match[4]!),
         pricePerPackCents: cents(match[5]!),
       },
     ];
@@ -39,7 +45,8 @@ export function readWithPdftotext(path: string): { rows: IndependentRow[]; produ
     rows,
     // Every line that starts with a code, matched or not: the count the rows must reach.
     productLines: lines.filter((line) => /^\s*\d+\s+\S/.test(line)).length,
-    listDates: [...new Set(lines.flatMap((line) => /LISTINO AGGIORNATO AL (\d\d\/\d\d\/\d{4})/.exec(line)?.[1] ?? []))],
+    // As printed: "22/07/2026", "10 OTTOBRE 2023".
+    listDates: [...new Set(lines.flatMap((line) => /LISTINO AGGIORNATO AL (.+?)\s*$/.exec(line.trim())?.[1] ?? []))],
     headers: [...new Set(lines.filter((line) => /^Codice\s/.test(line)).map((line) => line.trim().replace(/\s+/g, ' ')))],
   };
 }
