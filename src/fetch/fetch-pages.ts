@@ -1,7 +1,7 @@
 import { errors, isTariffError } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
-import { parseSource } from '../source/parse-source.ts';
+import { parseSource, sourceFormat } from '../source/parse-source.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import { datedAgainst, failedReport, type SourceReport } from './fetch-all.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
@@ -87,7 +87,7 @@ export async function fetchPages(
   const next: DocumentsState = { lists: structuredClone(previous.lists), notices: [...previous.notices] };
   const parsedNow = new Map<string, ParsedSource>();
   const listed = new Set<FeedCategory>();
-  const failedDocuments: { link: DiscoveredLink; error: string }[] = [];
+  const failedDocuments: { link: DiscoveredLink; error: string; sha256: string | null }[] = [];
   let notices = 0;
   const knownShas = new Set([...Object.values(previous.lists).flat(), ...previous.notices].map((doc) => doc.sha256));
 
@@ -159,16 +159,27 @@ export async function fetchPages(
       });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      failedDocuments.push({ link, error: (error as Error).message });
-      reports.push(
-        failedReport(link.url, (error as Error).message, {
-          label: link.hintCategory ? `${link.hintCategory} list` : 'document',
-          sha256: known?.sha256 ?? null,
-        }),
-      );
+      failedDocuments.push({ link, error: (error as Error).message, sha256: known?.sha256 ?? null });
     }
   }
-  if (pagesRead === pages.length && listed.size === 0 && failedDocuments.length === 0) {
+  // A document that failed matters when its link names a category, or when a category has no list:
+  // it may be that list. Otherwise (every list in hand) it is said, not a failure of the run.
+  const complete = ALL_CATEGORIES.every((category) => listed.has(category));
+  for (const { link, error, sha256 } of failedDocuments) {
+    if (complete && !link.hintCategory)
+      reports.push({
+        url: link.url,
+        label: 'document',
+        status: 'ignored',
+        sha256: null,
+        effectiveDates: [],
+        newTariff: false,
+        attempts: 0,
+        error: `cannot be read (${error}); not needed: every category has its list`,
+      });
+    else reports.push(failedReport(link.url, error, { label: link.hintCategory ? `${link.hintCategory} list` : 'document', sha256 }));
+  }
+  if (pagesRead === pages.length && listed.size === 0 && !failedDocuments.some((failed) => failed.link.hintCategory)) {
     throw errors.sourcePageUnrecognised(pages, `no category price list (${ALL_CATEGORIES.join(', ')}) is linked`);
   }
   for (const category of ALL_CATEGORIES) {
@@ -207,6 +218,9 @@ export async function fetchPages(
 
 /** Reads a downloaded document and says what it is; `parsed` when it is one the builds use. */
 async function classify(bytes: Uint8Array, link: DiscoveredLink): Promise<{ classified: Classified; parsed: ParsedSource | null }> {
+  const head = Buffer.from(bytes.subarray(0, 512)).toString('latin1');
+  if (sourceFormat(bytes) === null || /<(!doctype\s+html|html)\b/i.test(head))
+    return { classified: { kind: 'other', detail: 'not a PDF or XML document (a web page?)' }, parsed: null };
   let parsed: ParsedSource;
   try {
     parsed = await parseSource(bytes, link.url);

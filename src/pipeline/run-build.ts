@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { errors } from '../errors.ts';
 import type { Settings } from '../config/settings.ts';
 import type { BuiltRelease } from '../release/build-release.ts';
 import { readSources } from '../source/read-sources.ts';
+import type { SourceDocument } from '../source/source-types.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
 import { approvedBarcodes, previousInFolder } from './release-inputs.ts';
 import { BUILD_COMMAND_STEPS, releaseState } from './release-steps.ts';
@@ -18,6 +20,11 @@ export interface BuildRunOptions {
   /** Files, folders and http(s) URLs of the authority's lists and notices (or XML feeds). */
   sources: string[];
   barcodesFile?: string;
+  /**
+   * Effective dates of notices that state none, by document (its path, URL or file name): the
+   * authority's previews are dated only by the page that links them.
+   */
+  noticeDates?: Map<string, string>;
   /** The release this one follows (a folder or its manifest.json): the version moves past it, the guards compare with it. */
   previous?: string;
   /** The folder to write (replaced whole, atomically). */
@@ -44,7 +51,10 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
       scratchDir,
       destination: options.out,
       inputs: {
-        documents: async () => ({ documents: await readSources(options.sources, settings), reports: [] }),
+        documents: async () => ({
+          documents: withNoticeDates(await readSources(options.sources, settings), options.noticeDates ?? new Map()),
+          reports: [],
+        }),
         barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),
         previous: (say) => previousInFolder(options.previous, say),
       },
@@ -55,4 +65,15 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
   }
+}
+
+/** Gives each named document its notice date; a name that matches no document is a usage error, not a silent no-op. */
+function withNoticeDates(documents: SourceDocument[], dates: Map<string, string>): SourceDocument[] {
+  for (const name of dates.keys())
+    if (!documents.some((doc) => doc.name === name || basename(doc.name) === name))
+      throw errors.usage(`--notice-date ${name}=…: no source document is named ${name}`);
+  return documents.map((doc) => {
+    const date = dates.get(doc.name) ?? dates.get(basename(doc.name));
+    return date ? { ...doc, noticeDate: date } : doc;
+  });
 }

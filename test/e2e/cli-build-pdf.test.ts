@@ -156,7 +156,7 @@ describe('tariff build refuses bad PDF input, naming the file, the page and the 
       'a price written with a decimal point',
       () => list([['91001', 'NOME', 'da 20 pezzi', '300.00', '6,00']]),
       'source_invalid',
-      /page 1 row 1 \(codice 91001 "NOME"\): the price per conventional kg "300\.00" is not/,
+      /page 1 row 1 \(codice 91001 "NOME"\): the reference price "300\.00" is not/,
     ],
     [
       'a missing price',
@@ -168,13 +168,7 @@ describe('tariff build refuses bad PDF input, naming the file, the page and the 
       'pages that disagree on the list date',
       () => list(CIGARETTES, { rowsPerPage: 2, pageDates: { 2: '02/11/2026' } }),
       'source_invalid',
-      /page 2: the list date 02\/11\/2026 differs from 2026-11-01 on page 1/,
-    ],
-    [
-      'a code listed twice with different data',
-      () => list([...CIGARETTES, ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']], { rowsPerPage: 3 }),
-      'tariff_conflict',
-      /page 2 row 1 \(codice 91001 "AURORA ROSSA"\): tariff code 91001 is also listed at .*page 1 row 1/,
+      /the list date 2026-11-02 differs from 2026-11-01 on page 1 \(page 2\)/,
     ],
     [
       'a category the builder does not know',
@@ -192,21 +186,49 @@ describe('tariff build refuses bad PDF input, naming the file, the page and the 
     expect(existsSync(result.out)).toBe(false);
   });
 
-  it('refuses a notice without an effective date', async () => {
+  it('applies no notice that states no date, and takes the date --notice-date gives it', async () => {
     const dir = await files({
       'sigari.pdf': makePriceListPdf({
         category: 'Sigari',
         date: '22/07/2026',
         rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '45,00']],
       }),
-      'avviso.pdf': makeNoticePdf({
+      '1-ANTEPRIMA.pdf': makeNoticePdf({
         sentence: 'prossimamente',
         tables: [{ category: 'Sigari', withCode: true, rows: [['21825', 'TOSCANO T', 'da 6 sigari', '1.500,00', '1.600,00', '48,00']] }],
       }),
     });
-    const result = await build(dir);
-    expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/avviso\.pdf: 1 problem\(s\):\n {2}- .*avviso\.pdf: no effective date/);
-    expect(existsSync(result.out)).toBe(false);
+    const undated = await build(dir);
+    expect(undated.status).toBe(0);
+    expect(undated.stderr).toMatch(
+      /not applied: the price-change notice states no effective date, nor did its page \(.*1-ANTEPRIMA\.pdf\)/,
+    );
+    const dated = await build(dir, '2026-12-01', ['--notice-date', '1-ANTEPRIMA.pdf=2026-12-01']);
+    expect(dated.status).toBe(0);
+    expect(dated.stderr).toMatch(/applied the notice of 2026-12-01 to 1 product\(s\)/);
+    const misnamed = await build(dir, '2026-12-01', ['--notice-date', 'ALTRO.pdf=2026-12-01']);
+    expect(misnamed.status).toBe(2);
+    expect(misnamed.stderr).toMatch(/no source document is named ALTRO\.pdf/);
+  });
+
+  it('keeps the first of two rows a list prints under one code, and says which it left out', async () => {
+    const dir = await files({
+      'lista.pdf': list([...CIGARETTES, ['91001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']], { rowsPerPage: 3 }),
+    });
+    const result = await build(join(dir, 'lista.pdf'), '2026-11-22', ['--json']);
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.duplicates).toEqual([
+      expect.objectContaining({
+        admCode: 91001,
+        reason: 'printed first',
+        left: expect.objectContaining({ where: expect.stringMatching(/page 2 row 1/) }),
+      }),
+    ]);
+    expect(
+      (await openDatasetFile('json', readFileSync(join(result.out, 'dataset.json.gz')))).products.find((p) => p.admCode === 91001),
+    ).toMatchObject({
+      pricePerPackCents: 600,
+    });
   });
 });

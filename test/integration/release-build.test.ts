@@ -78,6 +78,8 @@ describe('a release built from the sample tariff', () => {
       pricePerKgCents: 1250000,
       pricePerPackCents: 125000,
       effectiveFrom: '2026-06-01',
+      referencePriceCents: 1250000,
+      referenceUnit: 'conventional_kg',
     });
     expect(canonical.barcodes.find((b) => b.admCode === 1004)).toEqual({ barcode: '0800100100408', admCode: 1004, kind: 'pack', units: 1 });
     for (const format of FORMATS) expect(await openDatasetFile(format, built.files[format])).toEqual(canonical);

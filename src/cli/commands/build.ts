@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { summariseChanges } from '../../dataset/summarise-changes.ts';
 import { runBuild } from '../../pipeline/run-build.ts';
+import { errors } from '../../errors.ts';
+import { parseCalendarDate } from '../../util/dates.ts';
 import type { Runner } from '../context.ts';
 import { BUILD_OPTIONS, withOptions } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
@@ -13,6 +15,19 @@ interface BuildCommandOptions {
   allowShrink?: boolean;
   barcodes?: string;
   dryRun?: boolean;
+  noticeDate?: string[];
+}
+
+/** `--notice-date 1-ANTEPRIMA.pdf=2026-12-01`, repeatable: the file, the ISO day. */
+function parseNoticeDates(values: string[] = []): Map<string, string> {
+  const dates = new Map<string, string>();
+  for (const value of values) {
+    const match = /^(.+)=(\d{4}-\d{2}-\d{2})$/.exec(value);
+    const iso = match ? parseCalendarDate(match[2]!) : null;
+    if (!match || !iso) throw errors.usage(`--notice-date ${value}: expected FILE=YYYY-MM-DD (e.g. 1-ANTEPRIMA.pdf=2026-12-01)`);
+    dates.set(match[1]!, iso);
+  }
+  return dates;
 }
 
 export function registerBuild(program: Command, run: Runner): void {
@@ -25,6 +40,10 @@ export function registerBuild(program: Command, run: Runner): void {
     .requiredOption('--out <dir>', 'release directory to write (replaced whole, atomically)')
     .option('--previous <dir-or-manifest>', 'the previous release: decides the version and guards against shrinking')
     .option('--dry-run', 'say what would be built, and write nothing')
+    .option(
+      '--notice-date <file=date...>',
+      "the effective date of a price-change notice that states none (the authority's previews are dated on the page that links them), e.g. 1-ANTEPRIMA.pdf=2026-12-01 (repeatable)",
+    )
     .addHelpText('after', '\nExample:\n  tariff build --source feeds/ --previous var/release --out var/release --date 2026-11-15')
     .action(
       run(async (ctx, options: BuildCommandOptions) => {
@@ -32,6 +51,7 @@ export function registerBuild(program: Command, run: Runner): void {
         const built = await runBuild({
           ...(await ctx.pipelineRun(options)),
           sources: options.source,
+          noticeDates: parseNoticeDates(options.noticeDate),
           previous: options.previous,
           out: options.out,
           report: reporter.step,

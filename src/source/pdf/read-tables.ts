@@ -1,7 +1,7 @@
 import { recogniseHeader, type TableHeader } from './header-roles.ts';
 import { joinRuns, layoutLines, type Line } from './layout-lines.ts';
 import { columnsFromBody, type Column } from './table-columns.ts';
-import { isRowLine, tableRows, type TableRow } from './table-rows.ts';
+import { groupRows, isRowLine, rowCells, type TableRow } from './table-rows.ts';
 import type { PdfPage } from './text-runs.ts';
 
 /** A row of a table with the page it is on. */
@@ -75,11 +75,12 @@ function readSegment(lines: Line[], table: ReadTable | null, page: number, readi
     reading.problems.push({ page, row: null, detail: `${count} line(s) of values with no table header above them` });
     return null;
   }
-  const rowRuns = lines.filter(isRowLine).flatMap((line) => line.runs);
-  const columns = columnsFromBody(table.header, rowRuns);
-  const found = tableRows(lines, columns);
+  const found = groupRows(lines);
+  // Every line of every row, wrapped name lines included: a row whose name is only on its wrapped lines still marks its column.
+  const columns = columnsFromBody(table.header, found.rows.flat().flatMap((i) => lines[i]!.runs));
   table.columns.push({ page, columns });
-  for (const row of found.rows) table.rows.push({ ...row, page, row: table.rows.filter((r) => r.page === page).length + 1 });
+  const onPage = table.rows.filter((r) => r.page === page).length;
+  for (const row of rowCells(lines, found.rows, columns)) table.rows.push({ ...row, page, row: onPage + row.row });
   for (const problem of found.problems) reading.problems.push({ page, row: problem.row, detail: problem.detail });
   prose(0, found.before);
   if (found.end === null) return table;

@@ -28,34 +28,11 @@ interface Block {
  */
 export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column[] {
   const cells = header.cells;
-  const owner = new Map<number, Block[]>(cells.map((_, i) => [i, []]));
-  for (const block of blocksOf(rowRuns)) {
-    const at = ownerOf(block, cells);
-    owner.get(at)!.push(block);
-  }
-  // A header left without text while its neighbour's block lies under it too: the two columns touch.
-  for (let i = 0; i < cells.length; i++) {
-    if (owner.get(i)!.length > 0) continue;
-    for (const j of [i - 1, i + 1]) {
-      const shared = owner.get(j)?.find((block) => overlap(block, cells[i]!) > 0);
-      if (!shared) continue;
-      const [left, right] = splitBlock(shared, j < i ? cells[j]! : cells[i]!, j < i ? cells[i]! : cells[j]!);
-      owner.set(
-        j,
-        owner
-          .get(j)!
-          .filter((block) => block !== shared)
-          .concat(j < i ? left : right),
-      );
-      owner.set(i, [j < i ? right : left]);
-      break;
-    }
-  }
+  const blocks = blocksOf(rowRuns);
+  const owner = blocks.length >= cells.length ? assignInOrder(blocks, cells) : assignTouching(blocks, cells);
   const extents = cells.map((cell, i) => {
-    const blocks = owner.get(i)!;
-    return blocks.length === 0
-      ? { x0: cell.x0, x1: cell.x1 }
-      : { x0: Math.min(...blocks.map((b) => b.x0)), x1: Math.max(...blocks.map((b) => b.x1)) };
+    const own = owner.get(i) ?? [];
+    return own.length === 0 ? { x0: cell.x0, x1: cell.x1 } : { x0: Math.min(...own.map((b) => b.x0)), x1: Math.max(...own.map((b) => b.x1)) };
   });
   return cells.map((cell, i) => ({
     role: cell.role,
@@ -63,6 +40,55 @@ export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column
     from: i === 0 ? -Infinity : boundary(extents[i - 1]!, extents[i]!),
     to: i === cells.length - 1 ? Infinity : boundary(extents[i]!, extents[i + 1]!),
   }));
+}
+
+/** How far a block is from a header cell: 0 when they overlap (less a little per point of overlap, to break ties). */
+const distance = (block: Block, cell: HeaderCell) => Math.max(0, block.x0 - cell.x1, cell.x0 - block.x1) - 0.001 * Math.max(0, overlap(block, cell));
+
+/**
+ * At least as many blocks as headers: each header gets one or more consecutive blocks, left to
+ * right, the assignment that keeps blocks nearest their headers (a dynamic programme over the two
+ * orders). A header narrower or wider than its column, or standing over a neighbour's text, cannot
+ * take that neighbour's column: the order decides.
+ */
+function assignInOrder(blocks: Block[], cells: HeaderCell[]): Map<number, Block[]> {
+  const n = blocks.length;
+  const m = cells.length;
+  // best[i][j]: the least cost of the first i blocks over the first j headers, block i-1 under header j-1.
+  const best = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
+  const from = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  best[0]![0] = 0;
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= Math.min(i, m); j++) {
+      const [same, next] = [best[i - 1]![j]!, best[i - 1]![j - 1]!];
+      best[i]![j] = distance(blocks[i - 1]!, cells[j - 1]!) + Math.min(same, next);
+      from[i]![j] = same < next ? j : j - 1;
+    }
+  const owner = new Map<number, Block[]>();
+  for (let i = n, j = m; i > 0; j = from[i]![j]!, i--) owner.set(j - 1, [blocks[i - 1]!, ...(owner.get(j - 1) ?? [])]);
+  return owner;
+}
+
+/**
+ * Fewer blocks than headers: two columns' text touches. Each block goes to the header it overlaps
+ * most; a header left without text while a neighbour's block lies under it too shares that block,
+ * cut between the two headers.
+ */
+function assignTouching(blocks: Block[], cells: HeaderCell[]): Map<number, Block[]> {
+  const owner = new Map<number, Block[]>(cells.map((_, i) => [i, []]));
+  for (const block of blocks) owner.get(ownerOf(block, cells))!.push(block);
+  for (let i = 0; i < cells.length; i++) {
+    if (owner.get(i)!.length > 0) continue;
+    for (const j of [i - 1, i + 1]) {
+      const shared = owner.get(j)?.find((block) => overlap(block, cells[i]!) > 0);
+      if (!shared) continue;
+      const [left, right] = splitBlock(shared, j < i ? cells[j]! : cells[i]!, j < i ? cells[i]! : cells[j]!);
+      owner.set(j, owner.get(j)!.filter((block) => block !== shared).concat(j < i ? left : right));
+      owner.set(i, [j < i ? right : left]);
+      break;
+    }
+  }
+  return owner;
 }
 
 /** The runs merged into blocks wherever no strip of white space `TOLERANCES.columnGap` wide parts them. */

@@ -10,8 +10,9 @@ export interface TableRow {
   y: number;
 }
 
-export interface TableRowsResult {
-  rows: TableRow[];
+export interface RowGroups {
+  /** Per row, top to bottom, the indexes of its lines (its own line and any wrapped ones), top to bottom. */
+  rows: number[][];
   /** Lines above the first row that belong to no row (a page's title over a continued table). */
   before: number;
   /** The first line below the last row that belongs to none: where the table ends (a footnote, prose), or null. */
@@ -29,16 +30,16 @@ export function isRowLine(line: Line): boolean {
 }
 
 /**
- * Reads the rows of a table from the lines under its header. A row is a line with a price cell.
+ * Finds the rows of a table among the lines under its header. A row is a line with a price cell.
  * A line without one is part of the nearest row within `TOLERANCES.wrapReach` of it (a long name
  * wrapped in its cell is printed above and below the row's own line), joined top to bottom; when
  * it is about as near to the row above as to the row below (`TOLERANCES.wrapAmbiguity`), the
  * reader says so instead of guessing. A line beyond reach below the last row ends the table.
  */
-export function tableRows(lines: Line[], columns: Column[]): TableRowsResult {
+export function groupRows(lines: Line[]): RowGroups {
   const anchors = lines.flatMap((line, i) => (isRowLine(line) ? [i] : []));
   const parts = new Map<number, number[]>(anchors.map((i) => [i, [i]]));
-  const problems: TableRowsResult['problems'] = [];
+  const problems: RowGroups['problems'] = [];
   const rowNumber = (lineIndex: number) => anchors.indexOf(lineIndex) + 1;
   let before = 0;
   let end: number | null = null;
@@ -70,15 +71,16 @@ export function tableRows(lines: Line[], columns: Column[]): TableRowsResult {
     parts.get(near)!.push(i);
   }
 
-  const rows = anchors.map((anchor, n) => {
-    // Lines are top of the page first, so sorting by index joins the parts top to bottom.
-    const cells = parts
-      .get(anchor)!
-      .sort((a, b) => a - b)
-      .map((i) => cellsOf(lines[i]!, columns));
+  return { rows: anchors.map((anchor) => parts.get(anchor)!.sort((a, b) => a - b)), before, end, problems };
+}
+
+/** The cells of each row: the text of each column over the row's lines, joined top to bottom. */
+export function rowCells(lines: Line[], groups: number[][], columns: Column[]): TableRow[] {
+  return groups.map((group, n) => {
+    const cells = group.map((i) => cellsOf(lines[i]!, columns));
     return {
       row: n + 1,
-      y: lines[anchor]!.y,
+      y: lines[group.find((i) => isRowLine(lines[i]!))!]!.y,
       cells: columns.map((_, c) =>
         cells
           .map((line) => line[c])
@@ -87,7 +89,6 @@ export function tableRows(lines: Line[], columns: Column[]): TableRowsResult {
       ),
     };
   });
-  return { rows, before, end, problems };
 }
 
 const text = (line: Line) => line.runs.map((run) => run.text).join(' ');
