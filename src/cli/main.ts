@@ -10,6 +10,7 @@ type Register = (program: Command, run: Runner) => void;
  */
 const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   build: async () => (await import('./commands/build.ts')).registerBuild,
+  inspect: async () => (await import('./commands/inspect.ts')).registerInspect,
   verify: async () => (await import('./commands/verify.ts')).registerVerify,
   diff: async () => (await import('./commands/diff.ts')).registerDiff,
   fetch: async () => (await import('./commands/fetch.ts')).registerFetch,

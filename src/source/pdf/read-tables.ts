@@ -77,7 +77,10 @@ function readSegment(lines: Line[], table: ReadTable | null, page: number, readi
   }
   const found = groupRows(lines);
   // Every line of every row, wrapped name lines included: a row whose name is only on its wrapped lines still marks its column.
-  const columns = columnsFromBody(table.header, found.rows.flat().flatMap((i) => lines[i]!.runs));
+  const columns = columnsFromBody(
+    table.header,
+    found.rows.flat().flatMap((i) => lines[i]!.runs),
+  );
   table.columns.push({ page, columns });
   const onPage = table.rows.filter((r) => r.page === page).length;
   for (const row of rowCells(lines, found.rows, columns)) table.rows.push({ ...row, page, row: onPage + row.row });

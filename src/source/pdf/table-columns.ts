@@ -32,7 +32,9 @@ export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column
   const owner = blocks.length >= cells.length ? assignInOrder(blocks, cells) : assignTouching(blocks, cells);
   const extents = cells.map((cell, i) => {
     const own = owner.get(i) ?? [];
-    return own.length === 0 ? { x0: cell.x0, x1: cell.x1 } : { x0: Math.min(...own.map((b) => b.x0)), x1: Math.max(...own.map((b) => b.x1)) };
+    return own.length === 0
+      ? { x0: cell.x0, x1: cell.x1 }
+      : { x0: Math.min(...own.map((b) => b.x0)), x1: Math.max(...own.map((b) => b.x1)) };
   });
   return cells.map((cell, i) => ({
     role: cell.role,
@@ -43,7 +45,8 @@ export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column
 }
 
 /** How far a block is from a header cell: 0 when they overlap (less a little per point of overlap, to break ties). */
-const distance = (block: Block, cell: HeaderCell) => Math.max(0, block.x0 - cell.x1, cell.x0 - block.x1) - 0.001 * Math.max(0, overlap(block, cell));
+const distance = (block: Block, cell: HeaderCell) =>
+  Math.max(0, block.x0 - cell.x1, cell.x0 - block.x1) - 0.001 * Math.max(0, overlap(block, cell));
 
 /**
  * At least as many blocks as headers: each header gets one or more consecutive blocks, left to
@@ -83,7 +86,13 @@ function assignTouching(blocks: Block[], cells: HeaderCell[]): Map<number, Block
       const shared = owner.get(j)?.find((block) => overlap(block, cells[i]!) > 0);
       if (!shared) continue;
       const [left, right] = splitBlock(shared, j < i ? cells[j]! : cells[i]!, j < i ? cells[i]! : cells[j]!);
-      owner.set(j, owner.get(j)!.filter((block) => block !== shared).concat(j < i ? left : right));
+      owner.set(
+        j,
+        owner
+          .get(j)!
+          .filter((block) => block !== shared)
+          .concat(j < i ? left : right),
+      );
       owner.set(i, [j < i ? right : left]);
       break;
     }
