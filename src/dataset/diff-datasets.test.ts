@@ -65,4 +65,15 @@ describe('diffDatasets', () => {
       { barcode: '8001001001012', old: { admCode: 1, kind: 'carton', units: 10 }, new: { admCode: 2, kind: 'carton', units: 10 } },
     ]);
   });
+
+  it('reports no change when a release of an older builder, without reference prices, meets one with them', () => {
+    const older = dataset('20261101.1', [product(1, { referencePriceCents: null, referenceUnit: null })]);
+    const newer = dataset('20261101.2', [product(1)]);
+    expect(diffDatasets(older, newer).identical).toBe(true);
+    // A reference price that was known and moved is a price change, even with the pack price the same.
+    const moved = dataset('20261101.3', [product(1, { referencePriceCents: 31000 })]);
+    expect(diffDatasets(newer, moved).products.priceChanged.map((c) => [c.oldReferencePriceCents, c.newReferencePriceCents])).toEqual([
+      [30000, 31000],
+    ]);
+  });
 });

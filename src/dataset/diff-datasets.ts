@@ -32,6 +32,12 @@ export interface DatasetDiff {
   };
 }
 
+/**
+ * Releases built before the reference price existed read with it null: gaining it is no change of
+ * the tariff, so it is not reported as one (docs/dataset.md, compatibility).
+ */
+const knewReference = (product: Product) => product.referenceUnit !== null;
+
 /** What the comparison reads of a release: its rows, not the changes it carries. */
 type Compared = Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes'>;
 
@@ -77,7 +83,7 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
     if (
       before.pricePerPackCents !== after.pricePerPackCents ||
       before.pricePerKgCents !== after.pricePerKgCents ||
-      before.referencePriceCents !== after.referencePriceCents
+      (knewReference(before) && before.referencePriceCents !== after.referencePriceCents)
     ) {
       products.priceChanged.push({
         admCode: after.admCode,
@@ -91,7 +97,7 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
         referenceUnit: after.referenceUnit,
       });
     }
-    const fields = OTHER_FIELDS.filter((field) => before[field] !== after[field]);
+    const fields = OTHER_FIELDS.filter((field) => before[field] !== after[field] && (field !== 'referenceUnit' || knewReference(before)));
     if (fields.length > 0) {
       const pick = (p: Product) => Object.fromEntries(fields.map((field) => [field, p[field]])) as Partial<Product>;
       products.otherChanged.push({ admCode: after.admCode, name: after.name, fields, old: pick(before), new: pick(after) });
