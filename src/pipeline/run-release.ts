@@ -1,3 +1,4 @@
+import type { BuiltRelease } from '../release/build-release.ts';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -44,6 +45,8 @@ export interface ReleaseSummary {
   bucket: string;
   changesSince: string | null;
   changes: ChangeSummary;
+  /** Codes a list printed twice: the row kept and the one left out (docs/source-format.md). */
+  duplicates: BuiltRelease['duplicates'];
   published?: PublishResult;
 }
 
@@ -109,6 +112,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       bucket: bucket.description,
       changesSince: built.changesSince,
       changes: summariseChanges(built.changes),
+      duplicates: built.duplicates,
       ...(state.published ? { published: state.published } : {}),
     };
   } finally {
