@@ -5,7 +5,7 @@ import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
 import type { Dataset, Product } from '../../src/dataset/model.ts';
 import { FORMATS } from '../../src/release/manifest.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
-import { readWithPdftotext, type IndependentRow } from '../helpers/pdftotext-reading.ts';
+import { ITALIAN_MONTHS, readWithPdftotext, type IndependentRow } from '../helpers/pdftotext-reading.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -22,23 +22,9 @@ const CATEGORIES: Record<string, Product['category']> = {
   'Prodotti da inalazione senza combustione': 'heated_tobacco',
 };
 const UNITS: Record<string, string> = { '€/kg conv.le': 'conventional_kg', '€/kg': 'kg', '€/1.000 pz.': '1000_pieces' };
-const MONTHS = [
-  'GENNAIO',
-  'FEBBRAIO',
-  'MARZO',
-  'APRILE',
-  'MAGGIO',
-  'GIUGNO',
-  'LUGLIO',
-  'AGOSTO',
-  'SETTEMBRE',
-  'OTTOBRE',
-  'NOVEMBRE',
-  'DICEMBRE',
-];
 const isoOf = (printed: string) => {
   const [day, month, year] = printed.includes('/') ? printed.split('/') : printed.split(' ');
-  const m = /^\d+$/.test(month!) ? Number(month) : MONTHS.indexOf(month!) + 1;
+  const m = /^\d+$/.test(month!) ? Number(month) : ITALIAN_MONTHS.indexOf(month!) + 1;
   return `${year}-${String(m).padStart(2, '0')}-${day!.padStart(2, '0')}`;
 };
 
@@ -92,27 +78,19 @@ async function buildRelease(names: string[], date: string) {
   return { report: JSON.parse(built.stdout), datasets, manifest: JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) };
 }
 
-const fields = ({
-  admCode,
-  name,
-  pack,
-  category,
-  referencePriceCents,
-  referenceUnit,
-  pricePerKgCents,
-  pricePerPackCents,
-  effectiveFrom,
-}: Product) => ({
-  admCode,
-  name,
-  pack,
-  category,
-  referencePriceCents,
-  referenceUnit,
-  pricePerKgCents,
-  pricePerPackCents,
-  effectiveFrom,
-});
+/** The fields of a product the independent reading can tell. */
+const READ_FIELDS = [
+  'admCode',
+  'name',
+  'pack',
+  'category',
+  'referencePriceCents',
+  'referenceUnit',
+  'pricePerKgCents',
+  'pricePerPackCents',
+  'effectiveFrom',
+] as const;
+const fields = (product: Product) => Object.fromEntries(READ_FIELDS.map((field) => [field, product[field]]));
 
 describe("the authority's real lists", () => {
   it('are the files the authority published (same bytes as shared/adm)', () => {

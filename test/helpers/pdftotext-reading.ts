@@ -14,6 +14,22 @@ export interface IndependentRow {
 // two or more spaces.
 const ROW = /^\s*(\d+)\s+(.+?)\s{2,}(\S.*?)\s{2,}(\d{1,3}(?:\.\d{3})*,\d{2})\s+(\d{1,3}(?:\.\d{3})*,\d{2})\s*$/;
 
+/** Month names as the authority prints them in dates ("10 OTTOBRE 2023"): the tests' own, not the builder's. */
+export const ITALIAN_MONTHS = [
+  'GENNAIO',
+  'FEBBRAIO',
+  'MARZO',
+  'APRILE',
+  'MAGGIO',
+  'GIUGNO',
+  'LUGLIO',
+  'AGOSTO',
+  'SETTEMBRE',
+  'OTTOBRE',
+  'NOVEMBRE',
+  'DICEMBRE',
+];
+
 const cents = (amount: string) => Number(amount.replaceAll('.', '').replace(',', ''));
 
 /**

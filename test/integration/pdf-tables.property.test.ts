@@ -3,6 +3,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { makePriceListPdf, wrapName, type Align, type ListLayout, type ListRow } from '../../fixtures/adm-pdf.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
+import { ITALIAN_MONTHS } from '../helpers/pdftotext-reading.ts';
 
 // Tables printed the authority's way at random geometry, read back exactly: the reader must find
 // columns, rows, wrapped names, continued pages, headers and dates from what the page shows.
@@ -53,20 +54,6 @@ const REFERENCE_HEADERS: [string, string][] = [
   ['€/1.000 pz.', '1000_pieces'],
   ['€/10 ml', '10_ml'],
 ];
-const MONTHS = [
-  'GENNAIO',
-  'FEBBRAIO',
-  'MARZO',
-  'APRILE',
-  'MAGGIO',
-  'GIUGNO',
-  'LUGLIO',
-  'AGOSTO',
-  'SETTEMBRE',
-  'OTTOBRE',
-  'NOVEMBRE',
-  'DICEMBRE',
-];
 
 const euro = (cents: number) => `${Math.floor(cents / 100).toLocaleString('de-DE')},${String(cents % 100).padStart(2, '0')}`;
 const align = fc.constantFrom<Align>('left', 'centre', 'right');
@@ -116,12 +103,12 @@ function printedDate({ day, month, year, style }: Table['date']): string {
   return [
     `${dd}/${mm}/${year}`,
     `${day}/${mm}/${year}`,
-    `${dd} ${MONTHS[month - 1]} ${year}`,
-    `${day}° ${MONTHS[month - 1]!.toLowerCase()} ${year}`,
+    `${dd} ${ITALIAN_MONTHS[month - 1]} ${year}`,
+    `${day}° ${ITALIAN_MONTHS[month - 1]!.toLowerCase()} ${year}`,
   ][style]!;
 }
 
-/** The table's layout: each column as wide as its widest text (header included, as a spreadsheet fits it) plus slack, a gap between them. */
+/** The table's layout: each column as wide as its widest text (header included, as a spreadsheet fits it) plus slack, then a gap. */
 async function layoutOf(table: Table, rows: ListRow[]): Promise<ListLayout> {
   const font = await pdfFont;
   const bold = await pdfBold;
