@@ -1,9 +1,9 @@
 // npm run bench:build: builds the generated 10,000-product / 100,000-barcode tariff several
 // times, each in a fresh process, and prints the median wall time per stage, the compressed
 // sizes and the peak memory. Target on the 2-core reference machine: < 3 s, < 400 MB RSS.
-// Then reads the authority's real 47-page cigar list side by side with `pdftotext -layout` in
-// each run (target: at most 3× pdftotext in-process) and times the whole `tariff build` of it
-// (target: < 2.5 s). BENCH_ONLY=pdf runs only the second part.
+// Then reads the authority's six real lists side by side with `pdftotext -layout` in each run
+// (target: at most 1.5× pdftotext, warm, for all of them together) and times the whole
+// `tariff build` of them (target: < 2 s). BENCH_ONLY=pdf runs only the second part.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

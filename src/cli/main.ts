@@ -75,6 +75,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
     };
   const name = requestedCommand(argv);
   const module = name ? COMMAND_MODULES[ALIASES[name] ?? name] : undefined;
+  // PDFium takes a fifth of a second to load in the reader's threads: a command given PDFs starts
+  // them now, while its own modules load, rather than when the first PDF is read.
+  if ((name === 'build' || name === 'inspect') && argv.some((arg) => /\.pdf$/i.test(arg)))
+    void import('../source/pdf/read-pdf-runs.ts').then((reader) => reader.prewarmPdfReader());
   // `tariff --help`, or an unknown command: every command is registered, for the list or the error.
   const loaders = module ? [module] : Object.values(COMMAND_MODULES);
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program, run);

@@ -75,6 +75,8 @@ export function headerCells(line: Line): HeaderCell[] {
  * notice's (old and new reference price besides). Returns null for any other line.
  */
 export function recogniseHeader(line: Line): TableHeader | null {
+  // Every header has a pack price ("€/conf.ne"): most lines, rows of values, are none, and cheaply so.
+  if (!line.runs.some((run) => run.text.includes('€'))) return null;
   const cells = headerCells(line).map((cell) => ({ ...cell, role: roleOf(cell.text) }));
   const count = (role: ColumnRole) => cells.filter((cell) => cell.role === role).length;
   if (count('product') !== 1 || count('pack') !== 1 || count('packPrice') !== 1 || count('code') > 1) return null;

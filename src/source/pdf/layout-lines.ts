@@ -32,9 +32,12 @@ export function layoutLines(runs: TextRun[]): Line[] {
 
 /** The text of runs in reading order: a space where a gap shows one, whitespace folded. */
 export function joinRuns(runs: TextRun[]): string {
+  if (runs.length === 1) return runs[0]!.text.replace(/\s+/g, ' ').trim();
   let text = '';
   let end = -Infinity;
-  for (const run of [...runs].sort((a, b) => a.x - b.x)) {
+  // A line's runs are in order already (layoutLines sorts them); sort only what is not.
+  const ordered = runs.every((run, i) => i === 0 || runs[i - 1]!.x <= run.x) ? runs : [...runs].sort((a, b) => a.x - b.x);
+  for (const run of ordered) {
     const gap = run.x - end;
     text += text !== '' && gap > TOLERANCES.wordGap * Math.max(run.height, 1) ? ` ${run.text}` : run.text;
     end = run.x + run.width;

@@ -41,23 +41,36 @@ export interface ProductRow {
  * place; the row is then null.
  */
 export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnRole[], problems: Problem[]): ProductRow | null {
-  const at = (role: ColumnRole) => table.header.cells.findIndex((cell) => cell.role === role);
-  const cell = (role: ColumnRole) => (at(role) === -1 ? '' : row.cells[at(role)]!);
-  const hasCode = at('code') !== -1;
-  const [codeText, name, pack] = [cell('code'), cell('product'), cell('pack')];
+  const { cells } = table.header;
+  const codeText = cellOf(cells, row, 'code');
+  const name = cellOf(cells, row, 'product');
+  const pack = cellOf(cells, row, 'pack');
+  const hasCode = cells.some((cell) => cell.role === 'code');
   const what = codeText ? `codice ${codeText}${name ? ` "${name}"` : ''}` : name ? `"${name}"` : undefined;
   const before = problems.length;
-  const add = (detail: string) => problems.push({ page: row.page, row: row.row, what, detail });
   const admCode = hasCode ? readCode(codeText) : null;
-  if (hasCode && admCode === null) add(codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing');
-  if (!name) add('the product name is missing');
-  if (!pack) add('the pack (Conf.ne) is missing');
+  if (hasCode && admCode === null)
+    problems.push(problemAt(row, what, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing'));
+  if (!name) problems.push(problemAt(row, what, 'the product name is missing'));
+  if (!pack) problems.push(problemAt(row, what, 'the pack (Conf.ne) is missing'));
   const cents: ProductRow['cents'] = {};
   for (const role of prices) {
-    const amount = readPrice(cell(role));
+    const text = cellOf(cells, row, role);
+    const amount = readPrice(text);
     if (amount === null)
-      add(`the ${PRICE_LABELS[role]} "${cell(role)}" is not a positive euro amount written the Italian way (e.g. 1.234,00)`);
+      problems.push(
+        problemAt(row, what, `the ${PRICE_LABELS[role]} "${text}" is not a positive euro amount written the Italian way (e.g. 1.234,00)`),
+      );
     else cents[role] = amount;
   }
   return problems.length === before ? { page: row.page, row: row.row, admCode, name, pack, cents } : null;
+}
+
+function cellOf(cells: ReadTable['header']['cells'], row: PlacedRow, role: ColumnRole): string {
+  const at = cells.findIndex((cell) => cell.role === role);
+  return at === -1 ? '' : row.cells[at]!;
+}
+
+function problemAt(row: PlacedRow, what: string | undefined, detail: string): Problem {
+  return { page: row.page, row: row.row, what, detail };
 }

@@ -83,7 +83,7 @@ function readSegment(lines: Line[], table: ReadTable | null, page: number, readi
   );
   table.columns.push({ page, columns });
   const onPage = table.rows.filter((r) => r.page === page).length;
-  for (const row of rowCells(lines, found.rows, columns)) table.rows.push({ ...row, page, row: onPage + row.row });
+  for (const row of rowCells(lines, found.rows, columns)) table.rows.push({ cells: row.cells, y: row.y, page, row: onPage + row.row });
   for (const problem of found.problems) reading.problems.push({ page, row: problem.row, detail: problem.detail });
   prose(0, found.before);
   if (found.end === null) return table;
