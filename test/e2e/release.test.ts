@@ -36,13 +36,14 @@ describe('tariff release over a sequence of days', () => {
     expect(current()).toMatchObject({ version: '20261101.1', tariffDate: '2026-11-01', counts: { products: 14 } });
 
     for (const day of ['2026-11-22', '2026-11-25', '2026-11-30']) {
-      expect(await release(day)).toMatchObject({ status: 0, stdout: 'unchanged 20261101.1\n', stderr: '' });
+      // Nothing new: cron has nothing to mail.
+      expect(await release(day)).toMatchObject({ status: 0, stdout: '', stderr: '' });
     }
     expect(current().version).toBe('20261101.1');
 
     expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'published 20261201.1 (was 20261101.1)\n' });
     expect(current()).toMatchObject({ version: '20261201.1', tariffDate: '2026-12-01', counts: { products: 15 } });
-    expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: 'unchanged 20261201.1\n' });
+    expect(await release('2026-12-01')).toMatchObject({ status: 0, stdout: '', stderr: '' });
 
     // Each release carries what changed since the one before it; the first one, nothing.
     expect(await published('20261101.1')).toMatchObject({ changesSince: null, changes: [] });
@@ -64,7 +65,7 @@ describe('tariff release over a sequence of days', () => {
     writeFileSync(file, Buffer.concat([good.subarray(0, 100), Buffer.from('damaged')]));
     expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'repaired 20261101.1\n' });
     expect(readFileSync(file)).toEqual(good);
-    expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'unchanged 20261101.1\n' });
+    expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
   it('publishes n+1 when a list changes within the same tariff date', async () => {
@@ -116,8 +117,20 @@ describe('tariff release over a sequence of days', () => {
     authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
     const result = await release('2026-12-01');
     expect(result.status).toBe(1);
-    expect(result.stdout).toBe('published 20261201.1 (was 20261101.1)\n');
+    // --quiet still says what failed and why, and the last line says the run failed.
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^tariff: .*liquidi-2026-06-01\.xml failed: .*HTTP 404/);
+    expect(lines.at(-1)).toBe(
+      'tariff: published 20261201.1 (was 20261101.1), but 1 list failed: ' + authority.url('/liquidi-2026-06-01.xml') + ' (HTTP 404)',
+    );
     expect(current().counts.products).toBe(15);
+    const json = JSON.parse((await release('2026-12-01', ['--json'])).stdout);
+    expect(json).toMatchObject({
+      ok: false,
+      status: 'unchanged',
+      failures: [{ url: authority.url('/liquidi-2026-06-01.xml'), error: expect.stringMatching(/HTTP 404/) }],
+    });
   });
 
   it('lets only one of two overlapping runs publish', async () => {
@@ -125,7 +138,7 @@ describe('tariff release over a sequence of days', () => {
     const published = [a, b].filter((run) => run.stdout.startsWith('published'));
     expect(published).toHaveLength(1);
     const other = a === published[0] ? b : a;
-    expect(other.stdout === 'unchanged 20261101.1\n' || other.stderr.includes('Another run holds the lock')).toBe(true);
+    expect(other.stdout === '' || other.stderr.includes('Another run holds the lock')).toBe(true);
     expect(current().version).toBe('20261101.1');
   });
 

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { CLI, REPO, type CliResult } from '../helpers/run-cli.ts';
+import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+// `tariff release --quiet` as the documented crontab runs it: no terminal, no standard input, only
+// the crontab's environment, an S3 bucket. cron mails whatever is printed: the output is exact.
+const SAMPLE = join(REPO, 'fixtures/sample/tariff');
+const LISTS = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml'];
+
+let s3: S3Stand;
+let authority: AuthorityServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  s3 = await startS3();
+  authority = await new AuthorityServer().start();
+  dataDir = await tempDir();
+  for (const name of LISTS) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
+});
+afterAll(async () => {
+  await authority.close();
+  await s3.close();
+});
+
+/** A crontab line's process: stdin closed, stdout and stderr pipes, the crontab's variables and cron's own few. */
+function cron(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: dataDir,
+    SHELL: '/bin/sh',
+    LOGNAME: 'tariff',
+    TARIFF_DATA_DIR: dataDir,
+    TARIFF_BUCKET: `s3://${s3.bucket}/prod`,
+    TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '),
+    ...s3.env,
+    ...extra,
+  };
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, ...args], { cwd: REPO, env }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
+describe('tariff release from cron, on S3', () => {
+  it('prints one line when it publishes, nothing when nothing changed, and the reason on stderr when a list fails', async () => {
+    expect(await cron(['release', '--quiet', '--date', '2026-11-22'])).toEqual({
+      status: 0,
+      stdout: 'published 20261101.1 (was none)\n',
+      stderr: '',
+    });
+    expect(await cron(['release', '--quiet', '--date', '2026-11-22'])).toEqual({ status: 0, stdout: '', stderr: '' });
+
+    authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
+    const failed = await cron(['release', '--quiet', '--date', '2026-11-22']);
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toBe('');
+    const url = authority.url('/liquidi-2026-06-01.xml');
+    expect(failed.stderr).toBe(
+      `tariff: ${url} failed: ${url}: the server answered HTTP 404; keeping the last snapshot\n` +
+        `tariff: unchanged 20261101.1, but 1 list failed: ${url} (HTTP 404)\n`,
+    );
+  });
+
+  it("never prints the AWS SDK's Node.js version warning, on success or failure", async () => {
+    const listed = await cron(['releases']);
+    expect(listed.status).toBe(0);
+    expect(listed.stderr).toBe('');
+    // An endpoint that does not answer: our error, and nothing of the SDK's.
+    const unreachable = await cron(['releases'], { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:1', TARIFF_S3_TIMEOUT_MS: '2000' });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toMatch(/^tariff: /);
+    expect(unreachable.stderr).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript|node >=/);
+  });
+});
