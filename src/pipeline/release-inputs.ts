@@ -5,7 +5,7 @@ import { parseBarcodeList } from '../dataset/parse-barcode-list.ts';
 import { errors } from '../errors.ts';
 import { listReleases, readCurrentManifest } from '../publish/publish-release.ts';
 import { readPublishedRows, unreadablePrevious } from '../publish/read-published-rows.ts';
-import { openRegistry, registryPath } from '../registry/open-registry.ts';
+import { registryPath } from '../registry/registry-path.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { readManifest, readReleaseDataset } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -33,6 +33,8 @@ async function registryBarcodes(settings: Settings, dataDir: string): Promise<Ba
     () => false,
   );
   if (!settings.registry && !exists) return [];
+  // Loaded only when there is a registry: most builds have none, and its engines are slow to load.
+  const { openRegistry } = await import('../registry/open-registry.ts');
   const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
   try {
     return await registry.approvedBarcodes();

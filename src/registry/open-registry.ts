@@ -1,5 +1,5 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { accountRules } from './accounts.ts';
 import { auditRules } from './audit.ts';
 import { moderationRules } from './barcode-moderation.ts';
@@ -9,6 +9,7 @@ import { pgAuthenticator } from './pg-authenticate.ts';
 import { PgStore } from './pg-store.ts';
 import { purgeRules } from './purge-rules.ts';
 import type { Registry } from './registry.ts';
+import { registryPath } from './registry-path.ts';
 import { migrate } from './schema.ts';
 import { signUpRules } from './sign-ups.ts';
 import { sqliteAuthenticator } from './sqlite-authenticate.ts';
@@ -73,9 +74,6 @@ export async function openRegistry(options: {
   return openSqliteRegistry(registryPath(options), { longRunning: options.longRunning });
 }
 
-/** The SQLite file a registry setting names, or the default one in the data dir. */
-export const registryPath = (options: { dataDir: string; url?: string }) =>
-  options.url ? options.url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite');
 
 /**
  * The registry holds hashes of keys, sessions and sign-in tokens, and the accounts: only the

@@ -1,5 +1,4 @@
 import { errors } from '../errors.ts';
-import { parseTariffXml } from './parse-tariff-xml.ts';
 import type { ParsedSource } from './source-types.ts';
 
 export type SourceFormat = 'pdf' | 'xml';
@@ -18,9 +17,12 @@ export function sourceFormat(bytes: Uint8Array): SourceFormat | null {
  */
 export async function parseSource(bytes: Uint8Array, source: string): Promise<ParsedSource> {
   const format = sourceFormat(bytes);
-  if (format === 'xml') return { lists: parseTariffXml(bytes, source), notices: [], setAside: [] };
+  if (format === 'xml') {
+    // Each reader is loaded on first use: the authority publishes PDFs, and most PDF builds never read XML.
+    const { parseTariffXml } = await import('./parse-tariff-xml.ts');
+    return { lists: parseTariffXml(bytes, source), notices: [], setAside: [] };
+  }
   if (format === 'pdf') {
-    // Loaded on first use: most XML builds never need the PDF reader.
     const { parsePdfSource } = await import('./pdf/parse-pdf-source.ts');
     return parsePdfSource(bytes, source);
   }
