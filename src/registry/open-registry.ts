@@ -74,7 +74,6 @@ export async function openRegistry(options: {
   return openSqliteRegistry(registryPath(options), { longRunning: options.longRunning });
 }
 
-
 /**
  * The registry holds hashes of keys, sessions and sign-in tokens, and the accounts: only the
  * service's user may read it. A new folder is made 0700; the file is created 0600 (SQLite gives
