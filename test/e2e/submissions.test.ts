@@ -208,8 +208,8 @@ describe('moderation and the next release', () => {
     await submit(url, key, { items: [{ barcode: '8001001001005', admCode: 1001 }] });
 
     const first = await release();
-    // The bucket already holds the sample, and one vote is not a quorum: nothing new to publish.
-    expect(first.stdout).toBe('unchanged 20261101.1\n');
+    // The bucket already holds the sample, and one vote is not a quorum: nothing new to publish, nothing said.
+    expect(first).toMatchObject({ status: 0, stdout: '' });
     const before = JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
 
     const listed = JSON.parse((await cli(['barcodes', 'list', '--status', 'to_confirm', '--json'])).stdout);
