@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
@@ -34,6 +35,11 @@ function requestedCommand(argv: string[]): string | undefined {
   return undefined;
 }
 
+/** The builder's version, from package.json: what `tariff --version` prints. */
+function builderVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 const defaultIo = (): CliIo => {
   const pinned = pinnedNow(process.env);
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: pinned ? () => new Date(pinned) : () => new Date() };
@@ -57,6 +63,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
     .description('Builds, publishes and serves releases of the tariff of manufactured tobacco')
     .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
     .option('--json', 'machine-readable output on stdout', false)
+    .version(builderVersion(), '--version', "the builder's version")
     .showHelpAfterError('(run `tariff --help` for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });

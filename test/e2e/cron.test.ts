@@ -56,6 +56,12 @@ describe('tariff release from cron, on S3', () => {
       stderr: '',
     });
     expect(await cron(['release', '--quiet', '--date', '2026-11-22'])).toEqual({ status: 0, stdout: '', stderr: '' });
+    // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does.
+    expect(await cron(['verify'])).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/^ok 20261101\.1: json, sqlite and docdb match/),
+    });
+    expect(await cron(['verify', '20261101.1'])).toMatchObject({ status: 0 });
 
     authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
     const failed = await cron(['release', '--quiet', '--date', '2026-11-22']);
@@ -66,6 +72,11 @@ describe('tariff release from cron, on S3', () => {
       `tariff: ${url} failed: ${url}: the server answered HTTP 404; keeping the last snapshot\n` +
         `tariff: unchanged 20261101.1, but 1 list failed: ${url} (HTTP 404)\n`,
     );
+  });
+
+  it('says its version', async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    expect(await cron(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it("never prints the AWS SDK's Node.js version warning, on success or failure", async () => {
