@@ -1,13 +1,13 @@
 import { errors, isTariffError } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
-import { parseSource, sourceFormat } from '../source/parse-source.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
+import { classify, contentState, readContent, recordedContent } from './classify-document.ts';
 import { datedAgainst, failedReport, type SourceReport } from './fetch-all.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
 import { discoverDocuments, type DiscoveredLink } from './discover-documents.ts';
 import { retainDocuments, type DocumentsState } from './retain-documents.ts';
-import type { SnapshotStore, SourceState } from './snapshot-store.ts';
+import type { SnapshotStore } from './snapshot-store.ts';
 
 export interface FetchPagesOptions {
   store: SnapshotStore;
@@ -20,12 +20,6 @@ export interface FetchPagesOptions {
 }
 
 const ALL_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
-
-/** What a linked document turned out to be, from its content. */
-type Classified =
-  | { kind: 'list'; category: FeedCategory; effectiveFrom: string }
-  | { kind: 'notice'; effectiveFrom: string | null; categories: string[]; detail?: string }
-  | { kind: 'campione' | 'other'; detail: string };
 
 /**
  * Fetches the authority's publications through its pages: downloads each page, then every
@@ -97,21 +91,22 @@ export async function fetchPages(
       const outcome = await fetchSource(link.url, { etag: known?.etag, lastModified: known?.lastModified }, fetchOptions(link.url));
       const validators = outcome.kind === 'downloaded' ? outcome.validators : {};
       const redirected = outcome.finalUrl !== link.url ? { finalUrl: outcome.finalUrl } : {};
-      const stored = outcome.kind === 'downloaded' ? null : known ? await options.store.read(known.sha256).catch(() => null) : null;
       const sha256 = outcome.kind === 'downloaded' ? sha256Hex(outcome.bytes) : known?.sha256;
       if (!sha256) throw new Error('the server answered 304 Not Modified to an unconditional request');
       const sameBytes = known?.sha256 === sha256;
-      let classified = sameBytes ? knownClassification(known) : null;
-      if (!classified) {
-        const bytes = outcome.kind === 'downloaded' ? outcome.bytes : stored;
+      let content = sameBytes ? recordedContent(known) : null;
+      if (!content) {
+        // Read anew: new bytes, or a state file from before documents were told apart (its snapshot is kept).
+        const bytes = outcome.kind === 'downloaded' ? outcome.bytes : await options.store.read(sha256).catch(() => null);
         if (!bytes) throw new Error('the server answered 304 Not Modified, and no snapshot of the document is kept');
-        const read = await classify(bytes, link);
-        classified = read.classified;
+        const read = await readContent(bytes, link.url);
+        content = read.content;
         if (read.parsed) {
           await options.store.store(bytes, { url: link.url, fetchedAt: stamp(), ...validators });
           parsedNow.set(sha256, read.parsed);
         }
       }
+      const classified = classify(content, link);
       const effectiveDates = classified.kind === 'list' || classified.kind === 'notice' ? [classified.effectiveFrom ?? []].flat() : [];
       state[link.url] = {
         ...(sameBytes ? known : {}),
@@ -119,8 +114,7 @@ export async function fetchPages(
         ...validators,
         fetchedAt: sameBytes ? known!.fetchedAt : stamp(),
         checkedAt: stamp(),
-        effectiveDates,
-        ...stateOf(classified),
+        ...contentState(content),
       };
       const changed = !sameBytes && !knownShas.has(sha256);
       const base = { url: link.url, sha256, attempts: outcome.attempts, ...redirected };
@@ -214,50 +208,4 @@ export async function fetchPages(
     });
   }
   return { reports, documents };
-}
-
-/** Reads a downloaded document and says what it is; `parsed` when it is one the builds use. */
-async function classify(bytes: Uint8Array, link: DiscoveredLink): Promise<{ classified: Classified; parsed: ParsedSource | null }> {
-  const head = Buffer.from(bytes.subarray(0, 512)).toString('latin1');
-  if (sourceFormat(bytes) === null || /<(!doctype\s+html|html)\b/i.test(head))
-    return { classified: { kind: 'other', detail: 'not a PDF or XML document (a web page?)' }, parsed: null };
-  let parsed: ParsedSource;
-  try {
-    parsed = await parseSource(bytes, link.url);
-  } catch (error) {
-    if (isTariffError(error) && error.code === 'source_not_price_list')
-      return { classified: { kind: 'other', detail: 'not a price list or a price-change notice' }, parsed: null };
-    throw error;
-  }
-  const list = parsed.lists[0];
-  if (list) return { classified: { kind: 'list', category: list.feedCategory, effectiveFrom: list.effectiveFrom }, parsed };
-  const aside = parsed.setAside[0];
-  if (aside) return { classified: { kind: 'campione', detail: aside.detail }, parsed: null };
-  const notice = parsed.notices[0]!;
-  const categories = [...new Set(notice.changes.map((change) => change.category))];
-  if (notice.effectiveFrom) return { classified: { kind: 'notice', effectiveFrom: notice.effectiveFrom, categories }, parsed };
-  // A preview states no date: the news item that links it does ("con decorrenza dal …"); never guessed.
-  if (link.contextDates.length === 1) return { classified: { kind: 'notice', effectiveFrom: link.contextDates[0]!, categories }, parsed };
-  const detail =
-    link.contextDates.length === 0
-      ? 'a price-change notice that states no effective date, nor does the page around its link: not applied (tariff build --notice-date gives it)'
-      : `a price-change notice that states no effective date, and the page around its link states several (${link.contextDates.join(', ')}): not applied`;
-  return { classified: { kind: 'notice', effectiveFrom: null, categories, detail }, parsed };
-}
-
-function stateOf(classified: Classified): Pick<SourceState, 'kind' | 'categories' | 'detail'> {
-  if (classified.kind === 'list') return { kind: 'list', categories: [classified.category] };
-  if (classified.kind === 'notice')
-    return { kind: 'notice', categories: classified.categories, ...(classified.detail ? { detail: classified.detail } : {}) };
-  return { kind: classified.kind, detail: classified.detail };
-}
-
-/** What an unchanged document was, as the state recorded it; null when it did not (older state files). */
-function knownClassification(known: SourceState | undefined): Classified | null {
-  if (!known?.kind) return null;
-  if (known.kind === 'list')
-    return { kind: 'list', category: known.categories![0] as FeedCategory, effectiveFrom: known.effectiveDates[0]! };
-  if (known.kind === 'notice')
-    return { kind: 'notice', effectiveFrom: known.effectiveDates[0] ?? null, categories: known.categories ?? [], detail: known.detail };
-  return { kind: known.kind, detail: known.detail ?? '' };
 }
