@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
-import { runCli } from '../helpers/run-cli.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -61,6 +61,19 @@ async function installedRows(format: string, file: string) {
   }
 }
 
+/** The till's lookup as docs/sync.md prints it (its first SQL block), run on an installed file. */
+function tillLookup(file: string): unknown {
+  const sql = /```sql\n([\s\S]*?)```/.exec(readFileSync(join(REPO, 'docs/sync.md'), 'utf8'))![1]!;
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).get();
+  } finally {
+    db.close();
+  }
+}
+/** A carton barcode of 10 packs of TOSCANO T (45,00 € a pack): the price of what was scanned is 450,00 €. */
+const CARTON = { adm_code: 21825, name: 'TOSCANO T', pack: 'da 6 sigari', kind: 'carton', units: 10, price_cents: 45000 };
+
 describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the service', (format) => {
   it('installs the current release, spends one read when nothing changed, and installs the next release', async () => {
     await current(JULY);
@@ -84,6 +97,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     });
     expect((await installedRows(format, join(dest, `dataset.${format}`))).products).toHaveLength(2821);
     expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
+    if (format === 'sqlite') expect(tillLookup(join(dest, 'dataset.sqlite'))).toEqual(CARTON);
 
     // Nothing changed: quiet, exit 0, one read.
     from = stand.service.log.length;

@@ -33,9 +33,12 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
       ],
     }),
   );
+  // A pack and a carton of 10 of TOSCANO T (21825): what a till scans (docs/sync.md).
+  const barcodes = join(dataDir, 'barcodes.csv');
+  await writeFile(barcodes, 'barcode,admCode,kind,units\n8001002001004,21825,pack,1\n18001002001001,21825,carton,10\n');
   const july = join(dataDir, 'build', 'july');
   const august = join(dataDir, 'build', 'august');
-  expect((await cli(['build', '--source', REAL_LIST, '--date', '2026-07-22', '--out', july])).status).toBe(0);
+  expect((await cli(['build', '--source', REAL_LIST, '--barcodes', barcodes, '--date', '2026-07-22', '--out', july])).status).toBe(0);
   expect((await cli(['publish', july])).status).toBe(0);
   const built = await cli([
     'build',
@@ -43,6 +46,8 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
     REAL_LIST,
     '--source',
     notice,
+    '--barcodes',
+    barcodes,
     '--date',
     '2026-08-01',
     '--previous',
