@@ -27,6 +27,9 @@ export const isApiPath = (path: string): boolean =>
   path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
 
 /** The machine-readable description of this API (docs/openapi.json), served as kept in the repository. */
+/** The methods of a read: HEAD is answered wherever GET is, and under /v1 spends a read like it. */
+const READ = ['GET', 'HEAD'] as const;
+
 const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url));
 
 /**
@@ -102,18 +105,18 @@ export function createApp(options: AppOptions) {
   };
 
   const routes: Route[] = [
-    route(['GET', 'HEAD'], '/healthz', async () => {
+    route(READ, '/healthz', async () => {
       // 503 when stale, so a load balancer or monitor acts on it (docs/operations.md).
       const health = release.health();
       return json(health.status === 'ok' ? 200 : 503, health);
     }),
-    route(['GET', 'HEAD'], '/openapi.json', async () => ({
+    route(READ, '/openapi.json', async () => ({
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },
       body: OPENAPI,
     })),
     route(
-      'GET',
+      READ,
       '/v1/version',
       reading()(async ({ rateHeaders }) => {
         const current = release.current;
@@ -122,12 +125,12 @@ export function createApp(options: AppOptions) {
         return { status: 200, headers, body: current.manifestBody };
       }),
     ),
-    route('GET', '/v1/dataset.json.gz', download('json')),
-    route('GET', '/v1/dataset.sqlite.gz', download('sqlite')),
-    route('GET', '/v1/dataset.docdb.gz', download('docdb')),
-    route('GET', '/v1/me', reading()(me)),
+    route(READ, '/v1/dataset.json.gz', download('json')),
+    route(READ, '/v1/dataset.sqlite.gz', download('sqlite')),
+    route(READ, '/v1/dataset.docdb.gz', download('docdb')),
+    route(READ, '/v1/me', reading()(me)),
     route(
-      'GET',
+      READ,
       '/v1/my-submissions',
       reading(parsePage)(async ({ principal, input, rateHeaders }) =>
         json(200, { items: await registry.mySubmissions(principal.account.id, input.limit, input.offset) }, rateHeaders),

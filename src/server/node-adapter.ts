@@ -151,8 +151,11 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
     response.headers = { 'content-length': String(Buffer.byteLength(body)), ...response.headers };
   }
   outgoing.writeHead(response.status, response.headers);
-  if (body === null || request.method === 'HEAD') outgoing.end();
-  else if (body instanceof Readable) {
+  if (body === null || request.method === 'HEAD') {
+    // A HEAD answered with a file's stream sends none of it: the stream is closed, not left open.
+    if (body instanceof Readable) body.destroy();
+    outgoing.end();
+  } else if (body instanceof Readable) {
     try {
       await pipeline(body, outgoing);
     } catch {

@@ -81,12 +81,7 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
       await writeSyncState(dest, { ...state, notBefore: until, waitReason, lastCheckAt: now.toISOString() });
       throw errors.syncRefused(url, response.statusCode, code, `try again after ${until}; until then this command makes no call`);
     }
-    throw errors.syncRefused(
-      url,
-      response.statusCode,
-      code,
-      response.statusCode === 404 && code === 'no_release' ? 'nothing has been published yet' : 'not synced',
-    );
+    throw errors.syncRefused(url, response.statusCode, code, refusalDetail(response.statusCode, code, base));
   };
 
   const { url: versionUrl, response: versionResponse } = await call('/version');
@@ -186,3 +181,13 @@ function errorCode(body: string): string | null {
 }
 
 const headerOf = (value: string | string[] | undefined): string | null => (Array.isArray(value) ? (value[0] ?? null) : (value ?? null));
+
+/** What a refusal means for the operator: a 404 that is not the service's own answer is a wrong --api. */
+function refusalDetail(status: number, code: string, base: string): string {
+  if (status === 404 && code === 'no_release') return 'nothing has been published yet';
+  if (status === 404 && !/\/v1$/.test(base))
+    return `not synced: --api must be the service's /v1 base URL (e.g. ${base.replace(/\/+$/, '')}/v1), which answers /version`;
+  if (status === 404) return 'not synced: no such path; is --api the service\'s /v1 base URL?';
+  return 'not synced';
+}
+

@@ -229,8 +229,18 @@ describe('tariff serve', () => {
     expect(await unknown.json()).toMatchObject({ error: 'not_found' });
     const wrong = await fetch(`${url}/v1/version`, { method: 'DELETE', headers: bearer(key) });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
     expect(await wrong.json()).toMatchObject({ error: 'method_not_allowed' });
+    // HEAD is answered wherever GET is: the same headers, no body, and under /v1 a read spent like the GET's.
+    const before = Number(
+      (await fetch(`${url}/v1/version`, { method: 'HEAD', headers: bearer(key) })).headers.get('x-ratelimit-remaining'),
+    );
+    const head = await fetch(`${url}/v1/dataset.json.gz`, { method: 'HEAD', headers: bearer(key) });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+    expect(Number(head.headers.get('x-ratelimit-remaining'))).toBe(before - 1);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
     const raw = (text: string) =>
       new Promise<string>((resolve) => {
         const socket = connect(Number(new URL(url).port), '127.0.0.1', () => socket.write(text));
@@ -258,13 +268,14 @@ describe('tariff serve', () => {
       fallback: false,
       lastRefreshAt: expect.any(String),
     });
-    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(1);
+    // The two HEADs and this call: errors spent nothing.
+    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(3);
 
     // The API's description, without a key and without a read.
     const openapi = await get(url, '/openapi.json');
     expect(openapi.status).toBe(200);
     expect(await openapi.text()).toBe(readFileSync(join(REPO, 'docs/openapi.json'), 'utf8'));
-    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(2);
+    expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(4);
   });
 
   it('says clearly when its port is taken, and exits 1', async () => {

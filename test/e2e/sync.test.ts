@@ -197,6 +197,13 @@ describe('tariff sync usage', () => {
     );
     expect([existsSync(join(dest, 'dataset.json')), existsSync(join(dest, 'dataset.sqlite'))]).toEqual([false, true]);
   });
+
+  it('says what --api should be when it lacks /v1, instead of a bare 404', async () => {
+    const dest = join(await tempDir(), 'tariffa');
+    const wrong = await sync('json', dest, await keyFile(), { api: serviceUrl() });
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain(`--api must be the service's /v1 base URL (e.g. ${serviceUrl()}/v1)`);
+  });
 });
 
 /** An HTTP proxy to the service that flips one byte in the middle of every dataset file it passes on. */
