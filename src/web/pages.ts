@@ -14,6 +14,7 @@ export function layout(title: string, body: SafeHtml, signedIn = false, head: Sa
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Tariffa tabacchi</title>
 <link rel="stylesheet" href="/static/style.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 ${head}
 </head>
 <body>
@@ -28,6 +29,21 @@ ${body}
 }
 
 const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+/** The front page for a visitor: what the service is, and where to go from here. */
+export function homePage(): string {
+  return layout(
+    'Benvenuto',
+    html`<h1>La tariffa dei tabacchi lavorati, come dati</h1>
+<p>Questo servizio pubblica più volte al giorno la tariffa di vendita al pubblico dei tabacchi lavorati dell'Agenzia delle Dogane e dei Monopoli, letta dai listini ufficiali, come un unico file da scaricare e tenere in locale (JSON, SQLite o NeDB), insieme ai codici a barre segnalati e verificati dalle tabaccherie.</p>
+<ul>
+  <li><a href="/aggiornamenti">Aggiornamenti</a>: le ultime versioni pubblicate e cosa è cambiato (prezzi, nuovi prodotti, ritirati), anche come feed Atom.</li>
+  <li><a href="/registrati">Registrati</a> per ottenere una chiave API, oppure <a href="/accedi">accedi</a> se hai già un account.</li>
+  <li><a href="/openapi.json">Descrizione dell'API</a> (OpenAPI 3.1) per chi integra un gestionale o una cassa.</li>
+</ul>
+<p class="muted">Ogni account ha 10 letture al giorno: il file si scarica una volta e si aggiorna solo quando cambia la versione. I dati sono forniti senza garanzia di disponibilità, completezza o aggiornamento.</p>`,
+  );
+}
 
 export function signInPage(csrf: string, options: { email?: string; message?: SafeHtml } = {}): string {
   return layout(

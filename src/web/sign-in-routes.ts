@@ -3,7 +3,7 @@ import { route, type Route } from '../server/router.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { serializeCookie } from './cookies.ts';
 import { html } from './html.ts';
-import { confirmSignInPage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
+import { confirmSignInPage, homePage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
 import { randomToken, type SiteKit } from './site-kit.ts';
 
 /** Sign-in by e-mail link (request, confirm) and sign-out, here or everywhere. */
@@ -26,7 +26,7 @@ export function signInRoutes(site: SiteKit): Route[] {
     site.redirect('/accedi', { 'set-cookie': serializeCookie(site.sessionCookie, '', { secure: site.secure, maxAgeSeconds: 0 }) });
 
   return [
-    route('GET', '/', async ({ request }) => site.redirect((await site.session(request)) ? '/account' : '/accedi')),
+    route('GET', '/', async ({ request }) => ((await site.session(request)) ? site.redirect('/account') : site.page(200, homePage()))),
     route('GET', '/accedi', async ({ request }) => {
       if (await site.session(request)) return site.redirect('/account');
       const csrf = site.anonymousCsrf(request);

@@ -12,10 +12,11 @@ import { siteKit, type WebsiteOptions } from './site-kit.ts';
 export { clientAddress, type SignUpPolicy, type WebsiteOptions } from './site-kit.ts';
 export { DEFAULT_SIGN_UP_POLICY } from './sign-up-routes.ts';
 
-const asset = (path: string, type: string): Route => {
-  const body = readFileSync(new URL(`.${path}`, import.meta.url));
+/** A file of static/ served at `path` (and, for the icon browsers ask for on their own, at another address too). */
+const asset = (file: string, type: string, path = file): Route => {
+  const body = readFileSync(new URL(`.${file}`, import.meta.url));
   const headers = { 'content-type': type, 'cache-control': 'public, max-age=3600' };
-  return route('GET', path, async () => ({ status: 200, headers, body }));
+  return route(['GET', 'HEAD'], path, async () => ({ status: 200, headers, body }));
 };
 
 /**
@@ -31,6 +32,8 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   const routes = [
     asset('/static/style.css', 'text/css; charset=utf-8'),
     asset('/static/app.js', 'text/javascript; charset=utf-8'),
+    asset('/static/favicon.svg', 'image/svg+xml'),
+    asset('/static/favicon.svg', 'image/svg+xml', '/favicon.ico'),
     ...releaseRoutes(site),
     ...signInRoutes(site),
     ...signUpRoutes(site),

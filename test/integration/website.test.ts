@@ -99,6 +99,21 @@ describe.each(BACKENDS)('the website on %s', (_, location) => {
     backend = location;
   });
 
+  it('greets a visitor at / with what the service is and where to go; a signed-in account goes to its page; an icon', async () => {
+    const { requestLink, mailbox, linkIn, call, csrf } = await setUp();
+    const home = await call('GET', '/');
+    expect(home.status).toBe(200);
+    for (const link of ['/aggiornamenti', '/registrati', '/accedi', '/openapi.json']) expect(home.text).toContain(`href="${link}"`);
+    expect(home.text).toContain('Agenzia delle Dogane e dei Monopoli');
+    const icon = await call('GET', '/favicon.ico');
+    expect(icon).toMatchObject({ status: 200, headers: { 'content-type': 'image/svg+xml' } });
+    await requestLink('shop@example.it');
+    const confirm = await call('GET', linkIn(mailbox[0]!).replace('http://127.0.0.1:8080', ''));
+    const token = /name="token" value="([^"]+)"/.exec(confirm.text)![1]!;
+    await call('POST', '/accesso', { token, _csrf: csrf(confirm.text) });
+    expect(await call('GET', '/')).toMatchObject({ status: 303, headers: { location: '/account' } });
+  });
+
   it('answers the same for known and unknown addresses, and mails a link only to an account', async () => {
     const { requestLink, mailbox } = await setUp();
     const known = await requestLink('shop@example.it');

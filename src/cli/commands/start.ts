@@ -44,7 +44,7 @@ export function registerStart(program: Command, run: Runner): void {
 
         await ctx.withRegistry(async (registry) => {
           if (await registry.findAccount(DEMO_EMAIL))
-            return say(`demo account ${DEMO_EMAIL} exists; a new key: tariff keys create ${DEMO_EMAIL}`);
+            return say(`demo account ${DEMO_EMAIL} exists; a new key: npm run tariff -- keys create ${DEMO_EMAIL}`);
           const account = await registry.createAccount({ email: DEMO_EMAIL, type: 'User' }, ctx.io.now());
           const { key } = await createKey(registry, account, 'demo', ctx.io.now());
           say(`created the demo account ${DEMO_EMAIL}; its API key (shown only now): ${key}`);
