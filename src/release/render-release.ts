@@ -39,9 +39,9 @@ export interface RenderedRelease {
  * Decides the version, computes the changes since the previous release, and renders the three
  * formats and the manifest. The same content gives the same bytes. Unchanged rows keep the
  * previous release, with the changes it carries: it is the same release exactly when rendering it
- * under the previous version reproduces the previous bytes (the JSON file is the canonical
- * rendering, and the docdb engine version must match too because clients open that file with
- * the exact engine named).
+ * under the previous version gives the previous release's canonical JSON (uncompressed: a
+ * content digest, whatever zlib makes of it), and the docdb engine version matches too because
+ * clients open that file with the exact engine named.
  */
 export async function renderRelease(input: RenderInput): Promise<RenderedRelease> {
   const { content, previous, previousDataset, time } = input;
@@ -50,8 +50,12 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
   if (previous && previous.tariffDate === content.tariffDate && (previousDataset ? changes.length === 0 : true)) {
     const carried = { changesSince: previousDataset?.changesSince ?? null, changes: previousDataset?.changes ?? [] };
     const trial = await time('json', () => renderDatasetJson({ ...content, ...carried, version: previous.version }));
-    const trialSha = await time('hash', () => sha256Hex(gzipDeterministic(trial)));
-    unchanged = trialSha === previous.files.json.sha256 && previous.files.docdb.docdbVersion === docdbVersion;
+    // The content decides, not the compressed bytes: another zlib (a Node.js upgrade) compresses the
+    // same rows differently, and that is no new release. Without the previous rows, only the bytes can say.
+    const same = previousDataset
+      ? await time('hash', () => sha256Hex(trial) === sha256Hex(renderDatasetJson(previousDataset)))
+      : await time('hash', () => sha256Hex(gzipDeterministic(trial)) === previous.files.json.sha256);
+    unchanged = same && previous.files.docdb.docdbVersion === docdbVersion;
   }
   const version = nextVersion(content.tariffDate, previous, unchanged, input.takenVersions);
   const dataset: Dataset =

@@ -176,6 +176,20 @@ describe('version numbering across a sequence of builds', () => {
     expect(future.manifest).toMatchObject({ version: '20261201.1', tariffDate: '2026-12-01', counts: { products: 15 } });
   });
 
+  it('decides "unchanged" on the content, not on how zlib compressed it', async () => {
+    const first = await build();
+    const rows = parseDatasetJson(gunzip(first.files.json));
+    // The previous release as another Node.js's zlib would have compressed it: other bytes, same rows.
+    const recompressed = {
+      ...first.manifest,
+      files: { ...first.manifest.files, json: { ...first.manifest.files.json, sha256: 'f'.repeat(64) } },
+    };
+    const same = await build({ previous: recompressed, previousDataset: rows });
+    expect(same).toMatchObject({ unchanged: true, manifest: { version: '20261101.1' } });
+    // Without the previous rows, only the bytes can tell: a new version, never a silent skip.
+    expect(await build({ previous: recompressed })).toMatchObject({ unchanged: false, manifest: { version: '20261101.2' } });
+  });
+
   it('refuses to shrink by more than the share allowed, unless told', async () => {
     const first = await build();
     const small = [
