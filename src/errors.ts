@@ -38,6 +38,9 @@ const HINTS = {
     "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
   release_unreadable: 'Give a release directory (with manifest.json) or a manifest.json file.',
   verify_failed: 'Rebuild the release; do not publish it.',
+  bucket_verify_failed:
+    "The bucket's copy is damaged: publish the release again from its local copy (tariff publish <data-dir>/releases/<version>) or roll back to a kept version.",
+  setting_invalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
   bucket_failed: 'Check the bucket URI, the credentials and the network; the current release was not changed.',
   version_conflict: 'Build with --previous set to the current release so the version moves on.',
   release_not_kept: 'Roll back to one of the kept versions.',
@@ -95,6 +98,11 @@ export const errors = {
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
   verifyFailed: (where: string, problems: string[]) =>
     fail('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`),
+  // Same stable code; what to do differs for a bucket's copy, which is repaired, not rebuilt.
+  bucketVerifyFailed: (where: string, problems: string[]) =>
+    new TariffError('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`, HINTS.bucket_verify_failed),
+  // A usage mistake (exit 2) whose remedy is in the settings' documentation, not in --help.
+  settingInvalid: (message: string) => new TariffError('usage', message, HINTS.setting_invalid, 2),
   // The S3 adapter knows better than the catalogue which of credentials, bucket or network to check.
   bucketFailed: (where: string, detail: string, remedy?: string) =>
     new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? HINTS.bucket_failed),

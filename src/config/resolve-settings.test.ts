@@ -35,7 +35,8 @@ describe('resolveSettings', () => {
       env: { TARIFF_TRUST_PROXY: 'maybe', TARIFF_SIGNUP_APPROVAL: 'User,Shop', TARIFF_BASE_URL: 'ftp://x' },
       dataDir: dataDir({ keep: 0, colour: 'blue' }),
     });
-    await expect(problem).rejects.toMatchObject({ code: 'usage', exitCode: 2 });
+    // The remedy is in the settings' documentation, not in --help.
+    await expect(problem).rejects.toMatchObject({ code: 'usage', exitCode: 2, hint: expect.stringContaining('docs/operations.md') });
     const { message } = (await problem.catch((error: Error) => error)) as Error;
     expect(message).toMatch(/^7 settings are not valid:/);
     expect(message).toContain('--port 99999 is not a whole number from 0 to 65535');

@@ -61,7 +61,9 @@ export async function resolveSettings(inputs: SettingInputs): Promise<ResolvedSe
     }
   }
   if (problems.length > 0)
-    throw errors.usage(problems.length === 1 ? problems[0]! : `${problems.length} settings are not valid:\n  - ${problems.join('\n  - ')}`);
+    throw errors.settingInvalid(
+      problems.length === 1 ? problems[0]! : `${problems.length} settings are not valid:\n  - ${problems.join('\n  - ')}`,
+    );
   const known = new Set(Object.values(SETTING_SOURCES).map((source) => source.env));
   const warnings = Object.keys(inputs.env)
     .filter((name) => name.startsWith('TARIFF_') && !known.has(name) && !NOT_SETTINGS.test(name))

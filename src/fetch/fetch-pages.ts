@@ -21,6 +21,9 @@ export interface FetchPagesOptions {
 
 const ALL_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
 
+/** "heated_tobacco list": a category as the dataset names it, in every line and report. */
+const listLabel = (category: FeedCategory) => `${CATEGORIES[category]} list`;
+
 /**
  * Fetches the authority's publications through its pages: downloads each page, then every
  * document it links (conditionally: an unchanged one costs a 304) and tells each apart by what it
@@ -143,7 +146,7 @@ export async function fetchPages(
           categories: classified.categories,
         });
       }
-      const label = classified.kind === 'list' ? `${classified.category} list` : 'notice';
+      const label = classified.kind === 'list' ? listLabel(classified.category) : 'notice';
       reports.push({
         ...base,
         label,
@@ -171,7 +174,7 @@ export async function fetchPages(
         attempts: 0,
         error: `cannot be read (${error}); not needed: every category has its list`,
       });
-    else reports.push(failedReport(link.url, error, { label: link.hintCategory ? `${link.hintCategory} list` : 'document', sha256 }));
+    else reports.push(failedReport(link.url, error, { label: link.hintCategory ? listLabel(link.hintCategory) : 'document', sha256 }));
   }
   if (pagesRead === pages.length && listed.size === 0 && !failedDocuments.some((failed) => failed.link.hintCategory)) {
     throw errors.sourcePageUnrecognised(pages, `no category price list (${ALL_CATEGORIES.join(', ')}) is linked`);
@@ -179,15 +182,9 @@ export async function fetchPages(
   for (const category of ALL_CATEGORIES) {
     // A category whose list failed to download or read is already reported with its reason.
     if (listed.has(category) || pagesRead < pages.length || failedDocuments.some((f) => f.link.hintCategory === category)) continue;
-    reports.push(
-      failedReport(
-        pages.join(' '),
-        `none of the ${links.length} document(s) linked from the page(s) is the ${category} list; its last snapshot stays in use`,
-        {
-          label: `${category} list`,
-        },
-      ),
-    );
+    // No address of its own: the line names the category and the pages it was looked for on.
+    const detail = `none of the ${links.length} document(s) linked from ${pages.join(', ')} is the ${CATEGORIES[category]} list; its last snapshot stays in use`;
+    reports.push(failedReport('', detail, { label: listLabel(category) }));
   }
 
   // 3. What the next builds need; the rest is left out of the state (its snapshot files stay).

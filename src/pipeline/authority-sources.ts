@@ -12,6 +12,8 @@ import { dateInRome } from '../util/dates.ts';
 export interface AuthorityFetch {
   dataDir: string;
   now: () => Date;
+  /** The day the run builds for (`--date`): documents are past, today's or future against it. Default: today in Italy. */
+  today?: string;
   /** A dry run keeps nothing: no snapshot, no state file written. */
   readOnly?: boolean;
   say: (line: string) => void;
@@ -38,7 +40,7 @@ export async function fetchFromAuthority(
   const dispatcher = fetchAgent(connectTimeoutMs);
   try {
     const store = new SnapshotStore(options.dataDir, { readOnly: options.readOnly });
-    const today = dateInRome(options.now());
+    const today = options.today ?? dateInRome(options.now());
     const hooks = {
       onProgress: (url: string, received: number, total: number | null) => options.progress?.(`download ${url}`, received, total),
       onRetry: (url: string, attempt: number, delay: number, reason: string) =>
@@ -64,10 +66,10 @@ export async function fetchFromAuthority(
 /** One line for the operator about one source. */
 export function describeReport(report: SourceReport): string {
   const dates = report.effectiveDates.map((d) => `${d.date} (${d.when})`).join(', ') || 'no date';
-  const what = `${report.label ? `${report.label} ` : ''}${report.url}${report.finalUrl ? ` (redirected to ${report.finalUrl})` : ''}`;
+  const what = [report.label, report.url, report.finalUrl ? `(redirected to ${report.finalUrl})` : ''].filter(Boolean).join(' ');
   if (report.status === 'ignored') return `${what} ignored: ${report.error}`;
   if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
   if (report.found) return `${what}: links to ${report.found.documents} document(s)`;
-  if (report.status === 'unchanged') return `${what} unchanged (in force from ${dates})`;
+  if (report.status === 'unchanged') return `${what} unchanged, in force from ${dates}`;
   return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${report.sha256!.slice(0, 12)}`;
 }

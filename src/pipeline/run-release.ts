@@ -70,6 +70,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       fetchFromAuthority(settings, {
         dataDir,
         now: options.now,
+        today: options.date,
         readOnly: options.dryRun,
         say,
         progress: options.progress,

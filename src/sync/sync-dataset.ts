@@ -187,7 +187,6 @@ function refusalDetail(status: number, code: string, base: string): string {
   if (status === 404 && code === 'no_release') return 'nothing has been published yet';
   if (status === 404 && !/\/v1$/.test(base))
     return `not synced: --api must be the service's /v1 base URL (e.g. ${base.replace(/\/+$/, '')}/v1), which answers /version`;
-  if (status === 404) return 'not synced: no such path; is --api the service\'s /v1 base URL?';
+  if (status === 404) return "not synced: no such path; is --api the service's /v1 base URL?";
   return 'not synced';
 }
-

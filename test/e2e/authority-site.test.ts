@@ -104,8 +104,8 @@ describe("tariff release on the authority's site, whose links are file names", (
     const summary = JSON.parse(before.stdout);
     expect(summary).toMatchObject({ status: 'published', version: '20261101.1', duplicates: [] });
     const byUrl = (file: string) => summary.fetch.find((r: { url: string }) => r.url.endsWith(`/documents/${file}`));
-    expect(byUrl('2-LIST-22-07-2026.pdf')).toMatchObject({ label: 'sigari list', status: 'changed' });
-    expect(byUrl('5-LIST-27-10-2023.pdf')).toMatchObject({ label: 'tabacchi_riscaldati list', status: 'changed' });
+    expect(byUrl('2-LIST-22-07-2026.pdf')).toMatchObject({ label: 'cigars list', status: 'changed' });
+    expect(byUrl('5-LIST-27-10-2023.pdf')).toMatchObject({ label: 'heated_tobacco list', status: 'changed' });
     // Campione's list is an expected part of the page: said, never a failure.
     expect(byUrl('CDI+SIGARI.pdf')).toMatchObject({
       status: 'ignored',

@@ -201,7 +201,14 @@ describe('a corrupt release in the bucket', () => {
     const verify = await cli(['verify', '--bucket', join(dataDir, 'bucket')]);
     expect(verify.status).toBe(1);
     expect(verify.stderr).toMatch(/dataset\.sqlite\.gz/);
+    // A bucket's copy is repaired, not rebuilt: the hint says so.
+    expect(verify.stderr).toContain('publish the release again from its local copy');
+    expect(verify.stderr).not.toContain('Rebuild the release');
     expect((await cli(['verify', '--bucket', join(dataDir, 'bucket'), '20261101.1'])).status).toBe(0);
+    // A version the bucket does not keep: its path, with the bucket's, whole.
+    expect((await cli(['verify', '--bucket', join(dataDir, 'bucket'), '20251101.1'])).stderr).toContain(
+      `${join(dataDir, 'bucket')}/releases/20251101.1/`,
+    );
 
     service = await startServe(['serve', '--data-dir', dataDir]);
     const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });

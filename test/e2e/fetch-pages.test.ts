@@ -126,6 +126,10 @@ describe("tariff release through the authority's pages", () => {
     expect(JSON.parse((await release('2026-11-30')).stdout).status).toBe('unchanged');
     const onTheDay = await release('2026-12-01');
     expect(JSON.parse(onTheDay.stdout)).toMatchObject({ status: 'published', version: '20261201.1' });
+    // Dated against the day the run builds for: on its own day a notice is today's, not the future's.
+    expect(JSON.parse(onTheDay.stdout).fetch.find((r: { label: string }) => r.label === 'notice')).toMatchObject({
+      effectiveDates: [{ date: '2026-12-01', when: 'today' }],
+    });
     expect((await products()).find((p) => p.admCode === 21825)).toMatchObject({
       pricePerPackCents: 4800,
       pricePerKgCents: 160000,
@@ -156,9 +160,9 @@ describe("tariff release through the authority's pages", () => {
     const summary = JSON.parse(second.stdout);
     expect(summary).toMatchObject({ status: 'published', version: '20261115.1' });
     const byLabel = Object.fromEntries(summary.fetch.map((r: { label: string; status: string }) => [r.label, r.status]));
-    expect(byLabel['sigarette list']).toBe('changed');
+    expect(byLabel['cigarettes list']).toBe('changed');
     // Same content at a new address: no change.
-    expect(byLabel['sigari list']).toBe('unchanged');
+    expect(byLabel['cigars list']).toBe('unchanged');
     expect((await products()).find((p) => p.admCode === 91001)).toMatchObject({ pricePerPackCents: 620, effectiveFrom: '2026-11-15' });
     expect(authority.requests.some((r) => r.path.endsWith('02') && r.path.includes('Sigarette.pdf'))).toBe(true);
   });
@@ -203,9 +207,9 @@ describe("tariff release through the authority's pages", () => {
     expect(result.status).toBe(1);
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe('unchanged');
-    expect(summary.fetch.find((r: { label: string }) => r.label === 'liquidi_inalazione list')).toMatchObject({
+    expect(summary.fetch.find((r: { label: string }) => r.label === 'inhalation_liquids list')).toMatchObject({
       status: 'failed',
-      error: expect.stringMatching(/none of the \d+ document\(s\) linked from the page\(s\) is the liquidi_inalazione list/),
+      error: expect.stringMatching(/none of the \d+ document\(s\) linked from .* is the inhalation_liquids list/),
     });
     expect((await products()).some((p) => p.category === 'inhalation_liquids')).toBe(true);
   });
@@ -237,9 +241,9 @@ describe("tariff release through the authority's pages", () => {
       status: 'changed',
       effectiveDates: [{ date: '2026-12-01', when: 'future' }],
     });
-    expect(summary.fetch.find((r: { label: string }) => r.label === 'sigari list')).toMatchObject({
+    expect(summary.fetch.find((r: { label: string }) => r.label === 'cigars list')).toMatchObject({
       status: 'failed',
-      error: expect.stringMatching(/is the sigari list; its last snapshot stays in use/),
+      error: expect.stringMatching(/is the cigars list; its last snapshot stays in use/),
     });
     expect(summary.status).toBe('published');
     expect((await products()).some((p) => p.category === 'cigars')).toBe(false);

@@ -207,6 +207,10 @@ describe('tariff release, publish, releases and rollback on S3 through the stand
       status: 0,
       stdout: '20261101.1 is current (was 20261201.1)\n',
     });
+    expect(await runCli(['rollback', '20261101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({
+      status: 0,
+      stdout: '20261101.1 is already current\n',
+    });
     expect(await runCli(['rollback', '20251101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 1 });
 
     // After a rollback the next release is compared with the release rolled back to, and says so.

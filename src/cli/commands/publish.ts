@@ -57,7 +57,11 @@ export function registerPublish(program: Command, run: Runner): void {
         if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
         const bucket = await bucketOf(ctx, options);
         const result = await rollbackRelease(bucket, version);
-        ctx.result({ ...result, bucket: bucket.description }, `${result.version} is current (was ${result.previousVersion ?? 'none'})`);
+        const human =
+          result.previousVersion === result.version
+            ? `${result.version} is already current`
+            : `${result.version} is current (was ${result.previousVersion ?? 'none'})`;
+        ctx.result({ ...result, bucket: bucket.description }, human);
       }),
     );
 

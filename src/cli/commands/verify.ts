@@ -18,7 +18,7 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
     throw errors.releaseUnreadable(
-      `${bucket.description}${version ? `releases/${version}/` : ''}`,
+      `${bucket.description}${version ? `/releases/${version}/` : ''}`,
       version ? 'no manifest for this version' : 'nothing is published',
     );
   return verifyBucketRelease(bucket, manifest);
@@ -45,7 +45,7 @@ export function registerVerify(program: Command, run: Runner): void {
           ctx.result(report);
           return report.ok ? 0 : 1;
         }
-        if (!report.ok) throw errors.verifyFailed(dir, report.problems);
+        if (!report.ok) throw inBucket ? errors.bucketVerifyFailed(dir, report.problems) : errors.verifyFailed(dir, report.problems);
         const counts = report.checked[0]!;
         ctx.result(
           report,
