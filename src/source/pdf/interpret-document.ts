@@ -85,6 +85,13 @@ function readList(result: DocumentInterpretation): void {
     return;
   }
   requireColumn(reading.tables, 'code', 'a code column ("Codice")', problems);
+  for (const table of reading.tables)
+    if (table.header.referenceUnit !== result.referenceUnit)
+      problems.push({
+        page: table.page,
+        row: null,
+        detail: `the reference price is per ${table.header.referenceUnit}, an earlier table's per ${result.referenceUnit}`,
+      });
   requireColumn(reading.tables, 'reference', 'a reference price column ("€/kg conv.le", "€/kg", "€/1.000 pz." …)', problems);
   const products: SourceProduct[] = [];
   for (const table of reading.tables)
