@@ -19,12 +19,12 @@ interface Block {
 
 /**
  * The columns of a table, found as tabula's stream mode finds them: the body rows' runs, projected
- * on the x axis, leave vertical strips of white space between columns; each block of text between
- * two strips is then named by the header cell it lies under (the one it overlaps most, else the
- * nearest). So a right-aligned amount wider than its header, a centred pack wider than "Conf.ne"
+ * on the x axis, leave vertical strips of white space between columns; the blocks of text between
+ * the strips are then named by the header cells, left to right, each header taking the blocks
+ * nearest it. So a right-aligned amount wider than its header, a centred pack wider than "Conf.ne"
  * and a left-aligned code all fall in their column, wherever the header sits. Where two columns'
- * text touches (no strip between them), the block is cut between their headers where the fewest
- * runs cross.
+ * text touches (fewer blocks than headers), the shared block is cut between their headers where
+ * the fewest runs cross.
  */
 export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column[] {
   const cells = header.cells;
