@@ -1,15 +1,23 @@
 import cliProgress from 'cli-progress';
 import type { CommandContext } from './context.ts';
 
+/** Without a terminal, a download still going says how far it got this often: a sign of life in a log. */
+const PROGRESS_LINE_MS = 10_000;
+
+const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`);
+
 /**
  * How a long command tells the operator where it is. On a terminal: progress bars for downloads.
- * Under cron (no TTY): one line per step on stderr, no bars. With --json or --quiet: nothing
- * (errors still reach stderr through the top-level handler).
+ * Without one (a log, a pipe): one line per step on stderr as it happens, and a line every ten
+ * seconds for a download still going. With --json or --quiet: nothing (errors still reach stderr
+ * through the top-level handler, and failed lists through the command).
  */
 export class StepReporter {
   private readonly bars: cliProgress.MultiBar | null;
   private readonly active = new Map<string, cliProgress.SingleBar>();
   private readonly silent: boolean;
+  /** Without bars: when each download going on last said how far it got (or started). */
+  private readonly lastSaid = new Map<string, number>();
 
   constructor(
     private readonly ctx: CommandContext,
@@ -37,7 +45,7 @@ export class StepReporter {
 
   /** Progress of a transfer; drawn only on a terminal. */
   readonly progress = (label: string, done: number, total: number | null): void => {
-    if (!this.bars) return;
+    if (!this.bars) return this.progressLine(label, done, total);
     let bar = this.active.get(label);
     if (!bar) {
       bar = this.bars.create(total ?? Math.max(done, 1), 0, { label });
@@ -47,7 +55,18 @@ export class StepReporter {
     bar.update(done, { label });
   };
 
+  private progressLine(label: string, done: number, total: number | null): void {
+    if (this.silent) return;
+    const now = this.ctx.io.now().getTime();
+    const last = this.lastSaid.get(label);
+    if (last === undefined) this.lastSaid.set(label, now);
+    if (last === undefined || now - last < PROGRESS_LINE_MS) return;
+    this.lastSaid.set(label, now);
+    this.ctx.io.stderr.write(`tariff: fetch: ${label}: ${size(done)}${total === null ? '' : ` of ${size(total)}`} so far\n`);
+  }
+
   readonly finish = (label: string): void => {
+    this.lastSaid.delete(label);
     const bar = this.active.get(label);
     if (bar && this.bars) {
       this.bars.remove(bar);

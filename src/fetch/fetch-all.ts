@@ -47,6 +47,8 @@ export interface FetchAllOptions {
   fetch: Omit<FetchOptions, 'onProgress' | 'onRetry'>;
   onProgress?: (url: string, received: number, total: number | null) => void;
   onRetry?: (url: string, attempt: number, delayMs: number, reason: string) => void;
+  /** Each source's report, as soon as it is known. */
+  onReport?: (report: SourceReport) => void;
 }
 
 /**
@@ -60,6 +62,11 @@ export async function fetchAll(
 ): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
   const state: SourcesState = await options.store.readState();
   const reports: SourceReport[] = [];
+  // Each report is said as it happens (a slow list must not hold back what is known already).
+  const report = (entry: SourceReport) => {
+    reports.push(entry);
+    options.onReport?.(entry);
+  };
   const stamp = () => options.fetch.now().toISOString();
   const dated = datedAgainst(options.today);
 
@@ -78,7 +85,7 @@ export async function fetchAll(
       const moved = outcome.finalUrl !== url ? { finalUrl: outcome.finalUrl } : {};
       if (outcome.kind === 'not-modified' && known) {
         state[url] = { ...known, checkedAt: stamp() };
-        reports.push({
+        report({
           url,
           status: 'unchanged',
           sha256: known.sha256,
@@ -93,7 +100,7 @@ export async function fetchAll(
       const sha256 = sha256Hex(outcome.bytes);
       if (known && known.sha256 === sha256) {
         state[url] = { ...known, ...outcome.validators, checkedAt: stamp() };
-        reports.push({
+        report({
           url,
           status: 'unchanged',
           sha256,
@@ -119,7 +126,7 @@ export async function fetchAll(
         effectiveDates,
         ...(kept.length > 0 ? { kept } : {}),
       };
-      reports.push({
+      report({
         url,
         status: 'changed',
         sha256,
@@ -130,7 +137,7 @@ export async function fetchAll(
       });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      reports.push(
+      report(
         failedReport(url, (error as Error).message, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }),
       );
     }

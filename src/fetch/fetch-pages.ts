@@ -17,6 +17,8 @@ export interface FetchPagesOptions {
   maxNotices: number;
   onProgress?: (url: string, received: number, total: number | null) => void;
   onRetry?: (url: string, attempt: number, delayMs: number, reason: string) => void;
+  /** Each document's report, as soon as it is known. */
+  onReport?: (report: SourceReport) => void;
 }
 
 const ALL_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
@@ -44,6 +46,11 @@ export async function fetchPages(
   const state = await options.store.readState();
   const previous = await options.store.readDocuments();
   const reports: SourceReport[] = [];
+  // Each report is said as it happens (a slow list must not hold back what is known already).
+  const report = (entry: SourceReport) => {
+    reports.push(entry);
+    options.onReport?.(entry);
+  };
   const stamp = () => options.fetch.now().toISOString();
   const dated = datedAgainst(options.today);
   const fetchOptions = (url: string): FetchOptions => ({
@@ -63,7 +70,7 @@ export async function fetchPages(
       const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl);
       for (const link of found) if (!links.some((known) => known.url === link.url)) links.push(link);
       pagesRead++;
-      reports.push({
+      report({
         url: page,
         label: 'page',
         status: 'unchanged',
@@ -76,7 +83,7 @@ export async function fetchPages(
       });
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      reports.push(failedReport(page, error.message, { label: 'page' }));
+      report(failedReport(page, error.message, { label: 'page' }));
     }
   }
 
@@ -122,7 +129,7 @@ export async function fetchPages(
       const changed = !sameBytes && !knownShas.has(sha256);
       const base = { url: link.url, sha256, attempts: outcome.attempts, ...redirected };
       if (classified.kind === 'campione' || classified.kind === 'other' || (classified.kind === 'notice' && !classified.effectiveFrom)) {
-        reports.push({
+        report({
           ...base,
           label: classified.kind === 'campione' ? "Campione d'Italia list" : classified.kind === 'notice' ? 'notice' : 'document',
           status: 'ignored',
@@ -147,7 +154,7 @@ export async function fetchPages(
         });
       }
       const label = classified.kind === 'list' ? listLabel(classified.category) : 'notice';
-      reports.push({
+      report({
         ...base,
         label,
         status: changed ? 'changed' : 'unchanged',
@@ -164,7 +171,7 @@ export async function fetchPages(
   const complete = ALL_CATEGORIES.every((category) => listed.has(category));
   for (const { link, error, sha256 } of failedDocuments) {
     if (complete && !link.hintCategory)
-      reports.push({
+      report({
         url: link.url,
         label: 'document',
         status: 'ignored',
@@ -174,7 +181,7 @@ export async function fetchPages(
         attempts: 0,
         error: `cannot be read (${error}); not needed: every category has its list`,
       });
-    else reports.push(failedReport(link.url, error, { label: link.hintCategory ? listLabel(link.hintCategory) : 'document', sha256 }));
+    else report(failedReport(link.url, error, { label: link.hintCategory ? listLabel(link.hintCategory) : 'document', sha256 }));
   }
   if (pagesRead === pages.length && listed.size === 0 && !failedDocuments.some((failed) => failed.link.hintCategory)) {
     throw errors.sourcePageUnrecognised(pages, `no category price list (${ALL_CATEGORIES.join(', ')}) is linked`);
@@ -184,7 +191,7 @@ export async function fetchPages(
     if (listed.has(category) || pagesRead < pages.length || failedDocuments.some((f) => f.link.hintCategory === category)) continue;
     // No address of its own: the line names the category and the pages it was looked for on.
     const detail = `none of the ${links.length} document(s) linked from ${pages.join(', ')} is the ${CATEGORIES[category]} list; its last snapshot stays in use`;
-    reports.push(failedReport('', detail, { label: listLabel(category) }));
+    report(failedReport('', detail, { label: listLabel(category) }));
   }
 
   // 3. What the next builds need; the rest is left out of the state (its snapshot files stay).

@@ -45,6 +45,11 @@ export async function fetchFromAuthority(
       onProgress: (url: string, received: number, total: number | null) => options.progress?.(`download ${url}`, received, total),
       onRetry: (url: string, attempt: number, delay: number, reason: string) =>
         options.say(`${url}: ${reason}; retry ${attempt + 1} in ${Math.round(delay / 1000)} s`),
+      // Said when known, not at the end: under cron, a slow list must not hold back the lines before it.
+      onReport: (report: SourceReport) => {
+        options.done?.(`download ${report.url}`);
+        options.say(describeReport(report));
+      },
     };
     const none = { reports: [], documents: [] };
     const fromPages =
@@ -53,10 +58,6 @@ export async function fetchFromAuthority(
         : none;
     const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch: { ...fetch, dispatcher }, ...hooks }) : none;
     const result = { reports: [...fromPages.reports, ...fromUrls.reports], documents: [...fromPages.documents, ...fromUrls.documents] };
-    for (const report of result.reports) {
-      options.done?.(`download ${report.url}`);
-      options.say(describeReport(report));
-    }
     return result;
   } finally {
     await dispatcher.close();
