@@ -198,7 +198,11 @@ function describeS3Error(error: unknown, where: string, operation: string): Erro
   const name = e.name ?? e.Code ?? '';
   const status = e.$metadata?.httpStatusCode;
   const detail = `${operation} failed: ${[name, status ? `HTTP ${status}` : '', e.code ?? e.cause?.code ?? ''].filter(Boolean).join(', ')}${e.message && e.message !== name ? ` (${e.message})` : ''}`;
-  if (/InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|Forbidden|ExpiredToken|InvalidToken/.test(name) || status === 403)
+  // No credentials at all (CredentialsProviderError: nothing in the environment, profile or role) is a credentials matter too.
+  if (
+    /InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied|Forbidden|ExpiredToken|InvalidToken|CredentialsProviderError/.test(name) ||
+    status === 403
+  )
     return errors.bucketFailed(where, detail, REMEDIES.credentials);
   if (name === 'NoSuchBucket') return errors.bucketFailed(where, detail, REMEDIES.bucket);
   return errors.bucketFailed(where, detail, REMEDIES.network);

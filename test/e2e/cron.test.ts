@@ -88,5 +88,10 @@ describe('tariff release from cron, on S3', () => {
     expect(unreachable.status).toBe(1);
     expect(unreachable.stderr).toMatch(/^tariff: /);
     expect(unreachable.stderr).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript|node >=/);
+    // No credentials anywhere: the hint is about credentials, not the network (no instance role looked up either).
+    const anonymous = await cron(['releases'], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_EC2_METADATA_DISABLED: 'true' });
+    expect(anonymous.status).toBe(1);
+    expect(anonymous.stderr).toContain('Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+    expect(anonymous.stderr).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript/);
   });
 });
