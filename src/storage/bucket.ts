@@ -16,7 +16,7 @@ export interface BucketObject {
  *   await bucket.put('current.json', Buffer.from(json), 'application/json');
  */
 export interface Bucket {
-  /** A description for messages, never with credentials: "folder /srv/bucket", "s3://releases/tariff". */
+  /** A description for messages, never with credentials, ending with '/' so a key can follow: "folder /srv/bucket/", "s3://releases/tariff/". */
   readonly description: string;
   /** The whole object, or null when it does not exist. */
   get(key: string): Promise<Buffer | null>;

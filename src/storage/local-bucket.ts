@@ -10,7 +10,8 @@ export class LocalBucket implements Bucket {
 
   constructor(root: string) {
     this.root = resolve(root);
-    this.description = `folder ${this.root}`;
+    // Ends with '/', as an S3 bucket's does: messages append keys to it ("folder /srv/bucket/releases/…").
+    this.description = `folder ${this.root}/`;
   }
 
   private path(key: string): string {

@@ -165,7 +165,7 @@ describe('tariff release over a sequence of days', () => {
     expect(current().version).toBe('20261101.1');
 
     const publish = await runCli(['publish', join(dataDir, 'releases', '20261101.1'), '--data-dir', dataDir, '--dry-run', '--keep', '1']);
-    expect(publish).toMatchObject({ status: 0, stdout: `dry run: would publish 20261101.1 to folder ${join(dataDir, 'bucket')}\n` });
+    expect(publish).toMatchObject({ status: 0, stdout: `dry run: would publish 20261101.1 to folder ${join(dataDir, 'bucket')}/\n` });
     expect(publish.stderr).toContain('upload: would check that 20261101.1, current, is whole');
   });
 

@@ -18,8 +18,7 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
     throw errors.releaseUnreadable(
-      // S3 describes itself with a final '/', a folder without: one '/' either way.
-      `${bucket.description.replace(/\/$/, '')}${version ? `/releases/${version}/` : ''}`,
+      `${bucket.description}${version ? `releases/${version}/` : ''}`,
       version ? 'no manifest for this version' : 'nothing is published',
     );
   return verifyBucketRelease(bucket, manifest);
