@@ -200,6 +200,15 @@ describe('tariff release, publish, releases and rollback on S3 through the stand
     });
     expect(again).toMatchObject({ status: 0, stdout: '20261201.1 (already current)\n' });
 
+    // Maintainers compare versions as the bucket holds them.
+    const diff = await runCli(['diff', '20261101.1', 'current', '--bucket', bucket, '--json'], { env: s3.env });
+    expect(diff.status).toBe(1);
+    expect(JSON.parse(diff.stdout)).toMatchObject({ identical: false, old: { version: '20261101.1' }, new: { version: '20261201.1' } });
+    expect(JSON.parse(diff.stdout).products.priceChanged.length).toBeGreaterThan(0);
+    expect((await runCli(['diff', '20261201.1', 'current', '--bucket', bucket], { env: s3.env })).status).toBe(0);
+    expect((await runCli(['diff', '20251101.1', 'current', '--bucket', bucket], { env: s3.env })).stderr).toContain(
+      'the bucket does not hold it',
+    );
     const listing = await runCli(['releases', '--bucket', bucket, '--json'], { env: s3.env });
     expect(JSON.parse(listing.stdout)).toMatchObject({ versions: ['20261101.1', '20261201.1'], current: '20261201.1' });
 

@@ -1,25 +1,54 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { diffDatasets } from '../../dataset/diff-datasets.ts';
-import { readReleaseDataset } from '../../release/read-release.ts';
-import type { Runner } from '../context.ts';
+import type { Dataset } from '../../dataset/model.ts';
+import { errors } from '../../errors.ts';
+import { releaseFileKey } from '../../publish/bucket-layout.ts';
+import { readCurrentManifest, readReleaseManifest } from '../../publish/publish-release.ts';
+import { openDatasetFile, readReleaseDataset } from '../../release/read-release.ts';
+import type { Bucket } from '../../storage/bucket.ts';
+import { openBucket } from '../../storage/open-bucket.ts';
+import type { CommandContext, Runner } from '../context.ts';
 import { DIFF_ROWS_SHOWN, renderDiff } from '../render-diff.ts';
+
+/** A version the bucket keeps (YYYYMMDD.n), or `current`. */
+const IN_BUCKET = /^(\d{8}\.\d+|current)$/;
+
+/** The rows of a release named on the command line: a folder or manifest.json, else a version the bucket keeps. */
+async function releaseRows(spec: string, bucket: () => Promise<Bucket>): Promise<Dataset> {
+  if (existsSync(spec) || !IN_BUCKET.test(spec)) return (await readReleaseDataset(spec)).dataset;
+  const store = await bucket();
+  const manifest = spec === 'current' ? await readCurrentManifest(store) : await readReleaseManifest(store, spec);
+  if (!manifest)
+    throw errors.releaseUnreadable(`${store.description}${spec === 'current' ? '' : `releases/${spec}/`}`, 'the bucket does not hold it');
+  const key = releaseFileKey(manifest.version, 'json');
+  const bytes = await store.get(key);
+  if (!bytes) throw errors.releaseUnreadable(`${store.description}${key}`, 'the file is missing');
+  return openDatasetFile('json', bytes);
+}
 
 export function registerDiff(program: Command, run: Runner): void {
   program
     .command('diff')
     .description('Show what changed between two releases: products, prices, barcodes')
-    .argument('<old>', 'older release directory or manifest.json')
-    .argument('<new>', 'newer release directory or manifest.json')
+    .argument('<old>', 'older release: a directory or manifest.json, or a version the bucket keeps (YYYYMMDD.n, or current)')
+    .argument('<new>', 'newer release, the same way')
+    .option('--bucket <uri>', 'the bucket the versions are read from (env TARIFF_BUCKET, default <data-dir>/bucket)')
     .option('--all', `list every row of every section (default: the first ${DIFF_ROWS_SHOWN}, then a count)`)
     .addHelpText(
       'after',
-      '\nExit status, like diff(1): 0 identical, 1 different, 2 error.\n\nExample:\n  tariff diff releases/20261101.1 releases/20261115.1',
+      '\nExit status, like diff(1): 0 identical, 1 different, 2 error.\n\nExamples:\n  tariff diff var/releases/20261101.1 var/releases/20261115.1\n  tariff diff 20261101.1 current --bucket s3://tariff-releases/prod --json',
     )
     .action(
       run(
-        async (ctx, oldPath: string, newPath: string, options: { all?: boolean }) => {
-          const [older, newer] = await Promise.all([readReleaseDataset(oldPath), readReleaseDataset(newPath)]);
-          const diff = diffDatasets(older.dataset, newer.dataset);
+        async (ctx: CommandContext, oldSpec: string, newSpec: string, options: { all?: boolean; bucket?: string }) => {
+          let opened: Promise<Bucket> | null = null;
+          const bucket = () =>
+            (opened ??= ctx
+              .settings(options)
+              .then((settings) => openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env })));
+          const [older, newer] = await Promise.all([releaseRows(oldSpec, bucket), releaseRows(newSpec, bucket)]);
+          const diff = diffDatasets(older, newer);
           ctx.result(diff, renderDiff(diff, options.all ? Infinity : DIFF_ROWS_SHOWN));
           return diff.identical ? 0 : 1;
         },
