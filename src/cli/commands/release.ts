@@ -78,7 +78,8 @@ export function registerRelease(program: Command, run: Runner): void {
             if (options.quiet) for (const report of failures) ctx.io.stderr.write(`tariff: ${describeReport(report)}\n`);
             ctx.io.stderr.write(`tariff: ${line}\n`);
           }
-          const quietNews = summary.status !== 'unchanged';
+          // On stdout: the result line, unless it went to stderr (a failure) or --quiet has no news to tell.
+          const human = ok && (!options.quiet || summary.status !== 'unchanged') ? line : undefined;
           ctx.result(
             {
               ok,
@@ -86,7 +87,7 @@ export function registerRelease(program: Command, run: Runner): void {
               ...outcome,
               failures: failures.map((report) => ({ label: report.label ?? null, url: report.url, error: report.error ?? null })),
             },
-            !ok ? undefined : options.quiet && !quietNews ? undefined : line,
+            human,
           );
           return ok ? 0 : 1;
         } finally {

@@ -24,9 +24,6 @@ export interface TableHeader {
   categoryText: string;
   /** The unit of the reference price columns, null when the table has none (a Campione d'Italia list). */
   referenceUnit: ReferenceUnit | null;
-  /** The header's baseline and text height. */
-  y: number;
-  height: number;
 }
 
 const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
@@ -83,7 +80,7 @@ export function recogniseHeader(line: Line): TableHeader | null {
   const product = cells.find((cell) => cell.role === 'product')!;
   // A category is words, not an amount or a lone symbol: a row of values is no header.
   if (!/\p{L}{3}/u.test(product.text)) return null;
-  const base = { cells, categoryText: product.text, y: line.y, height: line.height };
+  const base = { cells, categoryText: product.text };
   if (count('fromReference') === 1 && count('toReference') === 1 && count('reference') === 0) {
     const units = cells
       .filter((cell) => cell.role === 'fromReference' || cell.role === 'toReference')

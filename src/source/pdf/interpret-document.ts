@@ -44,7 +44,7 @@ export function interpretDocument(pages: PdfPage[], source: string): DocumentInt
     date: null,
     referenceUnit: null,
     reading,
-    problems: [...reading.problems.map((p) => ({ page: p.page, row: p.row, detail: p.detail }))],
+    problems: [...reading.problems],
     lists: [],
     notices: [],
     setAside: [],
@@ -63,8 +63,7 @@ export function interpretDocument(pages: PdfPage[], source: string): DocumentInt
 }
 
 function where(source: string, row: ProductRow): string {
-  const what = row.admCode !== null ? ` (codice ${row.admCode} "${row.name}")` : ` ("${row.name}")`;
-  return `${source} page ${row.page} row ${row.row}${what}`;
+  return `${source} page ${row.page} row ${row.row}${row.what ? ` (${row.what})` : ''}`;
 }
 
 function readList(result: DocumentInterpretation): void {

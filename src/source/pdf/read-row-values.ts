@@ -27,6 +27,8 @@ const PRICE_LABELS: Partial<Record<ColumnRole, string>> = {
 export interface ProductRow {
   page: number;
   row: number;
+  /** What the row is, to find it in the document: `codice 21872 "TOSCANO"`, or the name alone. */
+  what: string | undefined;
   /** Null when the table has no code column. */
   admCode: number | null;
   name: string;
@@ -63,7 +65,7 @@ export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnR
       );
     else cents[role] = amount;
   }
-  return problems.length === before ? { page: row.page, row: row.row, admCode, name, pack, cents } : null;
+  return problems.length === before ? { page: row.page, row: row.row, what, admCode, name, pack, cents } : null;
 }
 
 function cellOf(cells: ReadTable['header']['cells'], row: PlacedRow, role: ColumnRole): string {
