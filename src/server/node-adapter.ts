@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors } from '../errors.ts';
@@ -71,18 +71,16 @@ export async function listen(
       .end(body);
     options.log.write({ method: incoming.method, path: (incoming.url ?? '/').split('?')[0], status: 417 });
   });
-  // Requests node:http cannot parse still get a JSON error body, as every error does.
+  // Requests node:http cannot parse, or too slow to arrive, still get a JSON error body, as every error does.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(
-      tooLarge
-        ? { error: 'headers_too_large', message: 'Intestazioni della richiesta troppo grandi.' }
-        : { error: 'bad_request', message: 'Richiesta HTTP non valida.' },
-    );
+    const answer = clientErrorAnswer(error.code);
+    const body = JSON.stringify({ error: answer.error, message: answer.message });
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${answer.status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
+    // Closed both ways once the answer is out: a half-closed socket whose client goes on sending would keep its slot.
+    (socket as Socket).destroySoon();
     options.log.write({ event: 'request.malformed', code: error.code ?? 'unknown' });
   });
   await new Promise<void>((resolve, reject) => {
@@ -104,6 +102,19 @@ export async function listen(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The answer to a request node:http gave up on: too slow, headers too large, or not HTTP. */
+function clientErrorAnswer(code: string | undefined): { status: string; error: string; message: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: '408 Request Timeout', error: 'request_timeout', message: 'Richiesta arrivata troppo lentamente.' };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: '431 Request Header Fields Too Large',
+      error: 'headers_too_large',
+      message: 'Intestazioni della richiesta troppo grandi.',
+    };
+  return { status: '400 Bad Request', error: 'bad_request', message: 'Richiesta HTTP non valida.' };
 }
 
 async function serve(handler: Handler, incoming: IncomingMessage, outgoing: ServerResponse, log: RequestLog): Promise<void> {

@@ -22,8 +22,11 @@ async function serve(env: Record<string, string> = {}) {
 }
 
 /** A raw connection, recording what the server sends and whether it closed. */
-async function open(url: URL): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
-  const socket = connect(Number(url.port), url.hostname);
+async function open(
+  url: URL,
+  options: { allowHalfOpen?: boolean } = {},
+): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
+  const socket = connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: options.allowHalfOpen ?? false });
   let data = '';
   let closed = false;
   socket.on('data', (chunk) => (data += chunk));
@@ -75,9 +78,10 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     expect(received()).toContain('"error":"expectation_failed"');
   });
 
-  it('cuts off a client that trickles its headers', async () => {
-    const url = await serve({ TARIFF_HEADERS_TIMEOUT_MS: '300' });
-    const { socket, closed } = await open(url);
+  it('cuts off a client that trickles its headers, and frees its slot even when the client ignores the answer', async () => {
+    const url = await serve({ TARIFF_HEADERS_TIMEOUT_MS: '300', TARIFF_MAX_CONNECTIONS: '1' });
+    // An attacker's socket: it keeps its side open and goes on sending after the server's answer.
+    const { socket, closed, received } = await open(url, { allowHalfOpen: true });
     socket.write(`GET /v1/version HTTP/1.1\r\nHost: ${url.host}\r\n`);
     const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 50);
     try {
@@ -85,6 +89,8 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     } finally {
       clearInterval(trickle);
     }
+    expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect((await fetch(`${url.origin}/healthz`)).status).toBeLessThan(500);
   });
 
   it('refuses connections beyond TARIFF_MAX_CONNECTIONS, and serves again once they close', async () => {
