@@ -43,6 +43,12 @@ const HINTS = {
   setting_invalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
   bucket_failed: 'Check the bucket URI, the credentials and the network; the current release was not changed.',
   version_conflict: 'Build with --previous set to the current release so the version moves on.',
+  version_behind:
+    'The current version only moves forward; `tariff rollback <version>` makes a kept older release current. A scheduled run publishes again once the tariff in force is newer than the current release.',
+  date_not_today:
+    "Without --date a run builds today's tariff. To publish another day's tariff to the live bucket, add --allow-other-date (see docs/operations.md); --dry-run shows it without publishing.",
+  bucket_damaged:
+    'Publish the release again from a copy of its folder (tariff publish <folder>), or roll back to a kept version (tariff rollback <version>).',
   release_not_kept: 'Roll back to one of the kept versions.',
   fetch_failed: 'The last good snapshot of this list stays in use; the next run retries.',
   no_sources:
@@ -108,6 +114,12 @@ export const errors = {
     new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? HINTS.bucket_failed),
   versionConflict: (version: string, where: string) =>
     fail('version_conflict', `${where}: version ${version} is already published with different files`),
+  dateNotToday: (date: string, today: string) =>
+    fail('date_not_today', `--date ${date} is not today (${today}): the release would publish that day's tariff to the live bucket`, 2),
+  versionBehind: (version: string, current: string, where: string) =>
+    fail('version_behind', `${where}: ${version} is older than the current release ${current}; nothing was published`),
+  bucketDamaged: (version: string, where: string, problems: string[]) =>
+    fail('bucket_damaged', `${where}: the current release ${version} is damaged and cannot be repaired:\n  - ${problems.join('\n  - ')}`),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
     fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string) => fail('fetch_failed', `${url}: ${detail}`),

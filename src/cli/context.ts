@@ -66,7 +66,7 @@ export class CommandContext {
   }
 
   /** What every run of the release pipeline takes from the command line and the process. */
-  async pipelineRun(options: { date?: string; allowShrink?: boolean; barcodes?: string; dryRun?: boolean }) {
+  async pipelineRun(options: { date?: string; allowShrink?: boolean; barcodes?: string; dryRun?: boolean; allowOtherDate?: boolean }) {
     return {
       settings: await this.settings(options),
       dataDir: this.dataDir,
@@ -74,6 +74,7 @@ export class CommandContext {
       now: this.io.now,
       date: buildDate(options.date, this.io.now()),
       allowShrink: options.allowShrink ?? false,
+      allowOtherDate: options.allowOtherDate ?? false,
       barcodesFile: options.barcodes,
       dryRun: options.dryRun,
     };

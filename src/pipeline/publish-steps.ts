@@ -1,38 +1,29 @@
 import { errors, isTariffError } from '../errors.ts';
-import { bucketFileProblems } from '../publish/check-bucket-release.ts';
+import { CURRENT_KEY, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
+import type { CopySource } from '../publish/intact-copies.ts';
 import {
-  completeVersionsIn,
-  CURRENT_KEY,
-  RELEASES_PREFIX,
-  releaseFileKey,
-  releaseManifestKey,
-  versionsToPrune,
-} from '../publish/bucket-layout.ts';
-import {
-  readCurrentManifest,
-  readReleaseManifest,
-  verifyUploaded,
-  type PublishResult,
-  type ReleaseFiles,
-} from '../publish/publish-release.ts';
-import { FORMATS, renderManifest, type Manifest } from '../release/manifest.ts';
+  changesNothing,
+  planHeadline,
+  planPublication,
+  summarisePlan,
+  type PlannedRepair,
+  type PublicationPlan,
+} from '../publish/plan-publication.ts';
+import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/publish-release.ts';
+import { renderManifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import type { Step } from './step-runner.ts';
 
-/** What the publish steps read and leave: the bucket, the release to put in it, and the outcome. */
+/** What the publish steps read and leave: the bucket, the release to put in it, the plan, and the outcome. */
 export interface PublishState {
   bucket: Bucket;
   keep: number;
   release?: ReleaseFiles;
-  /** The bucket's current manifest before this publish (read by the upload step). */
-  current?: Manifest | null;
-  /** What was wrong with the current release when it is published again (a repair). */
-  repairing?: string[] | null;
-  published?: PublishResult;
+  /** Where intact bytes of a damaged kept release may be found (the local copies). */
+  copies?: readonly CopySource[];
+  /** Set by the plan step: everything the publication does. */
+  plan?: PublicationPlan;
 }
-
-const sameFiles = (a: Manifest, b: Manifest) =>
-  FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
 
 /** A bucket error before the switch leaves the previous release current and whole: said so. */
 async function beforeSwitch<T>(state: PublishState, work: () => Promise<T>): Promise<T> {
@@ -40,116 +31,123 @@ async function beforeSwitch<T>(state: PublishState, work: () => Promise<T>): Pro
     return await work();
   } catch (error) {
     if (isTariffError(error)) throw error;
-    const still = state.current ? `${state.current.version} is still current` : 'nothing is current';
-    throw errors.bucketFailed(
-      state.bucket.description,
-      `publishing ${state.release!.manifest.version} failed, ${still}: ${(error as Error).message}`,
-    );
+    const { current } = state.plan!;
+    const still = current ? `${current.version} is still current` : 'nothing is current';
+    throw errors.bucketFailed(state.bucket.description, `publishing ${state.plan!.version} failed, ${still}: ${(error as Error).message}`);
   }
 }
 
-const alreadyCurrent = (state: PublishState) =>
-  state.published?.status === 'already-current' ? `${state.published.version} is current and whole` : null;
+const repairLine = (repair: PlannedRepair) => `repair ${repair.key} from ${repair.from} (${repair.problem.replace(`${repair.key} `, '')})`;
+
+/** Nothing to switch: the release is current already (whole, or repaired by the upload step). */
+const noSwitch = (state: PublishState) => (state.plan!.switch ? null : `${state.plan!.version} is current already`);
+
+/** The upload step's writes, in order: repairs first (a kept release whole again), then the release's files. */
+const writesOf = (plan: PublicationPlan) => [...plan.repairs, ...plan.uploads];
 
 /**
- * Publishing: upload the files under the release's own prefix and read them back (size and
- * SHA-256), then switch the current manifest, then prune. A failure before the switch leaves the
- * previous release current and whole. Publishing the current release again checks the bucket's
- * files: whole, nothing is done; damaged or missing, they are written again (a repair).
+ * Publishing, as one plan applied in steps: the plan reads the bucket and decides everything
+ * (upload, repair, switch from → to, prune, clean; or refuses: version_conflict, version_behind,
+ * bucket_damaged); a dry run prints it, the run applies it. Files are uploaded under the release's
+ * own prefix and read back (size and SHA-256) before the current manifest switches; a failure
+ * before the switch leaves the previous release current and whole.
  */
 export const PUBLISH_STEPS: Step<PublishState>[] = [
   {
+    name: 'plan',
+    dryRunSafe: true,
+    run: async (state, say) => {
+      const plan = await planPublication(state.bucket, state.release!, { keep: state.keep, copies: state.copies });
+      state.plan = plan;
+      if (!plan.switch && plan.unrepairable.length > 0)
+        throw errors.bucketDamaged(plan.version, state.bucket.description, plan.unrepairable);
+      for (const problem of plan.unrepairable) say(`${plan.current!.version} stays damaged: ${problem}`);
+      const headline = planHeadline(summarisePlan(plan));
+      say(changesNothing(plan) ? `${headline}: nothing to do` : headline);
+    },
+  },
+  {
     name: 'upload',
     dryRunSafe: false,
+    skip: (state) => (writesOf(state.plan!).length === 0 ? 'nothing to upload' : null),
     run: async (state, say) => {
-      const { bucket, release } = state;
-      const { manifest } = release!;
-      state.current = await readCurrentManifest(bucket);
-      if (state.current?.version === manifest.version && sameFiles(state.current, manifest)) {
-        state.repairing = await bucketFileProblems(bucket, manifest);
-        if (state.repairing.length === 0) {
-          state.published = { status: 'already-current', version: manifest.version, previousVersion: manifest.version, pruned: [] };
-          return say(`nothing to upload: ${manifest.version} is current and whole`);
-        }
-        for (const problem of state.repairing) say(`repairing: ${problem}`);
-      }
-      const published = await readReleaseManifest(bucket, manifest.version);
-      if (published && !sameFiles(published, manifest)) throw errors.versionConflict(manifest.version, bucket.description);
+      const { bucket, plan } = state;
       await beforeSwitch(state, async () => {
-        for (const format of FORMATS) {
-          say(`${releaseFileKey(manifest.version, format)} (${release!.files[format].length} bytes)`);
-          await bucket.put(releaseFileKey(manifest.version, format), release!.files[format], 'application/gzip');
+        for (const repair of plan!.repairs) {
+          say(repairLine(repair));
+          await bucket.put(repair.key, repair.bytes, 'application/gzip');
         }
-        await verifyUploaded(bucket, manifest);
+        for (const upload of plan!.uploads) {
+          say(`${upload.key} (${upload.bytes.length} bytes)`);
+          await bucket.put(upload.key, upload.bytes, 'application/gzip');
+        }
+        await verifyWritten(bucket, writesOf(plan!));
       });
-      say(`read back: ${FORMATS.length} files whole`);
+      say(`read back: ${writesOf(plan!).length} file(s) whole`);
     },
-    wouldDo: async (state) => {
-      const { manifest, files } = state.release!;
-      const current = await readCurrentManifest(state.bucket);
-      if (current?.version === manifest.version && sameFiles(current, manifest))
-        return [`check that ${manifest.version}, current, is whole`];
-      return FORMATS.map((format) => `upload ${releaseFileKey(manifest.version, format)} (${files[format].length} bytes)`);
-    },
+    wouldDo: async (state) => [
+      ...state.plan!.repairs.map(repairLine),
+      ...state.plan!.uploads.map((upload) => `upload ${upload.key} (${upload.bytes.length} bytes)`),
+    ],
   },
   {
     name: 'switch',
     dryRunSafe: false,
-    skip: alreadyCurrent,
+    skip: noSwitch,
     run: async (state, say) => {
       const { manifest } = state.release!;
+      const { from, to } = state.plan!.switch!;
       await beforeSwitch(state, async () => {
-        await state.bucket.put(releaseManifestKey(manifest.version), Buffer.from(renderManifest(manifest)), 'application/json');
+        await state.bucket.put(releaseManifestKey(to), Buffer.from(renderManifest(manifest)), 'application/json');
         await state.bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
       });
-      say(`${CURRENT_KEY} → ${manifest.version} (was ${state.current?.version ?? 'none'})`);
+      say(`${CURRENT_KEY} → ${to} (was ${from ?? 'none'})`);
     },
-    wouldDo: async (state) => [
-      `make ${state.release!.manifest.version} current (was ${(await readCurrentManifest(state.bucket))?.version ?? 'none'})`,
-    ],
+    wouldDo: async (state) => [`make ${state.plan!.switch!.to} current (was ${state.plan!.switch!.from ?? 'none'})`],
   },
   {
     name: 'prune',
     dryRunSafe: false,
-    skip: alreadyCurrent,
+    skip: noSwitch,
     run: async (state, say) => {
-      const version = state.release!.manifest.version;
-      const { pruned, cleaned } = await prune(state.bucket, state.keep, version);
-      const done = { version, previousVersion: state.current?.version ?? null, pruned, ...(cleaned.length > 0 ? { cleaned } : {}) };
-      state.published = state.repairing?.length
-        ? { status: 'repaired', ...done, repaired: state.repairing }
-        : { status: 'published', ...done };
-      say(`keep ${state.keep}: ${pruned.length > 0 ? `removed ${pruned.join(', ')}` : 'nothing to remove'}`);
-      for (const orphan of cleaned) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
+      const { prune, clean } = state.plan!;
+      await removeVersions(state.bucket, [...prune, ...clean]);
+      say(`keep ${state.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}` : 'nothing to remove'}`);
+      for (const orphan of clean) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
     },
-    wouldDo: async (state) => {
-      const { pruned, cleaned } = pruningPlan(await state.bucket.list(RELEASES_PREFIX), state.keep, state.release!.manifest.version);
-      return [`keep ${state.keep}: remove ${[...pruned, ...cleaned].join(', ') || 'nothing'}`];
-    },
+    wouldDo: async (state) => [`keep ${state.keep}: remove ${[...state.plan!.prune, ...state.plan!.clean].join(', ') || 'nothing'}`],
   },
 ];
 
+/** What the publication did, once its steps ran: the plan, applied. */
+export function publicationResult(plan: PublicationPlan): PublishResult {
+  const repaired = plan.repairs.map((repair) => repair.problem);
+  const unrepaired = plan.unrepairable.length > 0 ? { unrepaired: plan.unrepairable } : {};
+  if (!plan.switch) {
+    const done = { version: plan.version, previousVersion: plan.version, pruned: [] };
+    return repaired.length > 0 ? { status: 'repaired', ...done, repaired } : { status: 'already-current', ...done };
+  }
+  return {
+    status: 'published',
+    version: plan.version,
+    previousVersion: plan.switch.from,
+    pruned: plan.prune,
+    ...(plan.clean.length > 0 ? { cleaned: plan.clean } : {}),
+    ...(repaired.length > 0 ? { repaired } : {}),
+    ...unrepaired,
+  };
+}
+
 /**
- * Deletes the releases beyond `keep` and the incomplete versions crashed runs left, never the
- * current one. Each version's manifest goes first, so a prune cut short leaves an incomplete
- * version (cleaned next time), never a manifest that names missing files.
+ * Deletes whole versions. Each version's manifest goes first, so a removal cut short leaves an
+ * incomplete version (cleaned next time), never a manifest that names missing files.
  */
-async function prune(bucket: Bucket, keep: number, current: string): Promise<{ pruned: string[]; cleaned: string[] }> {
+async function removeVersions(bucket: Bucket, versions: string[]): Promise<void> {
+  if (versions.length === 0) return;
   const keys = await bucket.list(RELEASES_PREFIX);
-  const { pruned, cleaned } = pruningPlan(keys, keep, current);
-  for (const version of [...pruned, ...cleaned]) {
+  for (const version of versions) {
     const own = keys.filter((key) => key.startsWith(`${RELEASES_PREFIX}${version}/`));
     await bucket.delete(own.filter((key) => key === releaseManifestKey(version)));
     await bucket.delete(own.filter((key) => key !== releaseManifestKey(version)));
   }
-  return { pruned, cleaned };
-}
-
-/** What a prune removes, given the bucket's keys; `current` counts as complete even before its upload (dry runs). */
-function pruningPlan(keys: string[], keep: number, current: string): { pruned: string[]; cleaned: string[] } {
-  const { complete, orphans } = completeVersionsIn(keys);
-  return {
-    pruned: versionsToPrune([...new Set([...complete, current])], keep, current),
-    cleaned: orphans.filter((version) => version !== current),
-  };
 }

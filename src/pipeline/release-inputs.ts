@@ -3,6 +3,7 @@ import type { Settings } from '../config/settings.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { parseBarcodeList } from '../dataset/parse-barcode-list.ts';
 import { errors } from '../errors.ts';
+import type { CopySource } from '../publish/intact-copies.ts';
 import { listReleases, readCurrentManifest } from '../publish/publish-release.ts';
 import { readPublishedRows, unreadablePrevious } from '../publish/read-published-rows.ts';
 import { registryPath } from '../registry/registry-path.ts';
@@ -51,10 +52,14 @@ async function readBarcodeFile(path: string): Promise<string> {
   }
 }
 
-/** The bucket's current release, its rows (null, said, when they cannot be read), and every version kept. */
-export async function previousInBucket(bucket: Bucket, say: (line: string) => void): Promise<PreviousRelease> {
+/** The bucket's current release, its rows (from an intact copy; null, said, when none is), and every version kept. */
+export async function previousInBucket(
+  bucket: Bucket,
+  say: (line: string) => void,
+  copies: readonly CopySource[] = [],
+): Promise<PreviousRelease> {
   const [manifest, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
-  const dataset = manifest ? await readPublishedRows(bucket, manifest, say) : null;
+  const dataset = manifest ? await readPublishedRows(bucket, manifest, say, copies) : null;
   return { manifest, dataset, takenVersions: [...kept.versions, ...kept.incomplete] };
 }
 

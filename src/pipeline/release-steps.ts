@@ -4,7 +4,6 @@ import type { Settings } from '../config/settings.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
-import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
@@ -33,8 +32,6 @@ export interface ReleaseState extends BuildState, Omit<PublishState, 'bucket' | 
   out?: { dir: string; extra?: Record<string, () => Promise<unknown>> };
   /** Set by the write step. */
   written?: string;
-  /** What is wrong with the bucket's copy of an unchanged release (it is then published again: a repair). */
-  damaged: string[];
 }
 
 /** What a run of the pipeline starts from; everything else is filled in by its steps. */
@@ -48,11 +45,12 @@ export interface ReleaseRun {
   destination: string;
   out?: ReleaseState['out'];
   bucket?: ReleaseState['bucket'];
+  copies?: ReleaseState['copies'];
 }
 
 /** A new run's state: the settings' base URL, shrink guard and retention, and nothing read yet. */
 export function releaseState(run: ReleaseRun): ReleaseState {
-  const { settings, now, date, allowShrink, scratchDir, inputs, destination, out, bucket } = run;
+  const { settings, now, date, allowShrink, scratchDir, inputs, destination, out, bucket, copies } = run;
   return {
     now,
     date,
@@ -62,6 +60,7 @@ export function releaseState(run: ReleaseRun): ReleaseState {
     destination,
     out,
     bucket,
+    copies,
     baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
     maxShrink: settings.maxShrink / 100,
     keep: settings.keep,
@@ -71,13 +70,12 @@ export function releaseState(run: ReleaseRun): ReleaseState {
     previousDataset: null,
     timings: {},
     reports: [],
-    damaged: [],
   };
 }
 
-/** An unchanged release the bucket holds whole: nothing to write or publish. */
-const nothingToPublish = (state: ReleaseState) =>
-  state.bucket && state.built?.unchanged && state.damaged.length === 0 ? `${state.built.manifest.version} is current and unchanged` : null;
+/** A publication whose plan uploads nothing (the release is current already): no folder to write or verify. */
+const nothingToUpload = (state: ReleaseState) =>
+  state.plan && state.plan.uploads.length === 0 ? `${state.plan.version} is current already` : null;
 
 const FETCH: Step<ReleaseState> = {
   name: 'fetch',
@@ -98,7 +96,7 @@ const FETCH: Step<ReleaseState> = {
 const WRITE: Step<ReleaseState> = {
   name: 'write',
   dryRunSafe: false,
-  skip: (state) => (state.out ? nothingToPublish(state) : 'no folder to write'),
+  skip: (state) => (state.out ? nothingToUpload(state) : 'no folder to write'),
   run: async (state, say) => {
     const dir = state.out!.dir.replace('{version}', state.built!.manifest.version);
     await writeReleaseDir(state.built!, dir);
@@ -115,35 +113,39 @@ const WRITE: Step<ReleaseState> = {
 const VERIFY: Step<ReleaseState> = {
   name: 'verify',
   dryRunSafe: true,
+  skip: nothingToUpload,
   run: async (state, say) => {
     const { manifest } = state.built!;
-    if (state.bucket && state.built!.unchanged) {
-      // Unchanged content is nothing to do only when the bucket still holds it whole; otherwise it is published again.
-      state.damaged = await bucketFileProblems(state.bucket, manifest);
-      for (const problem of state.damaged) say(`the current release is damaged: ${problem}; repairing`);
-      if (state.damaged.length === 0) return say(`${state.bucket.description} holds ${manifest.version} whole`);
-    }
     // A dry run verifies a copy in the scratch folder: each format opened by its own engine all the same.
     const dir = state.written ?? join(state.scratchDir, 'verify');
     if (!state.written) await writeReleaseDir(state.built!, dir);
     const report = await verifyRelease(dir);
     if (!report.ok) throw errors.verifyFailed(dir, report.problems);
-    state.release = state.built;
     say(`${manifest.version}: json, sqlite and docdb match the manifest and hold the same rows`);
   },
 };
 
-const publishing = PUBLISH_STEPS.map((step): Step<ReleaseState> => ({
+const [PLAN, ...APPLY] = PUBLISH_STEPS.map((step): Step<ReleaseState> => ({
   ...(step as unknown as Step<ReleaseState>),
-  skip: (state) => (state.bucket ? (nothingToPublish(state) ?? step.skip?.(state as PublishState) ?? null) : 'no bucket'),
+  skip: (state) => (state.bucket ? (step.skip?.(state as PublishState) ?? null) : 'no bucket'),
 }));
+
+/** The publication is planned on the release as built: unchanged content is the current release, however compressed. */
+const PLAN_BUILT: Step<ReleaseState> = {
+  ...PLAN!,
+  run: (state, say) => {
+    const { manifest, files, unchanged } = state.built!;
+    state.release = { manifest, files, ...(unchanged && state.previous ? { sameContentAs: state.previous.version } : {}) };
+    return PLAN!.run(state, say);
+  },
+};
 
 /**
  * The release pipeline, as one table run by one runner (step-runner.ts): fetch, parse, select,
- * assemble, check, build, write, verify, upload, switch, prune. `tariff release` runs it whole;
+ * assemble, check, build, plan, write, verify, upload, switch, prune. `tariff release` runs it whole;
  * each step says in a dry run what it would do when it is not safe to run.
  */
-export const RELEASE_STEPS: Step<ReleaseState>[] = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), WRITE, VERIFY, ...publishing];
+export const RELEASE_STEPS: Step<ReleaseState>[] = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), PLAN_BUILT, WRITE, VERIFY, ...APPLY];
 
-/** `tariff build`: the release pipeline up to writing the release folder (`tariff verify` checks it). */
-export const BUILD_COMMAND_STEPS = RELEASE_STEPS.slice(0, RELEASE_STEPS.indexOf(WRITE) + 1);
+/** `tariff build`: the release pipeline up to writing the release folder (`tariff verify` checks it); no bucket, no plan. */
+export const BUILD_COMMAND_STEPS = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), WRITE];

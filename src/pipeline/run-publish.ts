@@ -2,11 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
+import { localCopies } from '../publish/intact-copies.ts';
+import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
 import type { PublishResult, ReleaseFiles } from '../publish/publish-release.ts';
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { PUBLISH_STEPS, type PublishState } from './publish-steps.ts';
+import { PUBLISH_STEPS, publicationResult, type PublishState } from './publish-steps.ts';
 import { runSteps, type Step, type StepReport } from './step-runner.ts';
 
 export interface PublishRunOptions {
@@ -42,10 +44,19 @@ const VERIFY_FOLDER: Step<FolderState> = {
  * `tariff publish` as a service: verify a release folder, then the publish steps (upload and read
  * back, switch, prune); with `dryRun`, what they would do.
  */
-export async function runPublish(options: PublishRunOptions): Promise<{ result: PublishResult | null; version: string; bucket: string }> {
+export async function runPublish(
+  options: PublishRunOptions,
+): Promise<{ result: PublishResult | null; version: string; bucket: string; plan: PlanSummary }> {
   const { settings } = options;
   const bucket = await openBucket(settings.bucket, { dataDir: options.dataDir, settings, env: options.env });
-  const state: FolderState = { bucket, keep: settings.keep, dir: options.dir };
+  // A damaged kept release is repaired from its local copy when there is one.
+  const copies = [localCopies(join(options.dataDir, 'releases'))];
+  const state: FolderState = { bucket, keep: settings.keep, dir: options.dir, copies };
   await runSteps<FolderState>([VERIFY_FOLDER, ...(PUBLISH_STEPS as Step<FolderState>[])], state, options);
-  return { result: state.published ?? null, version: state.release!.manifest.version, bucket: bucket.description };
+  return {
+    result: options.dryRun ? null : publicationResult(state.plan!),
+    version: state.release!.manifest.version,
+    bucket: bucket.description,
+    plan: summarisePlan(state.plan!),
+  };
 }

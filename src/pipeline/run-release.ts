@@ -3,17 +3,23 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Settings } from '../config/settings.ts';
+import { errors } from '../errors.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { versionsToPrune } from '../publish/bucket-layout.ts';
+import { localCopies } from '../publish/intact-copies.ts';
+import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
 import type { PublishResult } from '../publish/publish-release.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { sha256Hex } from '../release/gzip.ts';
+import { writeReleaseDir } from '../release/write-release-dir.ts';
 import { openBucket } from '../storage/open-bucket.ts';
+import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
+import { publicationResult } from './publish-steps.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
 import { RELEASE_STEPS, releaseState, type ReleaseInputs } from './release-steps.ts';
 import { runSteps, type StepReport } from './step-runner.ts';
@@ -26,10 +32,14 @@ export interface ReleaseRunOptions {
   now: () => Date;
   /** The day whose tariff in force is published (ISO date, Italian calendar). */
   date: string;
+  /** Publishing a day other than today is refused unless this is set (a dry run changes nothing, so it may). */
+  allowOtherDate?: boolean;
   allowShrink: boolean;
   barcodesFile?: string;
   /** Says what would be published, changing nothing: no snapshot kept, nothing written or uploaded. */
   dryRun?: boolean;
+  /** With a dry run: a folder to write the candidate release in, for `tariff diff current <folder>`. */
+  candidateDir?: string;
   /** Where the documents come from instead of the authority (`tariff start`: the bundled lists). */
   documents?: ReleaseInputs['documents'];
   report: StepReport;
@@ -39,6 +49,9 @@ export interface ReleaseRunOptions {
 
 export interface ReleaseSummary {
   status: 'published' | 'unchanged' | 'repaired' | 'dry-run';
+  /** The day whose tariff was built, and today (Italian calendar): they differ only under --allow-other-date or a dry run. */
+  date: string;
+  today: string;
   fetch: SourceReport[];
   version: string;
   previousVersion: string | null;
@@ -48,6 +61,8 @@ export interface ReleaseSummary {
   /** Codes a list printed twice: the row kept and the one left out (docs/source-format.md). */
   duplicates: BuiltRelease['duplicates'];
   published?: PublishResult;
+  /** What the publication does (a dry run) or did: uploads, repairs, switch, prune. */
+  plan?: PlanSummary;
 }
 
 /**
@@ -58,6 +73,8 @@ export interface ReleaseSummary {
  */
 export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSummary> {
   const { settings, dataDir } = options;
+  const today = dateInRome(options.now());
+  if (options.date !== today && !options.dryRun && !options.allowOtherDate) throw errors.dateNotToday(options.date, today);
   const unlock = options.dryRun ? async () => {} : await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-release-'));
   try {
@@ -66,6 +83,8 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       for (const path of await cleanLeftovers([dataDir], options.now()))
         options.report('clean', `removed ${path}, left by an interrupted run`);
     const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+    // Every published release leaves a local copy: the intact bytes that repair a damaged bucket.
+    const copies = [localCopies(join(dataDir, 'releases'))];
     const fetchAuthority: ReleaseInputs['documents'] = (say) =>
       fetchFromAuthority(settings, {
         dataDir,
@@ -83,9 +102,10 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       inputs: {
         documents: options.documents ?? fetchAuthority,
         barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
-        previous: (say) => previousInBucket(bucket, say),
+        previous: (say) => previousInBucket(bucket, say, copies),
       },
       bucket,
+      copies,
       out: {
         dir: join(dataDir, 'releases', '{version}'),
         // The provenance names the snapshots of the authority's documents (bundled ones have none).
@@ -96,17 +116,17 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
     });
     await runSteps(RELEASE_STEPS, state, { dryRun: options.dryRun, report: options.report });
     const built = state.built!;
-    if (state.published && state.published.status !== 'already-current')
-      await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
-    const status = options.dryRun
-      ? 'dry-run'
-      : state.published?.status === 'repaired'
-        ? 'repaired'
-        : state.published && state.published.status !== 'already-current'
-          ? 'published'
-          : 'unchanged';
+    if (options.dryRun && options.candidateDir) {
+      await writeReleaseDir(built, options.candidateDir);
+      options.report('candidate', `${built.manifest.version} in ${options.candidateDir}`);
+    }
+    const published = !options.dryRun && state.plan ? publicationResult(state.plan) : undefined;
+    if (published?.status === 'published') await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
+    const status = options.dryRun ? 'dry-run' : published && published.status !== 'already-current' ? published.status : 'unchanged';
     return {
       status,
+      date: options.date,
+      today,
       fetch: state.reports,
       version: built.manifest.version,
       previousVersion: state.previous?.version ?? null,
@@ -114,7 +134,8 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       changesSince: built.changesSince,
       changes: summariseChanges(built.changes),
       duplicates: built.duplicates,
-      ...(state.published ? { published: state.published } : {}),
+      ...(published ? { published } : {}),
+      ...(state.plan ? { plan: summarisePlan(state.plan) } : {}),
     };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });

@@ -2,23 +2,31 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileName, FORMATS, MANIFEST_FILE, renderManifest, type Manifest } from '../release/manifest.ts';
+import { fileName, FORMATS, MANIFEST_FILE, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
 import { verifyRelease, type VerifyReport } from '../release/verify-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
+
+/** One file of a release that the bucket does not hold as its manifest says. */
+export interface FileDamage {
+  format: Format;
+  key: string;
+  /** "<key> is missing", "<key> holds … the manifest says …". */
+  problem: string;
+}
 
 /**
  * What is wrong with the files the bucket holds for `manifest`: each read as a stream, its size
  * and SHA-256 compared with the manifest's. An empty list: the release is whole.
  */
-export async function bucketFileProblems(bucket: Bucket, manifest: Manifest): Promise<string[]> {
-  const problems: string[] = [];
+export async function bucketFileDamage(bucket: Bucket, manifest: Manifest): Promise<FileDamage[]> {
+  const damage: FileDamage[] = [];
   for (const format of FORMATS) {
     const key = releaseFileKey(manifest.version, format);
     const expected = manifest.files[format];
     const object = await bucket.open(key);
     if (!object) {
-      problems.push(`${key} is missing`);
+      damage.push({ format, key, problem: `${key} is missing` });
       continue;
     }
     const hash = createHash('sha256');
@@ -28,10 +36,17 @@ export async function bucketFileProblems(bucket: Bucket, manifest: Manifest): Pr
       size += (chunk as Buffer).length;
     }
     const sha256 = hash.digest('hex');
-    if (size !== expected.size || sha256 !== expected.sha256)
-      problems.push(`${key} holds ${size} bytes with SHA-256 ${sha256}, the manifest says ${expected.size} bytes with ${expected.sha256}`);
+    if (size !== expected.size || sha256 !== expected.sha256) {
+      const problem = `${key} holds ${size} bytes with SHA-256 ${sha256}, the manifest says ${expected.size} bytes with ${expected.sha256}`;
+      damage.push({ format, key, problem });
+    }
   }
-  return problems;
+  return damage;
+}
+
+/** The same, as one line per damaged file. */
+export async function bucketFileProblems(bucket: Bucket, manifest: Manifest): Promise<string[]> {
+  return (await bucketFileDamage(bucket, manifest)).map((damage) => damage.problem);
 }
 
 /**

@@ -1,14 +1,20 @@
 import { errors } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
-import { FORMATS, manifestSchema, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
+import { FORMATS, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { PUBLISH_STEPS, type PublishState } from '../pipeline/publish-steps.ts';
+import { PUBLISH_STEPS, publicationResult, type PublishState } from '../pipeline/publish-steps.ts';
 import { runSteps, type StepReport } from '../pipeline/step-runner.ts';
+import type { CopySource } from './intact-copies.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
 export interface ReleaseFiles {
   manifest: Manifest;
   files: Record<Format, Uint8Array>;
+  /**
+   * The version whose content these files hold, when the build found it unchanged: the release is
+   * that one even if another zlib compressed it into other bytes (it is then not uploaded again).
+   */
+  sameContentAs?: string;
 }
 
 export interface PublishResult {
@@ -21,10 +27,14 @@ export interface PublishResult {
   cleaned?: string[];
   /** What was wrong, when repaired. */
   repaired?: string[];
+  /** Damage to the previous current release that no intact copy could repair (it stays kept, damaged). */
+  unrepaired?: string[];
 }
 
 export interface PublishOptions {
   keep: number;
+  /** Where intact bytes of a damaged kept release may be found (the local copies). */
+  copies?: readonly CopySource[];
   /** Each step's lines, for the operator. */
   onStep?: StepReport;
 }
@@ -61,8 +71,12 @@ const safeJson = (bytes: Buffer): unknown => {
  * Re-publishing the current release checks the bucket's files and repairs them when damaged.
  */
 export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
-  const state = await runSteps<PublishState>(PUBLISH_STEPS, { bucket, keep: options.keep, release }, { report: options.onStep });
-  return state.published!;
+  const state = await runSteps<PublishState>(
+    PUBLISH_STEPS,
+    { bucket, keep: options.keep, release, copies: options.copies },
+    { report: options.onStep },
+  );
+  return publicationResult(state.plan!);
 }
 
 /** Makes a kept release current again, after checking that its files are whole. */
@@ -84,15 +98,26 @@ export async function listReleases(bucket: Bucket): Promise<{ versions: string[]
 
 /** Reads back what the bucket holds for the manifest: every file whole, or a `bucket_failed` naming the first that is not. */
 export async function verifyUploaded(bucket: Bucket, manifest: Manifest): Promise<void> {
-  for (const format of FORMATS) {
-    const key = releaseFileKey(manifest.version, format);
+  const expected = FORMATS.map((format) => ({ key: releaseFileKey(manifest.version, format), digest: manifest.files[format] }));
+  await readBack(bucket, expected);
+}
+
+/** Reads back files just written: each holds exactly the bytes given, or a `bucket_failed` names the first that does not. */
+export async function verifyWritten(bucket: Bucket, writes: { key: string; bytes: Uint8Array }[]): Promise<void> {
+  await readBack(
+    bucket,
+    writes.map(({ key, bytes }) => ({ key, digest: { sha256: sha256Hex(bytes), size: bytes.length } })),
+  );
+}
+
+async function readBack(bucket: Bucket, expected: { key: string; digest: FileDigest }[]): Promise<void> {
+  for (const { key, digest } of expected) {
     const bytes = await bucket.get(key);
-    const expected = manifest.files[format];
     if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing after upload');
-    if (bytes.length !== expected.size || sha256Hex(bytes) !== expected.sha256) {
+    if (bytes.length !== digest.size || sha256Hex(bytes) !== digest.sha256) {
       throw errors.bucketFailed(
         `${bucket.description}${key}`,
-        `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${expected.size} bytes with ${expected.sha256}`,
+        `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${digest.size} bytes with ${digest.sha256}`,
       );
     }
   }

@@ -1,24 +1,40 @@
 import type { Dataset } from '../dataset/model.ts';
 import { openDatasetFile } from '../release/read-release.ts';
-import type { Manifest } from '../release/manifest.ts';
+import { FORMATS, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
+import { bucketCopies, intactFile, type CopySource } from './intact-copies.ts';
 
 /**
- * The rows of a published release, read from its JSON file in the bucket: the next release's
- * changes are computed against them and the shrink guard counts them. Null, with `say` told why,
- * when the file cannot be read: the next release then carries no changes.
+ * The rows of a published release: the next release's changes are computed against them and the
+ * shrink guard counts them. Read from the first intact copy (the manifest's SHA-256): the
+ * bucket's JSON file, else `copies` (the local copy), else the bucket's SQLite or NeDB file, which
+ * hold the same rows. A damaged current release thus still yields its rows, so it can be repaired
+ * byte for byte and the next release still carries the changes. Null, with `say` told why, when
+ * no copy is intact: the next release then carries no changes. A bucket that cannot be read fails
+ * the run instead: a release without its changes is published only when the rows are truly lost.
  */
-export async function readPublishedRows(bucket: Bucket, manifest: Manifest, say: (line: string) => void): Promise<Dataset | null> {
-  const key = releaseFileKey(manifest.version, 'json');
-  try {
-    const bytes = await bucket.get(key);
-    if (!bytes) throw new Error('the file is missing');
-    return await openDatasetFile('json', bytes);
-  } catch (error) {
-    say(unreadablePrevious(`${bucket.description}${key}`, error));
-    return null;
+export async function readPublishedRows(
+  bucket: Bucket,
+  manifest: Manifest,
+  say: (line: string) => void,
+  copies: readonly CopySource[] = [],
+): Promise<Dataset | null> {
+  const sources = [bucketCopies(bucket), ...copies];
+  for (const format of FORMATS) {
+    const found = await intactFile(manifest, format, format === 'json' ? sources : [bucketCopies(bucket)]);
+    if (!found) continue;
+    try {
+      const dataset = await openDatasetFile(format, found.bytes);
+      if (format !== 'json' || found.from !== 'the bucket')
+        say(`${manifest.version}: rows read from ${found.from}'s ${format} file (the bucket's JSON file is damaged)`);
+      return dataset;
+    } catch {
+      // An intact file its engine cannot open was never a good release: try the next format.
+    }
   }
+  say(unreadablePrevious(`${bucket.description}${releaseFileKey(manifest.version, 'json')}`, new Error('no intact copy of it is at hand')));
+  return null;
 }
 
 /** What an unreadable previous release costs, in one line for the operator. */

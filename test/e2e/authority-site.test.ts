@@ -6,7 +6,7 @@ import type { Product } from '../../src/dataset/model.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { readWithPdftotext } from '../helpers/pdftotext-reading.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 // The authority's site as it really is: a price page whose links are file names (nothing says
@@ -88,8 +88,8 @@ afterAll(async () => {
 });
 
 const release = (date: string) =>
-  runCli(['release', '--data-dir', dataDir, '--bucket', join(dataDir, 'bucket'), '--date', date, '--json'], {
-    env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}` },
+  runCli(['release', '--data-dir', dataDir, '--bucket', join(dataDir, 'bucket'), '--json'], {
+    env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date) },
   });
 const products = async (version: string): Promise<Map<number, Product>> => {
   const dataset = await openDatasetFile('json', readFileSync(join(dataDir, 'bucket', 'releases', version, 'dataset.json.gz')));

@@ -264,7 +264,7 @@ describe('what crashed runs leave behind', () => {
     writeFileSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp'), 'a run still writing');
     utimesSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), stale, stale);
     utimesSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), stale, stale);
-    const result = await cli(['release', '--date', '2026-11-22', '--source-url', 'http://127.0.0.1:1/none.xml'], {
+    const result = await cli(['release', '--source-url', 'http://127.0.0.1:1/none.xml'], {
       TARIFF_FETCH_ATTEMPTS: '1',
     });
     expect(result.stderr).toContain('removed');

@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { CLI, REPO, type CliResult } from '../helpers/run-cli.ts';
+import { CLI, onDay, REPO, type CliResult } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -37,6 +38,8 @@ function cron(args: string[], extra: Record<string, string> = {}): Promise<CliRe
     TARIFF_DATA_DIR: dataDir,
     TARIFF_BUCKET: `s3://${s3.bucket}/prod`,
     TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '),
+    // The crontab's clock, pinned to the day of the sample tariff.
+    ...onDay('2026-11-22'),
     ...s3.env,
     ...extra,
   };
@@ -50,12 +53,12 @@ function cron(args: string[], extra: Record<string, string> = {}): Promise<CliRe
 
 describe('tariff release from cron, on S3', () => {
   it('prints one line when it publishes, nothing when nothing changed, and the reason on stderr when a list fails', async () => {
-    expect(await cron(['release', '--quiet', '--date', '2026-11-22'])).toEqual({
+    expect(await cron(['release', '--quiet'])).toEqual({
       status: 0,
       stdout: 'published 20261101.1 (was none)\n',
       stderr: '',
     });
-    expect(await cron(['release', '--quiet', '--date', '2026-11-22'])).toEqual({ status: 0, stdout: '', stderr: '' });
+    expect(await cron(['release', '--quiet'])).toEqual({ status: 0, stdout: '', stderr: '' });
     // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does.
     expect(await cron(['verify'])).toMatchObject({
       status: 0,
@@ -64,7 +67,7 @@ describe('tariff release from cron, on S3', () => {
     expect(await cron(['verify', '20261101.1'])).toMatchObject({ status: 0 });
 
     authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
-    const failed = await cron(['release', '--quiet', '--date', '2026-11-22']);
+    const failed = await cron(['release', '--quiet']);
     expect(failed.status).toBe(1);
     expect(failed.stdout).toBe('');
     const url = authority.url('/liquidi-2026-06-01.xml');
@@ -72,6 +75,36 @@ describe('tariff release from cron, on S3', () => {
       `tariff: ${url} failed: ${url}: the server answered HTTP 404; keeping the last snapshot\n` +
         `tariff: unchanged 20261101.1, but 1 list failed: ${url} (HTTP 404)\n`,
     );
+  });
+
+  it('repairs a damaged current release byte for byte, and never moves the current version back', async () => {
+    for (const name of LISTS) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
+    const own = { TARIFF_DATA_DIR: await tempDir(), TARIFF_BUCKET: `s3://${s3.bucket}/repair` };
+    const on = (day: string) => ({ ...own, ...onDay(day) });
+    const bucket = new S3Bucket({ bucket: s3.bucket, prefix: 'repair', env: s3.env, pathStyle: true });
+    expect((await cron(['release', '--quiet'], on('2026-10-20'))).stdout).toBe('published 20260601.1 (was none)\n');
+    expect((await cron(['release', '--quiet'], on('2026-11-22'))).stdout).toBe('published 20261101.1 (was 20260601.1)\n');
+
+    // One byte flipped in the current release, which carries the changes since 20260601.1.
+    const key = 'releases/20261101.1/dataset.json.gz';
+    const good = (await bucket.get(key))!;
+    const flipped = Buffer.from(good);
+    flipped[100]! ^= 0x01;
+    await bucket.put(key, flipped, 'application/gzip');
+    expect(await cron(['release', '--quiet'], on('2026-11-22'))).toEqual({ status: 0, stdout: 'repaired 20261101.1\n', stderr: '' });
+    expect((await bucket.get(key))!.equals(good)).toBe(true);
+    expect(await cron(['release', '--quiet'], on('2026-11-22'))).toEqual({ status: 0, stdout: '', stderr: '' });
+
+    // Another day's tariff is not published by accident, and an older one never becomes current.
+    const other = await cron(['release', '--quiet', '--date', '2026-10-20'], on('2026-11-22'));
+    expect(other.status).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toContain('--date 2026-10-20 is not today (2026-11-22)');
+    // (It also drops the cigarettes: past the shrink guard too, the plan still refuses it.)
+    const back = await cron(['release', '--quiet', '--date', '2026-10-20', '--allow-other-date', '--allow-shrink'], on('2026-11-22'));
+    expect(back.status).toBe(1);
+    expect(back.stderr).toContain('is older than the current release 20261101.1; nothing was published');
+    expect((await cron(['releases', '--json'], own)).stdout).toContain('"current": "20261101.1"');
   });
 
   it('says its version', async () => {

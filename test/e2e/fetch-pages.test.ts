@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeNoticePdf, makePriceListPdf, type ListRow } from '../../fixtures/adm-pdf.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 // The stand-in's price page has the shape of the authority's (fixtures/adm/prezzi_pubblico.html):
@@ -88,8 +88,8 @@ afterEach(async () => {
 });
 
 const release = (date: string, extra: string[] = []) =>
-  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, '--date', date, '--json', ...extra], {
-    env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}` },
+  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, '--json', ...extra], {
+    env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date) },
   });
 const current = () => JSON.parse(readFileSync(join(bucket, 'current.json'), 'utf8'));
 const products = async () =>

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -23,8 +23,8 @@ afterEach(async () => {
 });
 
 const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) =>
-  runCli(['release', '--data-dir', dataDir, '--date', date, '--quiet', ...extra], {
-    env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...env },
+  runCli(['release', '--data-dir', dataDir, '--quiet', ...extra], {
+    env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...onDay(date), ...env },
   });
 const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
 const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
@@ -68,6 +68,65 @@ describe('tariff release over a sequence of days', () => {
     expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
+  it('repairs a damaged current release that carries changes: the same version, the same bytes, its changes kept', async () => {
+    await release('2026-11-22');
+    expect((await release('2026-12-01')).stdout).toBe('published 20261201.1 (was 20261101.1)\n');
+    const file = join(dataDir, 'bucket', 'releases', '20261201.1', 'dataset.json.gz');
+    const good = readFileSync(file);
+    const flipOneByte = () => {
+      const bytes = Buffer.from(good);
+      bytes[bytes.length >> 1]! ^= 0x01;
+      writeFileSync(file, bytes);
+    };
+
+    // From the local copy the run left in <data-dir>/releases.
+    flipOneByte();
+    expect(await release('2026-12-01')).toEqual({ status: 0, stdout: 'repaired 20261201.1\n', stderr: '' });
+    expect(readFileSync(file)).toEqual(good);
+
+    // Without a local copy: rebuilt from the rows of the bucket's intact SQLite file, byte for byte.
+    flipOneByte();
+    rmSync(join(dataDir, 'releases'), { recursive: true });
+    expect(await release('2026-12-01')).toEqual({ status: 0, stdout: 'repaired 20261201.1\n', stderr: '' });
+    expect(readFileSync(file)).toEqual(good);
+    expect(current().version).toBe('20261201.1');
+    const rows = await openDatasetFile('json', readFileSync(file));
+    expect(rows).toMatchObject({ changesSince: '20261101.1' });
+    expect(rows.changes.length).toBeGreaterThan(0);
+  });
+
+  it("publishes another day's tariff only when told, and never moves the current version back", async () => {
+    expect((await release('2026-11-22')).stdout).toBe('published 20261101.1 (was none)\n');
+
+    const refused = await release('2026-11-22', ['--date', '2026-12-01']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(
+      "--date 2026-12-01 is not today (2026-11-22): the release would publish that day's tariff to the live bucket",
+    );
+    expect(refused.stderr).toContain('--allow-other-date');
+    // A dry run changes nothing, so it may look at any day.
+    expect((await release('2026-11-22', ['--date', '2026-12-01', '--dry-run'])).stdout).toBe(
+      "dry run: would publish 20261201.1 (current: 20261101.1), the tariff in force on 2026-12-01, not today's\n",
+    );
+    expect(current().version).toBe('20261101.1');
+
+    expect(await release('2026-11-22', ['--date', '2026-12-01', '--allow-other-date'])).toEqual({
+      status: 0,
+      stdout: "published 20261201.1 (was 20261101.1), the tariff in force on 2026-12-01, not today's\n",
+      stderr: '',
+    });
+    // The next scheduled run builds today's tariff, older than the current one: refused, said, nothing changed.
+    const scheduled = await release('2026-11-23');
+    expect(scheduled.status).toBe(1);
+    expect(scheduled.stdout).toBe('');
+    expect(scheduled.stderr).toContain('20261101.2 is older than the current release 20261201.1; nothing was published');
+    expect(scheduled.stderr).toContain('tariff rollback');
+    expect((await release('2026-11-22', ['--date', '2026-10-01', '--allow-other-date'])).status).toBe(1);
+    expect(current().version).toBe('20261201.1');
+    // On its day the scheduled run finds the tariff it published early: nothing to do.
+    expect(await release('2026-12-01')).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
   it('publishes n+1 when a list changes within the same tariff date', async () => {
     await release('2026-11-22');
     const fixed = readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml'), 'latin1').replace(
@@ -79,8 +138,8 @@ describe('tariff release over a sequence of days', () => {
   });
 
   it('prints one line per step without a terminal, and a summary with --json', async () => {
-    const lines = await runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22'], {
-      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(',') },
+    const lines = await runCli(['release', '--data-dir', dataDir], {
+      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(','), ...onDay('2026-11-22') },
     });
     expect(lines.status).toBe(0);
     expect(
@@ -96,6 +155,7 @@ describe('tariff release over a sequence of days', () => {
       ' assemble',
       ' check',
       ...Array<string>(3).fill(' build'),
+      ' plan',
       ' write',
       ' verify',
       // Three files, then the read-back.
@@ -151,8 +211,8 @@ describe('tariff release over a sequence of days', () => {
 
     await release('2026-11-22');
     const published = tree();
-    const next = await runCli(['release', '--data-dir', dataDir, '--date', '2026-12-01', '--dry-run'], {
-      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' ') },
+    const next = await runCli(['release', '--data-dir', dataDir, '--dry-run'], {
+      env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...onDay('2026-12-01') },
     });
     expect(next.stdout).toBe('dry run: would publish 20261201.1 (current: 20261101.1)\n');
     // The steps that change something say what they would do; the others ran.
@@ -165,8 +225,30 @@ describe('tariff release over a sequence of days', () => {
     expect(current().version).toBe('20261101.1');
 
     const publish = await runCli(['publish', join(dataDir, 'releases', '20261101.1'), '--data-dir', dataDir, '--dry-run', '--keep', '1']);
-    expect(publish).toMatchObject({ status: 0, stdout: `dry run: would publish 20261101.1 to folder ${join(dataDir, 'bucket')}/\n` });
-    expect(publish.stderr).toContain('upload: would check that 20261101.1, current, is whole');
+    expect(publish).toMatchObject({
+      status: 0,
+      stdout: `dry run: 20261101.1 is current and whole in folder ${join(dataDir, 'bucket')}/, nothing to publish\n`,
+    });
+    expect(publish.stderr).toContain('upload: skipped: nothing to upload');
+  });
+
+  it('keeps the candidate of a dry run for tariff diff, and its plan is the one the run applies', async () => {
+    await release('2026-11-22');
+    const candidate = join(dataDir, 'candidate');
+    const dry = await release('2026-12-01', ['--dry-run', '--candidate', candidate, '--json']);
+    expect(dry.status).toBe(0);
+    const planned = JSON.parse(dry.stdout).plan;
+    expect(planned).toMatchObject({ version: '20261201.1', current: '20261101.1', switch: { from: '20261101.1', to: '20261201.1' } });
+    expect(current().version).toBe('20261101.1');
+
+    const diff = await runCli(['diff', 'current', candidate, '--data-dir', dataDir, '--json']);
+    expect(diff.status).toBe(1);
+    expect(JSON.parse(diff.stdout)).toMatchObject({ old: { version: '20261101.1' }, new: { version: '20261201.1' } });
+    expect(JSON.parse(diff.stdout).products.added).toHaveLength(1);
+    expect((await release('2026-12-01', ['--candidate', candidate])).status).toBe(2);
+
+    const run = await release('2026-12-01', ['--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'published', plan: planned });
   });
 
   it('exits 2 with no source configured', async () => {
@@ -223,8 +305,8 @@ describe('tariff release, publish, releases and rollback on S3 through the stand
     expect(await runCli(['rollback', '20251101.1', '--bucket', bucket], { env: s3.env })).toMatchObject({ status: 1 });
 
     // After a rollback the next release is compared with the release rolled back to, and says so.
-    const after = await runCli(['release', '--bucket', bucket, '--data-dir', dataDir, '--date', '2026-12-01', '--json'], {
-      env: { ...s3.env, TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' ') },
+    const after = await runCli(['release', '--bucket', bucket, '--data-dir', dataDir, '--json'], {
+      env: { ...s3.env, TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...onDay('2026-12-01') },
     });
     expect(JSON.parse(after.stdout)).toMatchObject({
       status: 'published',

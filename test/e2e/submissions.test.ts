@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -202,7 +202,7 @@ describe('moderation and the next release', () => {
 
   it('publishes an approved barcode in <same date>.<n+1> with one barcode more', async () => {
     const env = { TARIFF_SOURCE_URLS: [...authority.lists.keys()].map((path) => authority.url(path)).join(' ') };
-    const release = () => runCli(['release', '--data-dir', dataDir, '--date', '2026-11-22', '--quiet'], { env });
+    const release = () => runCli(['release', '--data-dir', dataDir, '--quiet'], { env: { ...env, ...onDay('2026-11-22') } });
     const key = await account('shop@example.it');
     const url = await serve();
     await submit(url, key, { items: [{ barcode: '8001001001005', admCode: 1001 }] });

@@ -21,3 +21,11 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     );
   });
 }
+
+/**
+ * The environment of a run on `date` (YYYY-MM-DD, noon in Italy): SOURCE_DATE_EPOCH pins the
+ * CLI's clock, so `tariff release` builds that day's tariff as the cron job would on that day.
+ */
+export function onDay(date: string): Record<string, string> {
+  return { SOURCE_DATE_EPOCH: String(Date.parse(`${date}T11:00:00Z`) / 1000) };
+}

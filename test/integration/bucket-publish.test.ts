@@ -9,7 +9,11 @@ import {
   rollbackRelease,
   type ReleaseFiles,
 } from '../../src/publish/publish-release.ts';
+import { PUBLISH_STEPS, type PublishState } from '../../src/pipeline/publish-steps.ts';
+import { runSteps } from '../../src/pipeline/step-runner.ts';
+import { summarisePlan } from '../../src/publish/plan-publication.ts';
 import { buildRelease } from '../../src/release/build-release.ts';
+import type { Format } from '../../src/release/manifest.ts';
 import { sha256Hex } from '../../src/release/gzip.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
@@ -86,7 +90,7 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const result = await publishRelease(bucket, release!, { keep: 30, onStep: (step) => steps.push(step) });
     expect(result).toEqual({ status: 'published', version: '20261101.1', previousVersion: null, pruned: [] });
     // Three files up, read back, then the switch, then the prune: the current manifest is written last.
-    expect(steps).toEqual(['upload', 'upload', 'upload', 'upload', 'switch', 'prune']);
+    expect(steps).toEqual(['plan', 'upload', 'upload', 'upload', 'upload', 'switch', 'prune']);
     expect(await readCurrentManifest(bucket)).toEqual(release!.manifest);
     const json = await bucket.get(releaseFileKey('20261101.1', 'json'));
     expect(sha256Hex(json!)).toBe(release!.manifest.files.json.sha256);
@@ -107,9 +111,10 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       status: 'already-current',
     });
     expect(steps).toEqual([
-      'upload: nothing to upload: 20261101.1 is current and whole',
-      'switch: skipped: 20261101.1 is current and whole',
-      'prune: skipped: 20261101.1 is current and whole',
+      'plan: 20261101.1 is current and whole: nothing to do',
+      'upload: skipped: nothing to upload',
+      'switch: skipped: 20261101.1 is current already',
+      'prune: skipped: 20261101.1 is current already',
     ]);
   });
 
@@ -173,6 +178,80 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       },
     };
     await expect(publishRelease(bucket, impostor, { keep: 30 })).rejects.toMatchObject({ code: 'version_conflict' });
+  });
+
+  it('applies exactly the plan a dry run printed', async () => {
+    const bucket = await open();
+    const all = await releases(3);
+    for (const release of all.slice(0, 2)) await publishRelease(bucket, release, { keep: 2 });
+    const lines = (dryRun: boolean) => {
+      const said: string[] = [];
+      return {
+        said,
+        run: () =>
+          runSteps<PublishState>(
+            PUBLISH_STEPS,
+            { bucket, keep: 2, release: all[2]! },
+            { dryRun, report: (step, line) => said.push(`${step}: ${line}`) },
+          ),
+      };
+    };
+    const dry = lines(true);
+    const planned = summarisePlan((await dry.run()).plan!);
+    expect(planned).toMatchObject({ current: '20261101.2', switch: { from: '20261101.2', to: '20261101.3' }, prune: ['20261101.1'] });
+    expect(dry.said).toContain('switch: would make 20261101.3 current (was 20261101.2)');
+    expect(dry.said).toContain('prune: would keep 2: remove 20261101.1');
+    const real = lines(false);
+    expect(summarisePlan((await real.run()).plan!)).toEqual(planned);
+    expect(real.said).toContain('switch: current.json → 20261101.3 (was 20261101.2)');
+    expect(real.said).toContain('prune: keep 2: removed 20261101.1');
+  });
+
+  it('refuses in the plan, so a dry run fails as the run would: another release under the version, or an older version', async () => {
+    const bucket = await open();
+    const [first, second] = await releases(2);
+    await publishRelease(bucket, second!, { keep: 30 });
+    const impostor = { ...first!, manifest: { ...first!.manifest, version: second!.manifest.version } };
+    for (const dryRun of [true, false]) {
+      const run = (release: ReleaseFiles) => runSteps<PublishState>(PUBLISH_STEPS, { bucket, keep: 30, release }, { dryRun });
+      await expect(run(impostor)).rejects.toMatchObject({ code: 'version_conflict' });
+      await expect(run(first!)).rejects.toMatchObject({
+        code: 'version_behind',
+        message: expect.stringContaining('20261101.1 is older than the current release 20261101.2'),
+      });
+    }
+    expect((await readCurrentManifest(bucket))!.version).toBe('20261101.2');
+  });
+
+  it('repairs the previous current release from an intact copy when publishing the next, and says when none is at hand', async () => {
+    const bucket = await open();
+    const [first, second, third] = await releases(3);
+    await publishRelease(bucket, first!, { keep: 30 });
+    const key = releaseFileKey('20261101.1', 'sqlite');
+    const damage = () => bucket.put(key, Buffer.from('damaged'), 'application/gzip');
+    await damage();
+    const copy = { name: 'the local copy', read: async (_: string, format: Format) => first!.files[format] };
+    const result = await publishRelease(bucket, second!, { keep: 30, copies: [copy] });
+    expect(result).toMatchObject({
+      status: 'published',
+      version: '20261101.2',
+      repaired: [expect.stringContaining(`${key} holds 7 bytes`)],
+    });
+    expect(sha256Hex((await bucket.get(key))!)).toBe(first!.manifest.files.sqlite.sha256);
+
+    // Kept and damaged with no copy: the new release is published all the same, and the damage is reported.
+    await bucket.put(releaseFileKey('20261101.2', 'json'), Buffer.from('damaged'), 'application/gzip');
+    expect(await publishRelease(bucket, third!, { keep: 30 })).toMatchObject({
+      status: 'published',
+      unrepaired: [expect.stringMatching(/releases\/20261101\.2\/dataset\.json\.gz holds 7 bytes .*, and no intact copy is at hand/)],
+    });
+    // The current release damaged with no copy: nothing else can be done, and the run fails saying so.
+    await bucket.put(releaseFileKey('20261101.3', 'docdb'), Buffer.from('damaged'), 'application/gzip');
+    const alien = { ...third!, files: { ...third!.files, docdb: Buffer.from('other bytes') } };
+    await expect(publishRelease(bucket, alien, { keep: 30 })).rejects.toMatchObject({
+      code: 'bucket_damaged',
+      message: expect.stringContaining('the current release 20261101.3 is damaged and cannot be repaired'),
+    });
   });
 
   it('keeps the last N releases after the switch, and rolls back to a kept one', async () => {

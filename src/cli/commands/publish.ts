@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { planHeadline } from '../../publish/plan-publication.ts';
 import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/publish-release.ts';
@@ -26,7 +27,7 @@ export function registerPublish(program: Command, run: Runner): void {
       run(async (ctx, dir: string, options: { dryRun?: boolean }) => {
         const reporter = new StepReporter(ctx);
         const settings = await ctx.settings(options);
-        const { result, version, bucket } = await runPublish({
+        const { result, version, bucket, plan } = await runPublish({
           settings,
           dataDir: ctx.dataDir,
           env: ctx.io.env,
@@ -35,7 +36,13 @@ export function registerPublish(program: Command, run: Runner): void {
           report: reporter.step,
         });
         reporter.stop();
-        if (!result) return ctx.result({ status: 'dry-run', version, bucket }, `dry run: would publish ${version} to ${bucket}`);
+        if (!result) {
+          const changes = plan.switch || plan.repairs.length > 0;
+          const human = changes
+            ? `dry run: would ${planHeadline(plan)} in ${bucket}`
+            : `dry run: ${planHeadline(plan)} in ${bucket}, nothing to publish`;
+          return ctx.result({ status: 'dry-run', version, bucket, plan }, human);
+        }
         const human =
           result.status === 'already-current'
             ? `${result.version} (already current)`

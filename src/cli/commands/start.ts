@@ -35,6 +35,8 @@ export function registerStart(program: Command, run: Runner): void {
           env: ctx.io.env,
           now: ctx.io.now,
           date: buildDate(options.date, ctx.io.now()),
+          // The demo's own local bucket: --date is the only way to see another day's tariff there.
+          allowOtherDate: true,
           allowShrink: false,
           barcodesFile: SAMPLE_BARCODES,
           documents: async () => ({ documents: await readSources([SAMPLE_TARIFF], settings), reports: [] }),
