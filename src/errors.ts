@@ -70,6 +70,7 @@ const HINTS = {
   sync_failed: 'The installed copy is unchanged; the next run tries again.',
   sync_verify_failed: 'It was not installed: the installed copy is unchanged. The next run downloads it again.',
   output_failed: 'Check that the output directory is writable and the disk has space.',
+  output_not_release: 'Give --out a new or empty folder, or a release folder to replace; nothing was deleted.',
 } as const;
 
 type Kind = keyof typeof HINTS;
@@ -153,6 +154,12 @@ export const errors = {
   syncVerifyFailed: (where: string, detail: string) =>
     fail('sync_verify_failed', `${where}: the downloaded file does not verify: ${detail}`),
   outputFailed: (where: string, detail: string) => fail('output_failed', `${where}: cannot write the release: ${detail}`),
+  outputNotRelease: (where: string, foreign: string[]) =>
+    fail(
+      'output_not_release',
+      `${where} is not a release folder (it holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}): replacing it would delete them`,
+      2,
+    ),
 } as const;
 
 export function isTariffError(error: unknown): error is TariffError {

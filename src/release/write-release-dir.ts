@@ -1,16 +1,30 @@
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { writeFileDurable } from '../util/durable-write.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
 import type { BuiltRelease } from './build-release.ts';
 import { fileName, FORMATS, MANIFEST_FILE, renderManifest } from './manifest.ts';
 
+/** What a release folder may hold: the manifest, the three files, and a published release's provenance. */
+const RELEASE_FOLDER_NAMES = new Set([MANIFEST_FILE, ...FORMATS.map(fileName), 'provenance.json']);
+
+/**
+ * Refuses to replace a folder that is not a release: `--out .` or `--out <data-dir>` would
+ * otherwise delete whatever they hold (the registry, the working tree). An empty folder is fine.
+ */
+async function refuseForeignFolder(target: string): Promise<void> {
+  const names = await readdir(target).catch(() => null);
+  const foreign = (names ?? []).filter((name) => !RELEASE_FOLDER_NAMES.has(name));
+  if (foreign.length > 0) throw errors.outputNotRelease(target, foreign);
+}
+
 /**
  * Puts a built release at `outDir`: everything is written and flushed in a temporary sibling
  * directory, which then replaces `outDir` by two renames (the old one aside, the new one in). A
  * failure leaves `outDir` as it was; a kill between the renames leaves the old release beside it,
- * which recoverReleaseDir (run first, here and by `tariff build`) puts back.
+ * which recoverReleaseDir (run first, here and by `tariff build`) puts back. Only an empty folder or
+ * a release folder is replaced: anything else is refused before a byte is written.
  */
 export async function writeReleaseDir(release: BuiltRelease, outDir: string): Promise<void> {
   const target = resolve(outDir);
@@ -19,6 +33,7 @@ export async function writeReleaseDir(release: BuiltRelease, outDir: string): Pr
   try {
     await mkdir(parent, { recursive: true });
     await recoverReleaseDir(target);
+    await refuseForeignFolder(target);
     staging = await mkdtemp(join(parent, `.${basename(target)}.building-`));
     for (const format of FORMATS) await writeFileDurable(join(staging, fileName(format)), release.files[format]);
     await writeFileDurable(join(staging, MANIFEST_FILE), renderManifest(release.manifest));
@@ -35,6 +50,7 @@ export async function writeReleaseDir(release: BuiltRelease, outDir: string): Pr
     }
     staging = undefined;
   } catch (error) {
+    if (isTariffError(error)) throw error;
     throw errors.outputFailed(target, (error as Error).message);
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true });

@@ -218,6 +218,21 @@ describe('verify', () => {
     await expect(verifyRelease(dir)).resolves.toMatchObject({ ok: true, problems: [] });
   });
 
+  it('replaces only an empty or release folder, never a folder holding anything else', async () => {
+    const { dir } = await writtenRelease();
+    const built = await build();
+    await writeReleaseDir(built, dir);
+    const dataDir = await tempDir();
+    writeFileSync(join(dataDir, 'registry.sqlite'), 'every account and key');
+    await expect(writeReleaseDir(built, dataDir)).rejects.toMatchObject({
+      code: 'output_not_release',
+      exitCode: 2,
+      message: expect.stringContaining('it holds registry.sqlite'),
+    });
+    expect(readFileSync(join(dataDir, 'registry.sqlite'), 'utf8')).toBe('every account and key');
+    await expect(verifyRelease(dir)).resolves.toMatchObject({ ok: true });
+  });
+
   it('catches a corrupted file', async () => {
     const { dir } = await writtenRelease();
     const path = join(dir, 'dataset.sqlite.gz');
