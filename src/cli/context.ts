@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
-import { openRegistry } from '../registry/open-registry.ts';
 import type { Registry } from '../registry/registry.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
+import { printable } from '../util/clean-text.ts';
 
 /** The process edges a command may touch, passed in so tests can pin them. */
 export interface CliIo {
@@ -57,6 +57,8 @@ export class CommandContext {
   /** Runs `work` on the registry the settings name, closing it after. */
   async withRegistry<T>(work: (registry: Registry, settings: Settings) => Promise<T>): Promise<T> {
     const settings = await this.settings();
+    // Loaded when a command needs the registry: the release pipeline does not.
+    const { openRegistry } = await import('../registry/open-registry.ts');
     const registry = await openRegistry({ dataDir: this.dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
     try {
       return await work(registry, settings);
@@ -82,13 +84,16 @@ export class CommandContext {
 
   /** A line for people: on stderr when stdout carries JSON, so stdout stays one document. */
   info(line: string): void {
-    (this.json ? this.io.stderr : this.io.stdout).write(`${line}\n`);
+    (this.json ? this.io.stderr : this.io.stdout).write(`${printable(line)}\n`);
   }
 
-  /** The command's result: JSON with --json, else the human text (if any). */
+  /**
+   * The command's result: JSON with --json, else the human text (if any), without the characters
+   * a terminal would obey (a product name or an organisation may carry an escape sequence).
+   */
   result(value: unknown, human?: string): void {
     if (this.json) this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-    else if (human !== undefined) this.io.stdout.write(human.endsWith('\n') ? human : `${human}\n`);
+    else if (human !== undefined) this.io.stdout.write(printable(human.endsWith('\n') ? human : `${human}\n`));
   }
 }
 

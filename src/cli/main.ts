@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isTariffError, TariffError } from '../errors.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
+import { printable } from '../util/clean-text.ts';
 
 type Register = (program: Command, run: Runner) => void;
 
@@ -112,7 +113,7 @@ function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): Ex
         `internal error: ${(error as Error)?.stack ?? String(error)}`,
         'This is a bug: please report it with the command you ran.',
       );
-  ctx.io.stderr.write(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`);
+  ctx.io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
   if (ctx.json)
     ctx.io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,

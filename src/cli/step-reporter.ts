@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { CommandContext } from './context.ts';
+import { printable } from '../util/clean-text.ts';
 
 /** Without a terminal, a download still going says how far it got this often: a sign of life in a log. */
 const PROGRESS_LINE_MS = 10_000;
@@ -37,7 +38,7 @@ export class StepReporter {
   /** One line of a step, e.g. "fetch: https://…/sigarette.xml changed" (the pipeline's report). */
   readonly step = (name: string, text: string): void => {
     if (this.silent) return;
-    const line = `tariff: ${name}: ${text}`;
+    const line = `tariff: ${name}: ${printable(text)}`;
     // While bars are drawn, lines go through them (above the bars); otherwise straight out.
     if (this.bars && this.active.size > 0) this.bars.log(`${line}\n`);
     else this.ctx.io.stderr.write(`${line}\n`);

@@ -147,5 +147,8 @@ const PLAN_BUILT: Step<ReleaseState> = {
  */
 export const RELEASE_STEPS: Step<ReleaseState>[] = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), PLAN_BUILT, WRITE, VERIFY, ...APPLY];
 
-/** `tariff build`: the release pipeline up to writing the release folder (`tariff verify` checks it); no bucket, no plan. */
-export const BUILD_COMMAND_STEPS = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), WRITE];
+/**
+ * `tariff build`: the release pipeline up to writing the release folder, then verifying it (each
+ * format opened by its own engine) before it is reported built; no bucket, no plan.
+ */
+export const BUILD_COMMAND_STEPS = [FETCH, ...(BUILD_STEPS as Step<ReleaseState>[]), WRITE, VERIFY];

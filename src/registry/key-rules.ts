@@ -1,12 +1,10 @@
 import { errors } from '../errors.ts';
+import { oneLine } from '../util/clean-text.ts';
 import { KEY_PREFIX } from './api-key.ts';
 
 export const MAX_LABEL_LENGTH = 100;
 /** The shortest prefix that names a key to revoke: the service prefix and 4 characters of secret. */
 export const MIN_REVOKE_PREFIX = KEY_PREFIX.length + 4;
-
-// C0 and C1 control characters, and the bidirectional overrides that reorder a terminal's text.
-const UNPRINTABLE = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
 /**
  * A key's label as stored and shown: control characters (which an operator's terminal would
@@ -16,7 +14,7 @@ const UNPRINTABLE = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
  * @example cleanLabel('cassa\u001b[2J 1') === 'cassa [2J 1'
  */
 export function cleanLabel(label: string): string {
-  return [...label.replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim()].slice(0, MAX_LABEL_LENGTH).join('');
+  return [...oneLine(label)].slice(0, MAX_LABEL_LENGTH).join('');
 }
 
 /** The active key a typed prefix names: exactly one, and the prefix long enough not to match by accident. */

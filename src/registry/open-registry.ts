@@ -5,8 +5,6 @@ import { auditRules } from './audit.ts';
 import { moderationRules } from './barcode-moderation.ts';
 import { counterRules } from './counters.ts';
 import { keyRules } from './keys.ts';
-import { pgAuthenticator } from './pg-authenticate.ts';
-import { PgStore } from './pg-store.ts';
 import { purgeRules } from './purge-rules.ts';
 import type { Registry } from './registry.ts';
 import { registryPath } from './registry-path.ts';
@@ -48,6 +46,8 @@ export async function openSqliteRegistry(path: string, options: { longRunning?: 
 
 /** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
 export async function openPgRegistry(url: string, options: { poolSize?: number } = {}): Promise<Registry> {
+  // Loaded only for PostgreSQL: most installations never need the driver, and every command would load it.
+  const [{ PgStore }, { pgAuthenticator }] = await Promise.all([import('./pg-store.ts'), import('./pg-authenticate.ts')]);
   const store = await PgStore.open(url, options);
   try {
     await migrate(store);

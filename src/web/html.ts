@@ -1,3 +1,5 @@
+import { printable } from '../util/clean-text.ts';
+
 /** HTML that is already safe to insert (built by `html`). */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -8,8 +10,9 @@ export class SafeHtml {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/** Escaped for HTML, and without the characters no page should show (a bidi override reverses a line's prices). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return printable(text).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /**

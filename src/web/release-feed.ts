@@ -1,6 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { describeNotesItalian, type ReleaseNotes } from './release-notes.ts';
 import { releaseContentHtml } from './release-pages.ts';
+import { printable } from '../util/clean-text.ts';
 
 const builder = new XMLBuilder({
   ignoreAttributes: false,
@@ -36,7 +37,8 @@ export function releaseFeed(releases: ReleaseNotes[], siteUrl: string, emptySinc
         title: `Tariffa ${notes.version}, in vigore dal ${notes.tariffDate}`,
         updated: notes.generatedAt,
         link: { '@rel': 'alternate', '@type': 'text/html', '@href': `${site}/aggiornamenti/${notes.version}` },
-        summary: describeNotesItalian(notes),
+        // XML 1.0 cannot carry a control character at all: one would make the whole feed unreadable.
+        summary: printable(describeNotesItalian(notes)),
         content: { '@type': 'html', '#text': releaseContentHtml(notes) },
       })),
     },

@@ -9,6 +9,7 @@ import { messagePage } from './pages.ts';
 import { alreadyRegisteredEmail, confirmSignUpPage, signUpClosedPage, signUpEmail, signUpPage, signUpSentPage } from './sign-up-pages.ts';
 import { randomToken, type SignUpPolicy, type SiteKit } from './site-kit.ts';
 import { USAGE_RULES_VERSION } from './usage-rules.ts';
+import { oneLine } from '../util/clean-text.ts';
 
 export const DEFAULT_SIGN_UP_POLICY: SignUpPolicy = { open: true, approvalTypes: ['Integration'] };
 
@@ -87,7 +88,8 @@ export function signUpRoutes(site: SiteKit): Route[] {
           const values = {
             email: form.get('email') ?? '',
             type: form.get('type') ?? '',
-            organisation: (form.get('organisation') ?? '').trim(),
+            // Stored as one clean line: an operator's terminal prints it (tariff accounts list).
+            organisation: oneLine(form.get('organisation') ?? ''),
           };
           const email = normaliseEmail(values.email);
           const problem = signUpProblem({ ...values, email }, form.get('accept'));
