@@ -106,7 +106,8 @@ export function signUpRoutes(site: SiteKit): Route[] {
         }),
       ),
     ),
-    route('GET', '/conferma-registrazione', site.linkPage(registry.signUpUsable, invalidLink, confirmSignUpPage)),
-    route('POST', '/conferma-registrazione', site.anonymousForm(confirm)),
+    // Closing sign-up also stops the links already sent: none of them creates an account any more.
+    route('GET', '/conferma-registrazione', whenOpen(site.linkPage(registry.signUpUsable, invalidLink, confirmSignUpPage))),
+    route('POST', '/conferma-registrazione', whenOpen(site.anonymousForm(confirm))),
   ];
 }

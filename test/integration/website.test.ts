@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
+import type { Registry } from '../../src/registry/registry.ts';
 import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
@@ -13,10 +14,10 @@ let backend: () => Promise<RegistryLocation>;
 
 async function setUp(
   siteUrl = 'http://127.0.0.1:8080',
-  extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy } = {},
+  extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy; registry?: Registry } = {},
 ) {
-  const registry = await (await backend()).open();
-  await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
+  const registry = extra.registry ?? (await (await backend()).open());
+  if (!extra.registry) await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
   let now = new Date('2026-11-22T10:00:00Z');
   const mailbox: MailMessage[] = [];
   const site = createWebsite({
@@ -371,6 +372,20 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
 
     const closed = await setUp('http://127.0.0.1:8080', { signUp: { open: false, approvalTypes: [] } });
     expect((await closed.call('GET', '/registrati')).status).toBe(403);
+  });
+
+  it('creates no account from a link sent while sign-up was open once it is closed', async () => {
+    const open = await setUp();
+    expect((await signUp(open, { email: 'tardiva@example.it' })).status).toBe(200);
+    const path = linkOf(open.mailbox[0]!.text)!;
+    const form = await open.call('GET', path);
+    const token = /name="token" value="([^"]+)"/.exec(form.text)![1]!;
+    // The service restarted with TARIFF_SIGNUP=closed, on the same registry.
+    const closed = await setUp('http://127.0.0.1:8080', { signUp: { open: false, approvalTypes: [] }, registry: open.registry });
+    expect((await closed.call('GET', path)).status).toBe(403);
+    const page = await closed.call('GET', '/accedi');
+    expect((await closed.call('POST', '/conferma-registrazione', { token, _csrf: closed.csrf(page.text) })).status).toBe(403);
+    expect(await open.registry.findAccount('tardiva@example.it')).toBeNull();
   });
 
   it('leaves an Integration waiting for an administrator by default', async () => {
