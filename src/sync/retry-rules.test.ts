@@ -10,6 +10,12 @@ describe('retryNotBefore', () => {
     expect(retryNotBefore(503, 'Sun, 22 Nov 2026 16:00:00 GMT', now).toISOString()).toBe('2026-11-22T16:00:00.000Z');
   });
 
+  it('never waits more than two days, whatever the header says', () => {
+    expect(retryNotBefore(429, '31536000', now).toISOString()).toBe('2026-11-24T15:30:00.000Z');
+    expect(retryNotBefore(429, '99999999999999999999', now).toISOString()).toBe('2026-11-24T15:30:00.000Z');
+    expect(retryNotBefore(503, 'Fri, 01 Jan 2100 00:00:00 GMT', now).toISOString()).toBe('2026-11-24T15:30:00.000Z');
+  });
+
   it('waits for the next UTC day when the service said nothing', () => {
     expect(retryNotBefore(500, undefined, now).toISOString()).toBe('2026-11-23T00:00:00.000Z');
     expect(retryNotBefore(429, 'soon', now).toISOString()).toBe('2026-11-23T00:00:00.000Z');

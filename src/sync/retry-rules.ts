@@ -11,14 +11,21 @@ export function retryNotBefore(status: number, retryAfter: string | undefined, n
   return status === 429 || status >= 500 ? next : now;
 }
 
-/** `Retry-After` as delay seconds or as an HTTP date; null when absent or unreadable. */
+/** The longest wait a service can impose: past it a till would go stale for good on one bad header. */
+export const MAX_RETRY_WAIT_SECONDS = 2 * 86_400;
+
+/**
+ * `Retry-After` as delay seconds or as an HTTP date, at most MAX_RETRY_WAIT_SECONDS away; null
+ * when absent or unreadable.
+ */
 export function parseRetryAfter(value: string | undefined, now: Date): Date | null {
   if (value === undefined) return null;
   const text = value.trim();
+  const latest = now.getTime() + MAX_RETRY_WAIT_SECONDS * 1000;
   // Whole seconds, rounded up: the header has that resolution, and waiting a fraction longer is safe.
-  if (/^\d+$/.test(text)) return new Date(Math.ceil((now.getTime() + Number(text) * 1000) / 1000) * 1000);
+  if (/^\d+$/.test(text)) return new Date(Math.min(latest, Math.ceil((now.getTime() + Number(text) * 1000) / 1000) * 1000));
   const date = Date.parse(text);
-  return Number.isNaN(date) ? null : new Date(date);
+  return Number.isNaN(date) ? null : new Date(Math.min(latest, date));
 }
 
 /** Whether the statuses of an answer mean "stop and wait": a refusal for quota or a server error. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -106,30 +106,20 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const etag = headerOf(response.headers.etag);
   // The release switched between the two calls: this file is not the manifest's. The next run gets both anew.
   if (etag !== null && etag !== `"${expected.sha256}"`) {
+    // Dropping the body is our choice: its abort is not an error of this run.
+    response.body.on('error', () => {});
     response.body.destroy();
     throw errors.syncVerifyFailed(url, `its ETag ${etag} is not the SHA-256 the manifest names (a new release came out meanwhile)`);
   }
   const name = installedName(format);
+  const downloaded = join(dest, `.${name}.gz.download-${process.pid}`);
   const unpacked = join(dest, `.${name}.download-${process.pid}`);
   try {
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const measure = new Transform({
-      transform(chunk: Buffer, _, done) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(response.body, measure, createGunzip(), createWriteStream(unpacked, { mode: 0o644 }));
-    } catch (error) {
-      // A corrupted gzip stream fails here, before its SHA-256 could say so.
-      throw errors.syncVerifyFailed(url, `it does not unpack (${(error as Error).message})`);
-    }
-    const sha256 = hash.digest('hex');
+    const { sha256, bytes } = await download(response.body, downloaded, expected.size, url);
+    // The compressed bytes are checked before anything is unpacked: a file the manifest does not name is never opened.
     if (bytes !== expected.size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${expected.size}`);
     if (sha256 !== expected.sha256) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expected.sha256}`);
+    await unpack(downloaded, unpacked, bytes, url);
     // Loaded only here: a sync with nothing new (the usual run at a till) needs no dataset engine.
     const { checkInstallable } = await import('./check-installable.ts');
     const problem = await checkInstallable(format, unpacked, manifest);
@@ -151,7 +141,54 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
       bytes,
     };
   } finally {
+    await rm(downloaded, { force: true });
     await rm(unpacked, { force: true });
+  }
+}
+
+/**
+ * Unpacked, a release file is a few times its download (about 16 for a small SQLite file): more
+ * than this many times, with the floor below for tiny files, is a gzip bomb, refused before it fills the disk.
+ */
+const MAX_UNPACK_RATIO = 100;
+const MIN_UNPACK_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** Writes the body to `path` with its size and SHA-256, stopping as soon as it is longer than the manifest says. */
+async function download(body: NodeJS.ReadableStream, path: string, size: number, url: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      if (bytes > size) return done(new Error(`the body is longer than the ${size} bytes the manifest says`));
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, measure, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    throw errors.syncVerifyFailed(url, (error as Error).message);
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** Unpacks a verified download, refusing one that unpacks far beyond what a release file does. */
+async function unpack(from: string, to: string, compressedBytes: number, url: string): Promise<void> {
+  const limit = Math.max(MIN_UNPACK_LIMIT_BYTES, compressedBytes * MAX_UNPACK_RATIO);
+  let written = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _, done) {
+      written += chunk.length;
+      if (written > limit) return done(new Error(`it unpacks to more than ${limit} bytes, ${MAX_UNPACK_RATIO} times its size at most`));
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(createReadStream(from), createGunzip(), bound, createWriteStream(to, { mode: 0o644 }));
+  } catch (error) {
+    // A corrupted gzip stream fails here, before the engine could say so.
+    throw errors.syncVerifyFailed(url, `it does not unpack (${(error as Error).message})`);
   }
 }
 

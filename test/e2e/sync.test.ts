@@ -1,4 +1,6 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -229,3 +231,85 @@ async function flippingProxy(target: URL): Promise<{ url: string; close: () => P
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+describe('tariff sync against a hostile or racing /v1 server', () => {
+  /** A /v1 stand-in: /version names `file` (its SHA-256 and size unless told otherwise); the file route is the test's. */
+  async function hostile(
+    file: Buffer,
+    answer: (res: import('node:http').ServerResponse) => void,
+    names: { sha256?: string; size?: number } = {},
+  ) {
+    const digest = { sha256: names.sha256 ?? createHash('sha256').update(file).digest('hex'), size: names.size ?? file.length };
+    const entry = (format: string) => ({ url: `http://127.0.0.1/v1/dataset.${format}.gz`, ...digest });
+    const manifest = {
+      version: '20261101.1',
+      tariffDate: '2026-11-01',
+      generatedAt: '2026-11-22T06:00:00+01:00',
+      source: 'Agenzia delle Dogane e dei Monopoli',
+      schemaVersion: 2,
+      counts: { products: 1, barcodes: 0 },
+      files: { json: entry('json'), sqlite: entry('sqlite'), docdb: { ...entry('docdb'), docdbVersion: '4.1.1', schemaVersion: 2 } },
+    };
+    const server = createServer((req, res) => {
+      if (req.url === '/v1/version') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(manifest));
+      answer(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise((r) => server.close(r)) };
+  }
+  async function run(api: string, extra: string[] = []) {
+    const key = join(await tempDir(), 'key');
+    writeFileSync(key, 'ttd_hostile\n', { mode: 0o600 });
+    const dest = join(await tempDir(), 'tariffa');
+    return { dest, result: await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key-file', key, ...extra]) };
+  }
+
+  it('fails cleanly when a release came out between its two calls (the ETag names another file)', async () => {
+    const file = gzipSync('{}');
+    const stand = await hostile(file, (res) => {
+      res.writeHead(200, { etag: `"${'b'.repeat(64)}"` });
+      res.write(Buffer.alloc(1 << 20));
+    });
+    try {
+      const { dest, result } = await run(stand.api, ['--json']);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('is not the SHA-256 the manifest names (a new release came out meanwhile)');
+      expect(result.stderr).not.toMatch(/Unhandled|RequestAbortedError|\n\s+at /);
+      expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'sync_verify_failed' } });
+      expect(existsSync(join(dest, 'dataset.json'))).toBe(false);
+    } finally {
+      await stand.close();
+    }
+  });
+
+  it('stops reading a body longer than the manifest says, instead of reading until its deadline', async () => {
+    const file = gzipSync('{}');
+    let feeding: NodeJS.Timeout | undefined;
+    const stand = await hostile(file, (res) => {
+      res.writeHead(200);
+      feeding = setInterval(() => res.write(Buffer.alloc(64 * 1024)), 5);
+      res.on('close', () => clearInterval(feeding));
+    });
+    try {
+      const { result } = await run(stand.api);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`the body is longer than the ${file.length} bytes the manifest says`);
+    } finally {
+      clearInterval(feeding);
+      await stand.close();
+    }
+  });
+
+  it('refuses a gzip bomb the manifest names before it fills the disk', async () => {
+    const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024));
+    const stand = await hostile(bomb, (res) => res.writeHead(200).end(bomb));
+    try {
+      const { dest, result } = await run(stand.api);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/it does not unpack \(it unpacks to more than \d+ bytes, 100 times its size at most\)/);
+      expect(readdirSync(dest).filter((name) => name.startsWith('.'))).toEqual([]);
+    } finally {
+      await stand.close();
+    }
+  });
+});
