@@ -1,4 +1,5 @@
 import type { AccountType, SubmissionResult } from '../registry/registry.ts';
+import { identityKeys } from './organisation-identity.ts';
 import { barcodeStatus, sameMatch, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from './status-rules.ts';
 import type { ItemCheck } from './validate-item.ts';
 
@@ -13,6 +14,8 @@ export interface StoredBarcode {
 export interface StoredVote extends Match {
   accountId: number;
   accountType: AccountType;
+  /** The keys tying the account to an organisation: votes count once per organisation. */
+  identities: readonly string[];
   counted: boolean;
 }
 
@@ -49,7 +52,7 @@ const sameOrNone = (a: Match | null, b: Match | null) => (a === null || b === nu
  * registry backends only read the state and apply the plan, so the rules live here once.
  */
 export function planBatch(
-  account: { id: number; type: AccountType },
+  account: { id: number; type: AccountType; email: string; organisation: string | null },
   checks: ItemCheck[],
   state: BatchState,
   rules: StatusRules,
@@ -78,7 +81,7 @@ export function planBatch(
     const match = { admCode: c.admCode, kind: c.kind, units: c.units };
     const updated = [
       ...existing.filter((vote) => vote.accountId !== account.id),
-      { ...match, accountId: account.id, accountType: account.type, counted: true },
+      { ...match, accountId: account.id, accountType: account.type, identities: identityKeys(account), counted: true },
     ];
     state.votes.set(c.gtin14, updated);
     const admin = barcode?.admin ?? null;

@@ -13,6 +13,8 @@ export interface Match {
 
 export interface Vote extends Match {
   accountType: AccountType;
+  /** The keys tying the voter to an organisation (organisation-identity.ts); none: an organisation of its own. */
+  identities?: readonly string[];
 }
 
 /** An administrator's decision, which overrides the votes until the administrator changes it. */
@@ -31,20 +33,46 @@ export const DEFAULT_RULES: StatusRules = { quorum: 2, weights: { User: 1, Suppl
 export const sameMatch = (a: Match, b: Match) => a.admCode === b.admCode && a.kind === b.kind && a.units === b.units;
 
 /**
+ * The votes grouped by organisation: accounts sharing a mailbox or an organisation name (directly
+ * or through another account) are one group. A group counts as one vote, with the largest weight
+ * among its accounts, when its accounts agree; a group that disagrees with itself does not count,
+ * so one organisation can neither approve alone nor put a barcode in conflict. Order-independent.
+ */
+export function organisationGroups<V extends Vote>(votes: readonly V[]): { votes: V[]; agree: boolean }[] {
+  const parent = votes.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  const owner = new Map<string, number>();
+  votes.forEach((vote, i) => {
+    for (const key of vote.identities ?? []) {
+      const seen = owner.get(key);
+      if (seen === undefined) owner.set(key, i);
+      else parent[root(i)] = root(seen);
+    }
+  });
+  const groups = new Map<number, V[]>();
+  votes.forEach((vote, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), vote]));
+  return [...groups.values()].map((group) => ({ votes: group, agree: group.every((vote) => sameMatch(vote, group[0]!)) }));
+}
+
+/**
  * A barcode's status from its votes (one per account, the latest) and the administrator's decision:
  * - revoked by the administrator → `revoked`; approved by the administrator → `approved` (their match);
- * - otherwise, votes for more than one match → `conflict`;
- * - all votes for one match with a total weight of at least the quorum → `approved` (that match);
+ * - the votes count by organisation (organisationGroups): one per agreeing organisation;
+ * - organisations voting for more than one match → `conflict`;
+ * - all for one match with a total weight of at least the quorum → `approved` (that match);
  * - all for one match but less weight (or no counted vote) → `to_confirm`.
  * Depends only on the set of votes, never on their order.
  */
 export function barcodeStatus(votes: Vote[], admin: AdminDecision, rules: StatusRules): { status: BarcodeStatus; match: Match | null } {
   if (admin?.decision === 'revoked') return { status: 'revoked', match: null };
   if (admin?.decision === 'approved') return { status: 'approved', match: admin.match };
-  const first = votes[0];
+  const organisations = organisationGroups(votes)
+    .filter((group) => group.agree)
+    .map((group) => ({ match: group.votes[0]!, weight: Math.max(...group.votes.map((vote) => rules.weights[vote.accountType])) }));
+  const first = organisations[0]?.match;
   if (!first) return { status: 'to_confirm', match: null };
-  if (votes.some((vote) => !sameMatch(vote, first))) return { status: 'conflict', match: null };
-  const weight = votes.reduce((sum, vote) => sum + rules.weights[vote.accountType], 0);
+  if (organisations.some(({ match }) => !sameMatch(match, first))) return { status: 'conflict', match: null };
+  const weight = organisations.reduce((sum, { weight }) => sum + weight, 0);
   const match = { admCode: first.admCode, kind: first.kind, units: first.units };
   return weight >= rules.quorum ? { status: 'approved', match } : { status: 'to_confirm', match };
 }

@@ -1,4 +1,5 @@
-import type { AdminDecision, BarcodeStatus, Match, StatusRules } from '../barcodes/status-rules.ts';
+import { identityKeys } from '../barcodes/organisation-identity.ts';
+import { organisationGroups, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { writeAudit } from './audit.ts';
@@ -10,12 +11,12 @@ import type { Queries, Store } from './store.ts';
 async function votesOn(db: Queries, gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }> {
   const row = await db.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14]);
   const rows = await db.all(
-    `SELECT v.*, a.email, a.type, a.blocked, EXISTS (
+    `SELECT v.*, a.email, a.organisation, a.type, a.blocked, EXISTS (
        SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref) AS ref_blocked
      FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin = ? ORDER BY v.submitted_at, a.email`,
     [gtin14],
   );
-  const votes = rows.map((v): BarcodeVote => ({
+  const votes = rows.map((v): BarcodeVote & { identities: string[] } => ({
     email: String(v.email),
     accountType: v.type as AccountType,
     admCode: Number(v.adm_code),
@@ -25,8 +26,28 @@ async function votesOn(db: Queries, gtin14: string): Promise<{ summary: BarcodeS
     barcodeAsSent: String(v.barcode_as_sent),
     submittedAt: String(v.submitted_at),
     counted: !v.blocked && !v.ref_blocked,
+    notCounted: v.blocked || v.ref_blocked ? 'blocked' : null,
+    sameOrganisationAs: null,
+    identities: identityKeys({ email: String(v.email), organisation: (v.organisation as string | null) ?? null }),
   }));
-  return { summary: row ? toSummary({ ...row, votes: votes.length }) : null, votes };
+  explainOrganisations(votes.filter((vote) => vote.counted));
+  return { summary: row ? toSummary({ ...row, votes: votes.length }) : null, votes: votes.map(({ identities: _, ...vote }) => vote) };
+}
+
+/**
+ * Marks, for the desk, the votes that count only through their organisation (the status rules'
+ * organisationGroups): the first of an agreeing organisation counts, the others are the same
+ * organisation's; none of a disagreeing one counts. `votes` are in the order they were submitted.
+ */
+function explainOrganisations(votes: (BarcodeVote & { identities: string[] })[]): void {
+  for (const group of organisationGroups(votes)) {
+    const [first, ...others] = group.votes;
+    for (const vote of group.agree ? others : group.votes) {
+      vote.counted = false;
+      vote.notCounted = group.agree ? 'same_organisation' : 'organisation_disagrees';
+      vote.sameOrganisationAs = group.agree ? first!.email : null;
+    }
+  }
 }
 
 /**

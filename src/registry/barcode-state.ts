@@ -23,7 +23,7 @@ export async function readBarcodeState(
   for (const row of await tx.all(`SELECT * FROM barcodes WHERE gtin IN ${d.inList('text')}`, [gtins]))
     state.barcodes.set(String(row.gtin), { status: row.status as BarcodeStatus, match: matchOf(row), admin: adminOf(row) });
   const votes = await tx.all(
-    `SELECT v.gtin, v.account_id, v.adm_code, v.kind, v.units, a.type, ${COUNTED}
+    `SELECT v.gtin, v.account_id, v.adm_code, v.kind, v.units, a.type, a.email, a.organisation, ${COUNTED}
      FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin IN ${d.inList('text')}`,
     [gtins],
   );

@@ -127,8 +127,15 @@ export interface BarcodeVote extends Match {
   contributorRef: string | null;
   barcodeAsSent: string;
   submittedAt: string;
-  /** False when the vote is not counted: its contributor or account is blocked. */
+  /** False when the vote is not counted on its own: see `notCounted`. */
   counted: boolean;
+  /**
+   * Why it does not count: its account or contributor is `blocked`; it is the `same_organisation`
+   * as an account that voted first (`sameOrganisationAs`), whose vote stands for both; or its
+   * organisation's accounts voted for different matches (`organisation_disagrees`).
+   */
+  notCounted: 'blocked' | 'same_organisation' | 'organisation_disagrees' | null;
+  sameOrganisationAs: string | null;
 }
 
 export interface WebSession {

@@ -1,3 +1,4 @@
+import { identityKeys } from '../barcodes/organisation-identity.ts';
 import type { StoredVote } from '../barcodes/plan-batch.ts';
 import type { AdminDecision, BarcodeStatus, Match } from '../barcodes/status-rules.ts';
 import type { BarcodeKind } from '../dataset/model.ts';
@@ -90,5 +91,6 @@ export const toStoredVote = (row: Row): StoredVote => ({
   kind: row.kind as BarcodeKind,
   units: Number(row.units),
   accountType: row.type as AccountType,
+  identities: identityKeys({ email: String(row.email), organisation: (row.organisation as string | null) ?? null }),
   counted: Boolean(row.counted),
 });

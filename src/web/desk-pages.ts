@@ -19,6 +19,14 @@ export interface DeskView {
   audit: AuditRecord[];
 }
 
+/** Whether a vote counts, and why not, for the administrator (docs/moderation.md). */
+function countedText(vote: BarcodeVote): string {
+  if (vote.counted) return 'sì';
+  if (vote.notCounted === 'same_organisation') return `no: stessa organizzazione di ${vote.sameOrganisationAs}, che conta per entrambi`;
+  if (vote.notCounted === 'organisation_disagrees') return 'no: account della stessa organizzazione in disaccordo';
+  return 'no (bloccato)';
+}
+
 function barcodeCard(csrf: string, { summary, votes }: DeskView['barcodes'][number]): SafeHtml {
   const matches = [...new Map(votes.map((v) => [matchValue(v), { admCode: v.admCode, kind: v.kind, units: v.units } as Match])).values()];
   const id = `b${summary.gtin14}`;
@@ -27,7 +35,7 @@ function barcodeCard(csrf: string, { summary, votes }: DeskView['barcodes'][numb
   <table>
     <caption class="muted">Voti (${votes.length})</caption>
     <thead><tr><th>Account</th><th>Tipo</th><th>Punto vendita</th><th>Abbinamento</th><th>Conta</th></tr></thead>
-    <tbody>${votes.map((v) => html`<tr><td>${v.email}</td><td>${TYPE_NAMES[v.accountType]}</td><td>${v.contributorRef ?? '—'}</td><td>${matchText(v)}</td><td>${v.counted ? 'sì' : 'no (bloccato)'}</td></tr>`)}</tbody>
+    <tbody>${votes.map((v) => html`<tr><td>${v.email}</td><td>${TYPE_NAMES[v.accountType]}</td><td>${v.contributorRef ?? '—'}</td><td>${matchText(v)}</td><td>${countedText(v)}</td></tr>`)}</tbody>
   </table>
   <form method="post" action="/moderazione/approva">
     ${csrfField(csrf)}

@@ -63,6 +63,32 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     );
   });
 
+  it('count the accounts of one mailbox as one organisation: they neither approve alone nor make a conflict', async () => {
+    const { registry, accounts, submit } = await setUp(location);
+    const plus = [];
+    for (const email of ['anna+1@tabacchi.it', 'anna+2@tabacchi.it'])
+      plus.push(await registry.createAccount({ email, type: 'User', submitLimit: 100 }, now));
+    const [barcode] = BARCODES;
+    await submit(plus[0]!, [{ barcode, admCode: 1002 }]);
+    expect(await submit(plus[1]!, [{ barcode, admCode: 1002 }])).toMatchObject({
+      results: [{ outcome: 'accepted', status: 'to_confirm' }],
+    });
+    expect((await registry.barcodeVotes(BARCODES[0]!.padStart(14, '0'))).votes).toMatchObject([
+      { email: 'anna+1@tabacchi.it', counted: true, notCounted: null },
+      { email: 'anna+2@tabacchi.it', counted: false, notCounted: 'same_organisation', sameOrganisationAs: 'anna+1@tabacchi.it' },
+    ]);
+    expect(await registry.approvedBarcodes()).toEqual([]);
+
+    // Two real organisations approve; the one mailbox voting two ways does not turn that into a conflict.
+    await submit(accounts[1]!, [{ barcode, admCode: 1001 }]);
+    await submit(accounts[2]!, [{ barcode, admCode: 1001 }]);
+    expect(await submit(plus[0]!, [{ barcode, admCode: 1001 }])).toMatchObject({ results: [{ status: 'approved' }] });
+    expect((await registry.barcodeVotes(BARCODES[0]!.padStart(14, '0'))).votes.filter((v) => v.email.startsWith('anna'))).toMatchObject([
+      { notCounted: 'organisation_disagrees' },
+      { notCounted: 'organisation_disagrees' },
+    ]);
+  });
+
   it('treat a GTIN written with 12, 13 or 14 digits as one barcode, and echo it as sent', async () => {
     const { registry, accounts, submit } = await setUp(location);
     const upc = '036000291452';

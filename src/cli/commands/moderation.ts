@@ -64,7 +64,13 @@ export function registerModeration(program: Command, run: Runner): void {
                     v.contributorRef ?? '-',
                     matchText(v),
                     v.submittedAt,
-                    v.counted ? 'yes' : 'no (blocked)',
+                    v.counted
+                      ? 'yes'
+                      : v.notCounted === 'same_organisation'
+                        ? `no (same organisation as ${v.sameOrganisationAs})`
+                        : v.notCounted === 'organisation_disagrees'
+                          ? 'no (its organisation disagrees)'
+                          : 'no (blocked)',
                   ]),
                 )
               : 'no vote'),
