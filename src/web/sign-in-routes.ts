@@ -45,7 +45,7 @@ export function signInRoutes(site: SiteKit): Route[] {
         if (!(await site.withinLimits(request, 'sign-in', email, now))) return site.tooMany();
         // The same page, in the same time, whether or not the address has an account: the lookup,
         // the token and the mail happen after the answer, so neither the page nor its timing tells.
-        site.later(sendSignInLink(email, now));
+        site.later(() => sendSignInLink(email, now));
         return site.page(200, linkSentPage(site.minutes));
       }),
     ),

@@ -101,7 +101,7 @@ export function signUpRoutes(site: SiteKit): Route[] {
           if (!(await site.withinLimits(request, 'sign-up', email!, now))) return site.tooMany();
           // The same page, in the same time, whether or not the address has an account: the lookup,
           // the request and the mail happen after the answer (as for sign-in links).
-          site.later(sendSignUpLink({ email: email!, type: values.type as AccountType, organisation: values.organisation }, now));
+          site.later(() => sendSignUpLink({ email: email!, type: values.type as AccountType, organisation: values.organisation }, now));
           return site.page(200, signUpSentPage(site.minutes));
         }),
       ),

@@ -147,9 +147,15 @@ export function siteKit(options: WebsiteOptions) {
       return (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
     },
 
-    /** Work done after the answer went out (mail), so neither the answer nor its timing tells what it found. */
-    later(work: Promise<void>): void {
-      pending.add(work.catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })));
+    /**
+     * Work done after the answer went out (a lookup, a durable insert, a mail), so neither the answer
+     * nor its timing tells what it found. It starts on the event loop's next turn: by then the
+     * answer has been written, whereas work started now would run its first steps (a lookup, an
+     * fsync) in the microtasks before the answer is written.
+     */
+    later(work: () => Promise<void>): void {
+      const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
+      pending.add(nextTurn.then(work).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })));
     },
 
     async settled(): Promise<void> {

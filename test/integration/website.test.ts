@@ -319,6 +319,42 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     expect((await stand.call('GET', path)).status).toBe(410);
   });
 
+  it('looks nothing up and writes nothing before its answer to /accedi and /registrati is out, so timing tells nothing', async () => {
+    const registry = await (await backend()).open();
+    await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
+    const events: string[] = [];
+    const watched: Registry = {
+      ...registry,
+      findAccount: (...args) => (events.push('lookup'), registry.findAccount(...args)),
+      createSignInToken: (...args) => (events.push('insert'), registry.createSignInToken(...args)),
+      createSignUp: (...args) => (events.push('insert'), registry.createSignUp(...args)),
+    };
+    const stand = await setUp('http://127.0.0.1:8080', { registry: watched });
+    for (const email of ['shop@example.it', 'nobody@example.it']) {
+      events.length = 0;
+      const form = { _csrf: stand.csrf((await stand.call('GET', '/accedi')).text), email };
+      expect((await stand.call('POST', '/accedi', form)).status).toBe(200);
+      events.push('answered');
+      await stand.site.settled();
+      expect(events[0]).toBe('answered');
+      expect(events).toContain('lookup');
+
+      events.length = 0;
+      const signUpForm = {
+        _csrf: stand.csrf((await stand.call('GET', '/registrati')).text),
+        email: email.replace('@', '+new@'),
+        type: 'User',
+        organisation: 'Tabaccheria',
+        accept: USAGE_RULES_VERSION,
+      };
+      expect((await stand.call('POST', '/registrati', signUpForm)).status).toBe(200);
+      events.push('answered');
+      await stand.site.settled();
+      expect(events[0]).toBe('answered');
+      expect(events).toContain('lookup');
+    }
+  });
+
   it('answers the same, and in the same way, whether or not the address has an account', async () => {
     // A mailer that never finishes: the answer cannot be waiting for the lookup or the mail.
     const stuck: MailMessage[] = [];
