@@ -3,8 +3,9 @@ import { html, type SafeHtml } from './html.ts';
 import { layout } from './pages.ts';
 import { describeNotesItalian, type NoteLine, type ReleaseNotes } from './release-notes.ts';
 
-/** Lines per list on the overview; the release's own page lists them all. */
+/** Lines per list on the overview; the release's own pages list them all, this many per list and page. */
 export const LINES_ON_OVERVIEW = 10;
+export const LINES_PER_PAGE = 500;
 
 const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 const shortDateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
@@ -26,23 +27,24 @@ function line(l: NoteLine): SafeHtml {
   return html`<li>${product}: ultimo prezzo ${euro(l.before!)}</li>`;
 }
 
-function lists(notes: ReleaseNotes, limit: number): SafeHtml {
+/** The five lists, each from line `from` (0 on the overview), at most `limit` lines each. */
+function lists(notes: ReleaseNotes, limit: number, from = 0): SafeHtml {
   const list = (title: string, lines: NoteLine[]) =>
-    lines.length === 0
+    lines.length <= from
       ? ''
       : html`<h3>${title} (${count.format(lines.length)})</h3>
-<ul class="changes">${lines.slice(0, limit).map(line)}</ul>
-${lines.length > limit ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${count.format(lines.length)}</a></p>` : ''}`;
+<ul class="changes"${from > 0 ? html` start="${from + 1}"` : ''}>${lines.slice(from, from + limit).map(line)}</ul>
+${from === 0 && lines.length > limit && limit === LINES_ON_OVERVIEW ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${count.format(lines.length)}</a></p>` : ''}`;
   return html`${list('Aumenti di prezzo', notes.rises)}${list('Riduzioni di prezzo', notes.cuts)}${list('Nuovi prodotti', notes.added)}${list('Prodotti ritirati', notes.removed)}${list('Altre modifiche', notes.other)}`;
 }
 
-function release(notes: ReleaseNotes, limit: number, heading: 'h1' | 'h2'): SafeHtml {
+function release(notes: ReleaseNotes, limit: number, heading: 'h1' | 'h2', from = 0): SafeHtml {
   const title = `Tariffa in vigore dal ${day(notes.tariffDate)}`;
   return html`<article>
 ${heading === 'h1' ? html`<h1>${title}</h1>` : html`<h2><a href="/aggiornamenti/${notes.version}">${title}</a></h2>`}
 <p class="muted">Versione ${notes.version} · pubblicata il ${shortDateTime.format(new Date(notes.generatedAt))} · ${count.format(notes.products)} prodotti, ${count.format(notes.barcodes)} codici a barre</p>
 <p>${notes.changesSince ? html`Rispetto alla versione ${notes.changesSince}: ` : ''}${describeNotesItalian(notes)}</p>
-${lists(notes, limit)}
+${lists(notes, limit, from)}
 </article>`;
 }
 
@@ -58,12 +60,25 @@ ${releases.length === 0 ? html`<p class="notice">Nessun rilascio pubblicato fino
   );
 }
 
-/** One release with every change listed. */
-export function releaseDetailPage(notes: ReleaseNotes, signedIn: boolean): string {
+/** How many pages a release's own page has: its longest list, LINES_PER_PAGE lines a page. */
+export const detailPageCount = (notes: ReleaseNotes) =>
+  Math.max(
+    1,
+    Math.ceil(Math.max(...[notes.rises, notes.cuts, notes.added, notes.removed, notes.other].map((l) => l.length)) / LINES_PER_PAGE),
+  );
+
+/** One release with its changes listed, LINES_PER_PAGE per list on each page (`page` from 1), with links between pages. */
+export function releaseDetailPage(notes: ReleaseNotes, signedIn: boolean, page = 1): string {
+  const pages = detailPageCount(notes);
+  const link = (n: number, label: string) => html`<a href="/aggiornamenti/${notes.version}${n > 1 ? `?pagina=${n}` : ''}">${label}</a>`;
+  const nav =
+    pages > 1
+      ? html`<nav class="pages"><p>Pagina ${page} di ${pages}${page > 1 ? html` · ${link(page - 1, 'precedente')}` : ''}${page < pages ? html` · ${link(page + 1, 'successiva')}` : ''}</p></nav>`
+      : '';
   return layout(
-    `Tariffa ${notes.version}`,
-    html`<section>${release(notes, Infinity, 'h1')}</section>
-<p><a href="/aggiornamenti">Tutti gli aggiornamenti</a></p>`,
+    `Tariffa ${notes.version}${page > 1 ? ` (pagina ${page})` : ''}`,
+    html`<section>${release(notes, LINES_PER_PAGE, 'h1', (page - 1) * LINES_PER_PAGE)}</section>
+${nav}<p><a href="/aggiornamenti">Tutti gli aggiornamenti</a></p>`,
     signedIn,
     feedLink,
   );

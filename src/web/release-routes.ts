@@ -1,11 +1,20 @@
 import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
 import { route, type Route } from '../server/router.ts';
-import { sha256Hex } from '../util/digests.ts';
 import { messagePage } from './pages.ts';
 import { releaseFeed } from './release-feed.ts';
 import type { ReleaseNotes } from './release-notes.ts';
-import { releaseDetailPage, releasesPage } from './release-pages.ts';
+import { detailPageCount, releaseDetailPage, releasesPage } from './release-pages.ts';
+import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
 import type { SiteKit } from './site-kit.ts';
+
+/** Pages kept rendered: every page of the recent releases, for both kinds of visitor, fits. */
+const RENDERED_PAGES_KEPT = 200;
+
+/** `?pagina=`: absent is page 1; anything but a whole number from 1 is no page (a 404). */
+function pageNumber(value: string | null): number | null {
+  if (value === null) return 1;
+  return /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
+}
 
 /** The public page of recent releases and their changes, one page per release, and the Atom feed: no session needed. */
 export function releaseRoutes(site: SiteKit): Route[] {
@@ -24,34 +33,47 @@ export function releaseRoutes(site: SiteKit): Route[] {
   };
   // Prices are public information: pages may be cached for a few minutes (privately when signed in).
   const caching = (signedIn: boolean) => ({ 'cache-control': signedIn ? 'private, max-age=60' : 'public, max-age=300' });
+  // Rendered once per what they show (a version's page never changes), then answered from memory or with a 304.
+  const rendered = new RenderCache(RENDERED_PAGES_KEPT);
+  const answer = (request: HttpRequest, page: Rendered, headers: Record<string, string>): HttpResponse => {
+    const withTag = { ...headers, etag: page.etag };
+    if (header(request, 'if-none-match') === page.etag) return { status: 304, headers: withTag, body: null };
+    return site.page(200, page.body, withTag);
+  };
+  const shown = (releases: ReleaseNotes[]) => releases.map((notes) => notes.version).join(',');
 
   return [
     route(['GET', 'HEAD'], '/aggiornamenti', async ({ request }) => {
       const found = await read(request);
       if ('status' in found) return found;
-      return site.page(200, releasesPage(found.releases, found.signedIn), caching(found.signedIn));
+      const page = rendered.get(`list|${shown(found.releases)}|${found.signedIn}`, () => releasesPage(found.releases, found.signedIn));
+      return answer(request, page, caching(found.signedIn));
     }),
     route(['GET', 'HEAD'], '/aggiornamenti.atom', async ({ request }) => {
       const found = await read(request);
       if ('status' in found) return found;
-      const body = releaseFeed(found.releases, options.siteUrl(), options.now().toISOString());
+      // With no release yet the feed is dated now: it is not kept.
+      const render = () => releaseFeed(found.releases, options.siteUrl(), options.now().toISOString());
+      const feed = found.releases.length > 0 ? rendered.get(`feed|${shown(found.releases)}|${options.siteUrl()}`, render) : renderedPage(render());
       // Feed readers poll: an unchanged feed costs them a 304.
-      const etag = `"${sha256Hex(body).slice(0, 32)}"`;
-      const headers = { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300', etag };
-      return header(request, 'if-none-match') === etag ? { status: 304, headers, body: null } : { status: 200, headers, body };
+      return answer(request, feed, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300' });
     }),
     route(['GET', 'HEAD'], '/aggiornamenti/:version', async ({ request, params }) => {
       const found = await read(request);
       if ('status' in found) return found;
       const notes = found.releases.find((candidate) => candidate.version === params.version);
-      if (!notes) {
+      const number = pageNumber(request.query.get('pagina'));
+      if (!notes || number === null || number > detailPageCount(notes)) {
         const back = { href: '/aggiornamenti', label: 'Tutti gli aggiornamenti' };
         return site.page(
           404,
           messagePage('Rilascio non trovato', 'Questo rilascio non è tra quelli recenti.', back, 'error', found.signedIn),
         );
       }
-      return site.page(200, releaseDetailPage(notes, found.signedIn), caching(found.signedIn));
+      const page = rendered.get(`release|${notes.version}|${number}|${found.signedIn}`, () =>
+        releaseDetailPage(notes, found.signedIn, number),
+      );
+      return answer(request, page, caching(found.signedIn));
     }),
   ];
 }

@@ -8,13 +8,22 @@ import { createWebsite, type SignUpPolicy } from '../../src/web/website.ts';
 import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
+import type { ReleaseNotes } from '../../src/web/release-notes.ts';
+import { RenderCache } from '../../src/web/render-cache.ts';
 
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
 let backend: () => Promise<RegistryLocation>;
 
 async function setUp(
   siteUrl = 'http://127.0.0.1:8080',
-  extra: { perClient?: number; trustProxy?: number; mailer?: Mailer; signUp?: SignUpPolicy; registry?: Registry } = {},
+  extra: {
+    perClient?: number;
+    trustProxy?: number;
+    mailer?: Mailer;
+    signUp?: SignUpPolicy;
+    registry?: Registry;
+    history?: { recent: () => Promise<ReleaseNotes[]> };
+  } = {},
 ) {
   const registry = extra.registry ?? (await (await backend()).open());
   if (!extra.registry) await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
@@ -30,7 +39,7 @@ async function setUp(
     trustProxy: extra.trustProxy,
     log: () => {},
     mailer: extra.mailer ?? { description: 'test', send: async (message) => void mailbox.push(message) },
-    history: { recent: async () => [] },
+    history: extra.history ?? { recent: async () => [] },
     signUp: extra.signUp,
   });
   let cookies = new Map<string, string>();
@@ -523,5 +532,83 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
       ['barcode.approve', 'web (capo@example.it)'],
       ['barcode.revoke', 'web (capo@example.it)'],
     ]);
+  });
+});
+
+describe('the public release pages under a release with 10,000 price changes', () => {
+  const rises = Array.from({ length: 10_000 }, (_, i) => ({
+    admCode: 100_000 + i,
+    name: `PRODOTTO ${i}`,
+    pack: 'astuccio da 20 pezzi',
+    before: 600,
+    after: 650,
+    effectiveFrom: '2026-12-01',
+  }));
+  const notes: ReleaseNotes = {
+    version: '20261201.1',
+    tariffDate: '2026-12-01',
+    generatedAt: '2026-12-01T00:05:00+01:00',
+    products: 10_000,
+    barcodes: 0,
+    changesSince: '20261101.1',
+    summary: {
+      priceRises: 10_000,
+      priceCuts: 0,
+      otherPriceChanges: 0,
+      added: 0,
+      removed: 0,
+      renamed: 0,
+      repacked: 0,
+      recategorised: 0,
+      redated: 0,
+      barcodesAdded: 0,
+      barcodesRemoved: 0,
+    },
+    rises,
+    cuts: [],
+    added: [],
+    removed: [],
+    other: [],
+  };
+
+  it('pages the list, 500 lines a page, answers an unknown page with 404, and a repeated visit with 304', async () => {
+    backend = BACKENDS[0]![1];
+    const stand = await setUp('http://127.0.0.1:8080', { history: { recent: async () => [notes] } });
+    const first = await stand.call('GET', '/aggiornamenti/20261201.1');
+    expect(first.status).toBe(200);
+    expect(first.text.match(/<li>/g)).toHaveLength(500);
+    expect(first.text).toContain('Pagina 1 di 20');
+    expect(first.text).toContain('href="/aggiornamenti/20261201.1?pagina=2"');
+    const last = await stand.call('GET', '/aggiornamenti/20261201.1?pagina=20');
+    expect(last.text).toContain('PRODOTTO 9999');
+    expect(last.text).not.toContain('PRODOTTO 9499<');
+    for (const page of ['21', '0', 'due', '1e3'])
+      expect((await stand.call('GET', `/aggiornamenti/20261201.1?pagina=${page}`)).status).toBe(404);
+    const etag = String(first.headers.etag);
+    const again = await stand.site({
+      method: 'GET',
+      path: '/aggiornamenti/20261201.1',
+      query: new URLSearchParams(),
+      remoteAddress: '127.0.0.1',
+      headers: { 'if-none-match': etag },
+      body: async () => Buffer.alloc(0),
+    });
+    expect(again).toMatchObject({ status: 304, body: null });
+  });
+});
+
+describe('RenderCache', () => {
+  it('renders a page once, and keeps at most its bound, dropping the least recently used', () => {
+    const cache = new RenderCache(2);
+    let renders = 0;
+    const page = (key: string) => cache.get(key, () => `page ${key} ${(renders += 1)}`);
+    expect(page('a').body).toBe('page a 1');
+    expect(page('a').body).toBe('page a 1');
+    page('b');
+    page('a');
+    page('c');
+    expect(renders).toBe(3);
+    expect(page('a').body).toBe('page a 1');
+    expect(page('b').body).toBe('page b 4');
   });
 });

@@ -1,0 +1,34 @@
+import { sha256Hex } from '../util/digests.ts';
+
+/** A rendered page and the ETag that names it. */
+export interface Rendered {
+  body: string;
+  etag: string;
+}
+
+/** A page with its ETag: a digest of its bytes. */
+export const renderedPage = (body: string): Rendered => ({ body, etag: `"${sha256Hex(body).slice(0, 32)}"` });
+
+/**
+ * Pages rendered once and kept, keyed by what they show: a published version never changes, so its
+ * page is the same bytes for every visitor. Bounded: the least recently used page goes first, so
+ * a crawler walking every page cannot grow it.
+ */
+export class RenderCache {
+  private readonly pages = new Map<string, Rendered>();
+
+  constructor(private readonly maxPages: number) {}
+
+  get(key: string, render: () => string): Rendered {
+    const kept = this.pages.get(key);
+    if (kept) {
+      this.pages.delete(key);
+      this.pages.set(key, kept);
+      return kept;
+    }
+    const rendered = renderedPage(render());
+    this.pages.set(key, rendered);
+    if (this.pages.size > this.maxPages) this.pages.delete(this.pages.keys().next().value!);
+    return rendered;
+  }
+}
