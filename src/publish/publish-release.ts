@@ -82,7 +82,9 @@ export async function publishRelease(bucket: Bucket, release: ReleaseFiles, opti
 /** Makes a kept release current again, after checking that its files are whole. */
 export async function rollbackRelease(bucket: Bucket, version: string): Promise<{ version: string; previousVersion: string | null }> {
   const manifest = await readManifestObject(bucket, releaseManifestKey(version));
-  if (!manifest) throw errors.releaseNotKept(version, bucket.description, completeVersionsIn(await bucket.list(RELEASES_PREFIX)).complete);
+  const { complete } = completeVersionsIn(await bucket.list(RELEASES_PREFIX));
+  // An incomplete version (a crash left it without all its files) is not kept: it is never made current.
+  if (!manifest || !complete.includes(version)) throw errors.releaseNotKept(version, bucket.description, complete);
   await verifyUploaded(bucket, manifest);
   const current = await readCurrentManifest(bucket);
   await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
@@ -113,7 +115,7 @@ export async function verifyWritten(bucket: Bucket, writes: { key: string; bytes
 async function readBack(bucket: Bucket, expected: { key: string; digest: FileDigest }[]): Promise<void> {
   for (const { key, digest } of expected) {
     const bytes = await bucket.get(key);
-    if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing after upload');
+    if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing');
     if (bytes.length !== digest.size || sha256Hex(bytes) !== digest.sha256) {
       throw errors.bucketFailed(
         `${bucket.description}${key}`,

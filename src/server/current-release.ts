@@ -235,10 +235,16 @@ export class CurrentRelease {
     const base = { version: release.manifest.version, sha256: entry.sha256, size: entry.size };
     const cached = this.served === release ? this.cache.get(format) : undefined;
     if (cached) return { ...base, body: cached };
-    const object = await this.bucket.open(releaseFileKey(release.manifest.version, format));
-    if (!object) return null;
-    // pipeline, not pipe: a bucket stream that breaks must break the download too.
     const key = releaseFileKey(release.manifest.version, format);
+    const object = await this.bucket.open(key);
+    if (!object) return null;
+    // The size is known before any header is sent: a file of another size is answered 503, not cut short under a 200.
+    if (object.size !== entry.size) {
+      object.body.destroy();
+      this.options.log({ event: 'release.file_corrupt', key, size: object.size, expected: entry.size });
+      return null;
+    }
+    // pipeline, not pipe: a bucket stream that breaks must break the download too.
     return { ...base, body: pipeline(object.body, verifyingStream(key, entry, this.options.log), () => {}) };
   }
 }

@@ -190,6 +190,27 @@ describe('a corrupt release in the bucket', () => {
     await waitFor(() => service!.log.some((entry) => entry.event === 'release.file_corrupt'), 'the corruption in the log');
   });
 
+  it('answers 503 before any header when a streamed file is shorter than its manifest says, and never rolls back to an incomplete version', async () => {
+    const key = await account();
+    expect((await cli(['publish', await build('a')])).status).toBe(0);
+    service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_CACHE_BYTES: '1' });
+    const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.json.gz');
+    writeFileSync(file, readFileSync(file).subarray(0, 100));
+    const short = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } });
+    expect(short.status).toBe(503);
+    expect(await short.json()).toMatchObject({ error: 'release_unavailable' });
+    await waitFor(
+      () => service!.log.some((entry) => entry.event === 'release.file_corrupt' && entry.size === 100),
+      'the short file in the log',
+    );
+
+    rmSync(file);
+    const rollback = await cli(['rollback', '20261101.1']);
+    expect(rollback.status).toBe(1);
+    expect(rollback.stderr).toContain('version 20261101.1 is not kept in the bucket');
+    expect(rollback.stderr).not.toContain('after upload');
+  });
+
   it('is found by verify --bucket, repaired by publish, and not served: serve falls back to the newest valid release', async () => {
     const key = await account();
     const first = await build('first');
