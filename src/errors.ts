@@ -57,6 +57,8 @@ const HINTS = {
     "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
   locked: 'Wait for it to finish; a lock older than the stale timeout is taken over.',
   invalid_email: 'Give the address the account signs in with.',
+  unknown_adm_code: 'Approve a code of the tariff currently published (tariff diff and the dataset list them).',
+  not_integration: 'Points of sale (contributorRef) belong to Integration accounts; block the account itself instead.',
   account_exists: 'Use `tariff accounts list` to see it.',
   account_not_found: 'Create it with `tariff accounts create`.',
   too_many_keys: 'Revoke one first (`tariff keys revoke`), then create the new one.',
@@ -128,6 +130,9 @@ export const errors = {
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
+  unknownAdmCode: (admCode: number) => fail('unknown_adm_code', `Tariff code ${admCode} is not in the tariff currently published`, 2),
+  notIntegration: (email: string, type: string) =>
+    fail('not_integration', `${email} is a ${type} account, not an Integration: it has no points of sale`, 2),
   invalidEmail: (email: string) => fail('invalid_email', `"${email}" is not an e-mail address`, 2),
   accountExists: (email: string) => fail('account_exists', `An account for ${email} already exists`),
   accountNotFound: (email: string) => fail('account_not_found', `There is no account for ${email}`),

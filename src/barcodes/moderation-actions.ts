@@ -2,6 +2,7 @@ import { barcodeRule } from '../dataset/barcode-rules.ts';
 import { errors } from '../errors.ts';
 import { checkGtin } from '../gs1/gtin.ts';
 import { normaliseEmail } from '../registry/email.ts';
+import { parseTariffCode } from '../source/tariff-code.ts';
 import type { Account, BarcodeSummary, Registry } from '../registry/registry.ts';
 import type { StatusRules } from './status-rules.ts';
 
@@ -27,21 +28,29 @@ export function moderationActions(registry: Registry, rules: StatusRules) {
   return {
     async approve(
       barcode: string,
-      match: { admCode: number; kind: unknown; units: unknown },
+      match: { admCode: unknown; kind: unknown; units: unknown },
       actor: string,
       now: Date,
+      /** Whether the tariff currently published has the code. */
+      tariffHas: (admCode: number) => boolean,
     ): Promise<BarcodeSummary> {
-      if (!Number.isInteger(match.admCode) || match.admCode <= 0) throw errors.usage(`${match.admCode} is not a tariff code`);
+      const admCode = parseTariffCode(match.admCode);
+      if (admCode === null) throw errors.usage(`${String(match.admCode)} is not a tariff code (a whole number of 1 to 9 digits)`);
+      // The same rule as the API's: a match to a code the tariff does not have would never reach a release.
+      if (!tariffHas(admCode)) throw errors.unknownAdmCode(admCode);
       const rule = barcodeRule(match.kind, match.units);
       if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
-      return registry.approveBarcode(gtin14Of(barcode), { admCode: match.admCode, kind: rule.kind, units: rule.units }, actor, now, rules);
+      return registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, actor, now, rules);
     },
     revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> =>
       registry.revokeBarcode(gtin14Of(barcode), actor, now, rules),
     blockAccount: async (address: string, blocked: boolean, actor: string, now: Date): Promise<Account> =>
       registry.setBlocked((await account(address)).email, blocked, actor, now, rules),
     async blockContributor(address: string, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void> {
-      await registry.setContributorBlocked((await account(address)).id, contributorRef.trim(), blocked, actor, now, rules);
+      const owner = await account(address);
+      // Only an integration sends contributorRef: another account has no points of sale to block.
+      if (owner.type !== 'Integration') throw errors.notIntegration(owner.email, owner.type);
+      await registry.setContributorBlocked(owner.id, contributorRef.trim(), blocked, actor, now, rules);
     },
   };
 }

@@ -2,6 +2,7 @@ import { barcodeRule } from '../dataset/barcode-rules.ts';
 import { checkGtin } from '../gs1/gtin.ts';
 import type { AccountType } from '../registry/registry.ts';
 import type { Match } from './status-rules.ts';
+import { parseTariffCode } from '../source/tariff-code.ts';
 
 export type RejectionReason =
   | 'invalid_barcode'
@@ -50,7 +51,7 @@ export function checkItem(item: unknown, accountType: AccountType, tariffHas: (a
   const gtin = checkGtin(fields.barcode);
   if (!gtin.ok) return reject(gtin.reason);
   const admCode = fields.admCode;
-  if (typeof admCode !== 'number' || !Number.isSafeInteger(admCode) || !tariffHas(admCode)) return reject('unknown_adm_code');
+  if (typeof admCode !== 'number' || parseTariffCode(admCode) === null || !tariffHas(admCode)) return reject('unknown_adm_code');
   const rule = barcodeRule(fields.kind ?? 'pack', fields.units ?? undefined);
   if (!rule.ok) return reject(rule.reason);
 

@@ -2,6 +2,7 @@ import { errors } from '../errors.ts';
 import { checkGtin } from '../gs1/gtin.ts';
 import type { Barcode } from './model.ts';
 import { barcodeRule } from './barcode-rules.ts';
+import { parseTariffCode } from '../source/tariff-code.ts';
 
 const MAX_PROBLEMS = 20;
 const COLUMNS = ['barcode', 'admCode', 'kind', 'units'] as const;
@@ -59,11 +60,11 @@ function field(fields: string[], at: number): string {
 function readRow(barcodeText: string, admCodeText: string, kindText: string, unitsText: string): { row: Barcode } | { problem: string } {
   const gtin = checkGtin(barcodeText);
   if (!gtin.ok) return { problem: `barcode "${barcodeText}": ${gtin.reason} (${gtin.detail})` };
-  if (!/^\d{1,9}$/.test(admCodeText) || Number(admCodeText) === 0)
-    return { problem: `admCode "${admCodeText}" is not a positive whole number` };
+  const admCode = parseTariffCode(admCodeText);
+  if (admCode === null) return { problem: `admCode "${admCodeText}" is not a tariff code (a whole number of 1 to 9 digits)` };
   const kind = kindText === '' ? 'pack' : kindText;
   const units = unitsText === '' ? undefined : /^\d{1,9}$/.test(unitsText) ? Number(unitsText) : Number.NaN;
   const rule = barcodeRule(kind, units);
   if (!rule.ok) return { problem: `${rule.reason}: ${rule.detail}` };
-  return { row: { barcode: gtin.canonical, admCode: Number(admCodeText), kind: rule.kind, units: rule.units } };
+  return { row: { barcode: gtin.canonical, admCode, kind: rule.kind, units: rule.units } };
 }

@@ -3,6 +3,7 @@ import { openDatasetFile } from '../release/read-release.ts';
 import { FORMATS, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
+import { readCurrentManifest } from './publish-release.ts';
 import { bucketCopies, intactFile, type CopySource } from './intact-copies.ts';
 
 /**
@@ -35,6 +36,13 @@ export async function readPublishedRows(
   }
   say(unreadablePrevious(`${bucket.description}${releaseFileKey(manifest.version, 'json')}`, new Error('no intact copy of it is at hand')));
   return null;
+}
+
+/** The tariff codes of the bucket's current release: the codes a barcode may be matched to (none before a first release). */
+export async function publishedTariffCodes(bucket: Bucket): Promise<ReadonlySet<number>> {
+  const manifest = await readCurrentManifest(bucket);
+  const rows = manifest ? await readPublishedRows(bucket, manifest, () => {}) : null;
+  return new Set(rows?.products.map((product) => product.admCode) ?? []);
 }
 
 /** What an unreadable previous release costs, in one line for the operator. */

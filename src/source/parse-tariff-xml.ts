@@ -7,6 +7,7 @@ import { CATEGORIES, type FeedCategory } from './categories.ts';
 import { decodeXmlBytes } from './decode-xml-bytes.ts';
 import { parseEuroCents } from './parse-euro.ts';
 import type { SourceList, SourceProduct } from './source-types.ts';
+import { parseTariffCode } from './tariff-code.ts';
 
 export type { SourceList, SourceProduct } from './source-types.ts';
 
@@ -168,9 +169,9 @@ function readProduct(raw: unknown, wherePrefix: string, report: (where: string, 
     ok = false;
   };
 
-  const admCode = codice !== undefined && /^\d{1,9}$/.test(codice) ? Number(codice) : null;
+  const admCode = parseTariffCode(codice);
   if (codice === undefined) fail('<codice> is missing');
-  else if (admCode === null || admCode === 0) fail(`<codice>${codice}</codice> is not a positive whole number`);
+  else if (admCode === null) fail(`<codice>${codice}</codice> is not a tariff code (a whole number of 1 to 9 digits)`);
   if (denominazione === undefined) fail('<denominazione> is missing');
   if (confezione === undefined) fail('<confezione> is missing');
   const pricePerKgCents = price(prezzoKgConvenzionale, 'prezzoKgConvenzionale', fail);

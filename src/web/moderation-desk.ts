@@ -6,23 +6,26 @@ import { route, type Route } from '../server/router.ts';
 import { confirmDecisionPage, deskPage, matchText } from './desk-pages.ts';
 import { signUpDecidedEmail } from './sign-up-pages.ts';
 import type { SiteKit } from './site-kit.ts';
+import { parseTariffCode } from '../source/tariff-code.ts';
 
 /** Barcodes shown per status: the desk is for deciding, `tariff barcodes list` for everything. */
 const BARCODES_PER_STATUS = 30;
 const AUDIT_SHOWN = 50;
 
 /** What the desk says after a decision (the redirect carries the key, so a reload does not decide twice). */
-const OUTCOMES: Record<string, string> = {
-  approvato: 'Codice approvato: entra nel prossimo rilascio.',
-  revocato: 'Codice revocato: esce dal prossimo rilascio e non accetta altre segnalazioni.',
-  'account-bloccato': 'Account bloccato: le sue chiavi non funzionano più e i suoi voti non contano.',
-  'account-sbloccato': 'Account sbloccato.',
-  'punto-bloccato': 'Punto vendita bloccato: i suoi voti non contano e le sue segnalazioni sono rifiutate.',
-  'punto-sbloccato': 'Punto vendita sbloccato.',
-  'registrazione-approvata': "Registrazione approvata: l'account è attivo e gli è stata scritta un'e-mail.",
-  'registrazione-rifiutata': "Registrazione rifiutata: gli è stata scritta un'e-mail.",
-  'registrazione-decisa': 'Questa registrazione era già stata decisa.',
-};
+const OUTCOMES = new Map<string, string>(
+  Object.entries({
+    approvato: 'Codice approvato: entra nel prossimo rilascio.',
+    revocato: 'Codice revocato: esce dal prossimo rilascio e non accetta altre segnalazioni.',
+    'account-bloccato': 'Account bloccato: le sue chiavi non funzionano più e i suoi voti non contano.',
+    'account-sbloccato': 'Account sbloccato.',
+    'punto-bloccato': 'Punto vendita bloccato: i suoi voti non contano e le sue segnalazioni sono rifiutate.',
+    'punto-sbloccato': 'Punto vendita sbloccato.',
+    'registrazione-approvata': "Registrazione approvata: l'account è attivo e gli è stata scritta un'e-mail.",
+    'registrazione-rifiutata': "Registrazione rifiutata: gli è stata scritta un'e-mail.",
+    'registrazione-decisa': 'Questa registrazione era già stata decisa.',
+  }),
+);
 
 interface Decision {
   question: string;
@@ -41,6 +44,7 @@ interface Decision {
 export function moderationRoutes(site: SiteKit): Route[] {
   const { registry, options } = site;
   const actions = moderationActions(registry, options.rules ?? DEFAULT_RULES);
+  const tariffHas = options.tariffHas ?? (() => false);
 
   const render = async (current: WebSession, extra: { notice?: string; error?: string } = {}, status = 200) => {
     const listed = [
@@ -61,10 +65,10 @@ export function moderationRoutes(site: SiteKit): Route[] {
       case 'approva': {
         const [code, kind, units] =
           field('match') === 'altro' || !field('match') ? [field('admCode'), field('kind'), field('units')] : field('match').split(':');
-        const match = { admCode: Number(code), kind, units: kind === 'carton' ? Number(units) : undefined };
-        const shown = Number.isInteger(match.admCode)
-          ? matchText({ admCode: match.admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(units) || 1 })
-          : String(code);
+        const match = { admCode: code, kind, units: kind === 'carton' ? Number(units) : undefined };
+        const admCode = parseTariffCode(code);
+        const shown =
+          admCode !== null ? matchText({ admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(units) || 1 }) : String(code);
         return {
           question: `Approvare il codice a barre ${field('barcode')} con l'abbinamento ${shown}? Vale qualunque cosa dicano i voti, finché un amministratore non decide altrimenti.`,
           fields: {
@@ -75,7 +79,7 @@ export function moderationRoutes(site: SiteKit): Route[] {
             units: String(units ?? ''),
           },
           danger: false,
-          perform: async (actor, now) => (await actions.approve(field('barcode'), match, actor, now), 'approvato'),
+          perform: async (actor, now) => (await actions.approve(field('barcode'), match, actor, now, tariffHas), 'approvato'),
         };
       }
       case 'revoca':
@@ -142,7 +146,8 @@ export function moderationRoutes(site: SiteKit): Route[] {
       '/moderazione',
       site.administrator(async ({ request, session }) => {
         if (request.method !== 'GET') return site.notFound();
-        const outcome = OUTCOMES[request.query.get('esito') ?? ''];
+        // A Map: `?esito=constructor` must find nothing, not Object's own properties.
+        const outcome = OUTCOMES.get(request.query.get('esito') ?? '');
         return render(session, outcome ? { notice: outcome } : {});
       }),
     ),

@@ -54,7 +54,8 @@ export function releaseRoutes(site: SiteKit): Route[] {
       if ('status' in found) return found;
       // With no release yet the feed is dated now: it is not kept.
       const render = () => releaseFeed(found.releases, options.siteUrl(), options.now().toISOString());
-      const feed = found.releases.length > 0 ? rendered.get(`feed|${shown(found.releases)}|${options.siteUrl()}`, render) : renderedPage(render());
+      const feed =
+        found.releases.length > 0 ? rendered.get(`feed|${shown(found.releases)}|${options.siteUrl()}`, render) : renderedPage(render());
       // Feed readers poll: an unchanged feed costs them a 304.
       return answer(request, feed, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300' });
     }),

@@ -36,6 +36,8 @@ export interface WebsiteOptions {
   signUp?: SignUpPolicy;
   /** The status rules the moderation desk's decisions recompute barcodes with (the same as the API's). */
   rules?: StatusRules;
+  /** Whether the tariff served has a code: the desk approves matches only to those (as the API accepts them). */
+  tariffHas?: (admCode: number) => boolean;
 }
 
 export interface SignUpPolicy {

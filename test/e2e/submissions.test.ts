@@ -214,6 +214,17 @@ describe('moderation and the next release', () => {
 
     const listed = JSON.parse((await cli(['barcodes', 'list', '--status', 'to_confirm', '--json'])).stdout);
     expect(listed).toMatchObject([{ barcode: '8001001001005', status: 'to_confirm', votes: 1 }]);
+    // Codes by the one rule: not a code, or not in the bucket's current release, is refused without a stack trace.
+    for (const [code, said] of [
+      ['99999999999', 'is not a tariff code'],
+      ['0x10', 'is not a tariff code'],
+      ['9999', 'Tariff code 9999 is not in the tariff currently published'],
+    ]) {
+      const refused = await cli(['barcodes', 'approve', '8001001001005', '--adm-code', code!]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain(said);
+      expect(refused.stderr).not.toContain('This is a bug');
+    }
     expect((await cli(['barcodes', 'approve', '8001001001005', '--adm-code', '1001'])).status).toBe(0);
     const shown = JSON.parse((await cli(['barcodes', 'show', '8001001001005', '--json'])).stdout);
     expect(shown).toMatchObject({

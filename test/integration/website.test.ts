@@ -40,6 +40,8 @@ async function setUp(
     log: () => {},
     mailer: extra.mailer ?? { description: 'test', send: async (message) => void mailbox.push(message) },
     history: extra.history ?? { recent: async () => [] },
+    // The tariff served: the codes the tests' barcodes are matched to.
+    tariffHas: (admCode) => admCode === 1001 || admCode === 1002,
     signUp: extra.signUp,
   });
   let cookies = new Map<string, string>();
@@ -524,6 +526,30 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('There is no account for nessuno@example.it');
     expect((await stand.call('POST', '/moderazione/revoca', { _csrf: 'forged', barcode: '80000006', conferma: '1' })).status).toBe(403);
+
+    // One rule for tariff codes: what is not a code, or not in the tariff served, is refused; nothing changes.
+    for (const admCode of ['9999', '0x10', '1e20', '99999999999']) {
+      const wrong = await stand.call('POST', '/moderazione/approva', {
+        _csrf: csrf,
+        barcode: '80000006',
+        match: 'altro',
+        admCode,
+        kind: 'pack',
+        conferma: '1',
+      });
+      expect(wrong.status).toBe(400);
+    }
+    expect((await stand.registry.barcodeVotes('00000080000006')).summary).toMatchObject({ match: { admCode: 1002 } });
+    const notIntegration = await stand.call('POST', '/moderazione/punto-vendita', {
+      _csrf: csrf,
+      email: 'voter@example.it',
+      contributorRef: 'cassa-1',
+      azione: 'blocca',
+      conferma: '1',
+    });
+    expect(notIntegration.status).toBe(400);
+    expect(notIntegration.text).toContain('not an Integration');
+    expect((await stand.call('GET', '/moderazione?esito=constructor')).text).not.toContain('function');
 
     const log = await stand.call('GET', '/moderazione?esito=account-bloccato');
     expect(log.text).toContain('Account bloccato');

@@ -5,6 +5,9 @@ import { errors } from '../../errors.ts';
 import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { gtin14Of, moderationActions } from '../../barcodes/moderation-actions.ts';
+import { publishedTariffCodes } from '../../publish/read-published-rows.ts';
+import { openBucket } from '../../storage/open-bucket.ts';
+import { BUCKET_OPTION } from '../shared-options.ts';
 
 const OPERATOR = 'operator (cli)';
 const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
@@ -84,19 +87,23 @@ export function registerModeration(program: Command, run: Runner): void {
     .requiredOption('--adm-code <n>', 'tariff code')
     .option('--kind <kind>', 'pack or carton', 'pack')
     .option('--units <n>', 'units per code (1 for pack; 2 to 1000 for carton)')
+    .option(...BUCKET_OPTION)
     .addHelpText(
       'after',
-      '\nThe next `tariff release` publishes it.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10',
+      "\nThe code must be in the bucket's current release. The next `tariff release` publishes the match.\n\nExample:\n  tariff barcodes approve 8001001001012 --adm-code 1001 --kind carton --units 10",
     )
     .action(
-      run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string }) => {
+      run(async (ctx, barcode: string, options: { admCode: string; kind: string; units?: string; bucket?: string }) => {
         const match = {
-          admCode: wholeArgument(options.admCode, '--adm-code')!,
+          admCode: options.admCode,
           kind: options.kind,
           units: options.units === undefined ? undefined : wholeArgument(options.units, '--units'),
         };
-        const summary = await ctx.withRegistry((registry, settings) =>
-          moderationActions(registry, loadRules(settings)).approve(barcode, match, OPERATOR, ctx.io.now()),
+        const settings = await ctx.settings(options);
+        const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
+        const codes = await publishedTariffCodes(bucket);
+        const summary = await ctx.withRegistry((registry) =>
+          moderationActions(registry, loadRules(settings)).approve(barcode, match, OPERATOR, ctx.io.now(), (code) => codes.has(code)),
         );
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),

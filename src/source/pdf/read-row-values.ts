@@ -2,14 +2,10 @@ import { parseEuroCents } from '../parse-euro.ts';
 import type { ColumnRole } from './header-roles.ts';
 import type { Problem } from './problems.ts';
 import type { PlacedRow, ReadTable } from './read-tables.ts';
+import { parseTariffCode } from '../tariff-code.ts';
 
 /** A tariff code as printed: a positive whole number of up to 9 digits. */
-export function readCode(text: string): number | null {
-  const trimmed = text.trim();
-  if (!/^\d{1,9}$/.test(trimmed)) return null;
-  const code = Number(trimmed);
-  return code > 0 ? code : null;
-}
+export const readCode = (text: string): number | null => parseTariffCode(text);
 
 /** A positive euro amount written the Italian way, in cents. */
 export function readPrice(text: string): number | null {
