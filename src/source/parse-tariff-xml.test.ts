@@ -122,7 +122,11 @@ describe('parseTariffXml on invalid input', () => {
   it.each([
     ['a missing code', COMPLETE.replace('<codice>1</codice>', ''), '<codice> is missing'],
     ['an empty code', COMPLETE.replace('<codice>1</codice>', '<codice> </codice>'), '<codice> is missing'],
-    ['a code that is not a number', COMPLETE.replace('<codice>1</codice>', '<codice>A12</codice>'), 'is not a positive whole number'],
+    [
+      'a code that is not a number',
+      COMPLETE.replace('<codice>1</codice>', '<codice>A12</codice>'),
+      'is not a tariff code (a whole number of 1 to 9 digits)',
+    ],
     ['a missing pack price', COMPLETE.replace('<prezzoConfezione>6,00</prezzoConfezione>', ''), '<prezzoConfezione> is missing'],
     [
       'a missing kilogram price',

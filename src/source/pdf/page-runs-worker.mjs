@@ -34,7 +34,8 @@ function readPages(job) {
     try {
       const pages = [];
       const count = fn.FPDF_GetPageCount(doc);
-      for (let index = job.offset; index < count; index += job.stride) pages.push(readPage(doc, index, scratch, job.tolerances));
+      for (let index = job.offset; index < count; index += job.stride)
+        pages.push(readPage(doc, index, scratch, job.tolerances, job.limits));
       return pages;
     } finally {
       fn.FPDF_CloseDocument(doc);
@@ -52,7 +53,7 @@ function readPages(job) {
  * operation still come apart. Spaces at either end of a run are dropped (its box then fits the
  * visible text), and a gap inside a run wider than a word gap reads as a space, as on paper.
  */
-function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }) {
+function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }, limits) {
   const page = fn.FPDF_LoadPage(doc, index);
   if (!page) throw new PdfReadError('damaged', index + 1);
   const textPage = fn.FPDFText_LoadPage(page);
@@ -63,6 +64,7 @@ function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap 
   let space = false;
   const end = () => {
     if (run) {
+      if (texts.length >= limits.runsPerPage) throw new PdfReadError('too_large', index + 1, `more than ${limits.runsPerPage} text runs`);
       texts.push(run.text);
       boxes.push(round(run.x), round(run.y), round(run.right - run.x), round(run.size));
     }
@@ -72,6 +74,8 @@ function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap 
   try {
     if (!textPage) throw new PdfReadError('damaged', index + 1);
     const chars = fn.FPDFText_CountChars(textPage);
+    if (chars > limits.charsPerPage)
+      throw new PdfReadError('too_large', index + 1, `${chars} characters, more than ${limits.charsPerPage}`);
     for (let i = 0; i < chars; i++) {
       // Generated characters are PDFium's guesses at spaces and line ends, not the document's.
       if (fn.FPDFText_IsGenerated(textPage, i) === 1) continue;
@@ -129,9 +133,9 @@ function isSpace(code) {
 }
 
 class PdfReadError extends Error {
-  /** @param {'missing' | 'format' | 'password' | 'security' | 'damaged'} reason @param {number} [page] */
-  constructor(reason, page) {
-    super(page ? `page ${page} does not read` : reason);
+  /** @param {'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large'} reason @param {number} [page] @param {string} [detail] */
+  constructor(reason, page, detail) {
+    super(detail ?? (page ? `page ${page} does not read` : reason));
     this.reason = reason;
     this.page = page;
   }

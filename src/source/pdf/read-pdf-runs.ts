@@ -1,13 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../../errors.ts';
-import { TOLERANCES } from './reader-tolerances.ts';
+import { READER_LIMITS, TOLERANCES } from './reader-tolerances.ts';
 import type { PdfPage } from './text-runs.ts';
 
 export interface ReadPdfOptions {
   /** Threads to share the pages between (default and most: one per core, at most 4). */
   threads?: number;
+  /** Tighter limits than READER_LIMITS (tests). */
+  limits?: Partial<ReaderLimits>;
 }
+
+type ReaderLimits = { [K in keyof typeof READER_LIMITS]: number };
 
 /** One reader thread per core, at most 4: beyond that, memory grows faster than the speed. */
 const maxThreads = () => Math.min(availableParallelism(), 4);
@@ -24,7 +28,7 @@ interface PackedPage {
 
 /** Why a document did not read, as the worker tells it (FPDF_GetLastError, or a page that failed). */
 interface ReadFailure {
-  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged';
+  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large' | 'too_slow';
   page: number | null;
   message: string;
 }
@@ -47,7 +51,9 @@ export async function readPdfRuns(bytes: Uint8Array, name: string, options: Read
   const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
   try {
     // Share k reads pages k+1, k+1+shares, …: no thread needs the page count before it starts.
-    const parts = await Promise.all(Array.from({ length: shares }, (_, offset) => pool.run(bytes, offset, shares)));
+    const parts = await Promise.all(
+      Array.from({ length: shares }, (_, offset) => pool.run(bytes, offset, shares, { ...READER_LIMITS, ...options.limits })),
+    );
     return parts.flatMap((part) => part.pages).sort((a, b) => a.number - b.number);
   } catch (error) {
     throw errors.pdfUnreadable(name, describePdfError(error));
@@ -70,6 +76,10 @@ function describePdfError(error: unknown): string {
       return 'the PDF is encrypted with a scheme the reader does not support';
     case 'format':
       return 'not a valid PDF (not in PDF format, or damaged beyond repair)';
+    case 'too_large':
+      return `page ${failure.page} holds ${failure.message}: no price list does`;
+    case 'too_slow':
+      return failure.message;
     default:
       return failure?.page
         ? `the PDF is damaged: page ${failure.page} does not read`
@@ -86,14 +96,25 @@ class WorkerPool {
   private readonly waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: Worker }>();
   private nextId = 1;
 
-  run(bytes: Uint8Array, offset: number, stride: number): Promise<{ pages: PdfPage[] }> {
+  run(bytes: Uint8Array, offset: number, stride: number, limits: ReaderLimits): Promise<{ pages: PdfPage[] }> {
     const slot = this.pick();
     const id = this.nextId++;
     slot.busy++;
     slot.worker.ref();
     return new Promise<WorkerReply>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject, owner: slot.worker });
-      slot.worker.postMessage({ id, bytes, offset, stride, tolerances: TOLERANCES });
+      slot.worker.postMessage({ id, bytes, offset, stride, tolerances: TOLERANCES, limits });
+      // A document that takes longer than any list does stops its thread: the job fails, a new thread takes the next.
+      const deadline = setTimeout(() => {
+        this.waiting.delete(id);
+        const message = `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`;
+        reject(Object.assign(new Error(message), { failure: { reason: 'too_slow', page: null, message } }));
+        // Out of the pool first: the next job must not go to a thread that is stopping.
+        const at = this.workers.indexOf(slot);
+        if (at !== -1) this.workers.splice(at, 1);
+        void slot.worker.terminate();
+      }, limits.deadlineMs);
+      deadline.unref();
+      this.waiting.set(id, { resolve: settle(deadline, resolve), reject: settle(deadline, reject), owner: slot.worker });
     })
       .then((reply) => {
         if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });
@@ -142,6 +163,14 @@ class WorkerPool {
     return slot;
   }
 }
+
+/** A job's callback that also clears its deadline. */
+const settle =
+  <T>(deadline: NodeJS.Timeout, callback: (value: T) => void) =>
+  (value: T) => {
+    clearTimeout(deadline);
+    callback(value);
+  };
 
 const pool = new WorkerPool();
 

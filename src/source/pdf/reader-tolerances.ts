@@ -28,3 +28,17 @@ export const TOLERANCES = {
 } as const;
 
 export type Tolerances = typeof TOLERANCES;
+
+/**
+ * What the reader accepts of one document, so that a hostile or broken file from the authority's
+ * site fails with a clear error in bounded time. A real list has a few thousand characters and a
+ * few hundred runs a page, and reads in well under a second.
+ */
+export const READER_LIMITS = {
+  /** Characters on one page (PDFium counts them before any is read). */
+  charsPerPage: 200_000,
+  /** Text runs on one page. */
+  runsPerPage: 50_000,
+  /** Milliseconds for the whole document; past it the reader thread is stopped. */
+  deadlineMs: 60_000,
+} as const;

@@ -40,15 +40,19 @@ export function groupRows(lines: Line[]): RowGroups {
   const anchors = lines.flatMap((line, i) => (isRowLine(line) ? [i] : []));
   const parts = new Map<number, number[]>(anchors.map((i) => [i, [i]]));
   const problems: RowGroups['problems'] = [];
-  const rowNumber = (lineIndex: number) => anchors.indexOf(lineIndex) + 1;
+  const numbers = new Map(anchors.map((anchor, n) => [anchor, n + 1]));
+  const rowNumber = (lineIndex: number) => numbers.get(lineIndex)!;
   let before = 0;
   let end: number | null = null;
+  // The first anchor below line i: it only moves down as i does, so the walk is linear in the lines.
+  let next = 0;
 
   for (let i = 0; i < lines.length && end === null; i++) {
+    while (next < anchors.length && anchors[next]! <= i) next++;
     if (parts.has(i)) continue;
     const line = lines[i]!;
-    const above = anchors.filter((a) => a < i).at(-1);
-    const below = anchors.find((a) => a > i);
+    const above = next > 0 ? anchors[next - 1] : undefined;
+    const below = anchors[next];
     const reach = (a: number | undefined) => (a === undefined ? Infinity : Math.abs(lines[a]!.y - line.y));
     const [dAbove, dBelow] = [reach(above), reach(below)];
     const limit = TOLERANCES.wrapReach * Math.max(line.height, 1);

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
+import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
+import { REPO } from '../helpers/run-cli.ts';
+
+const REAL_LIST = readFileSync(`${REPO}/fixtures/adm/listino-sigarette-2023-10-10.pdf`);
+
+/** One page holding more characters than any price list: what a hostile or broken file could be. */
+async function crowdedPage(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([2000, 2000]);
+  const line = '1234567890 '.repeat(20);
+  const lines = Math.ceil(READER_LIMITS.charsPerPage / 200) + 50;
+  for (let i = 0; i < lines; i++) page.drawText(line, { x: 5, y: 1995 - (i * 1990) / lines, size: 1, font });
+  return doc.save();
+}
+
+describe('the PDF reader against documents no price list resembles', () => {
+  it(`refuses a page of more than ${READER_LIMITS.charsPerPage} characters before reading it, naming the page`, async () => {
+    await expect(readPdfRuns(await crowdedPage(), 'crowded.pdf')).rejects.toMatchObject({
+      code: 'source_pdf_unreadable',
+      message: expect.stringMatching(
+        /crowded\.pdf: cannot read the PDF: page 1 holds \d+ characters, more than 200000: no price list does/,
+      ),
+    });
+  });
+
+  it('refuses a page of more text runs than its limit', async () => {
+    await expect(readPdfRuns(REAL_LIST, 'sigarette.pdf', { limits: { runsPerPage: 10 } })).rejects.toMatchObject({
+      message: expect.stringContaining('page 1 holds more than 10 text runs'),
+    });
+  });
+
+  it('stops a reading that takes longer than its deadline, and reads the next document on a fresh thread', async () => {
+    await expect(readPdfRuns(REAL_LIST, 'sigarette.pdf', { limits: { deadlineMs: 1 } })).rejects.toMatchObject({
+      message: expect.stringContaining('reading it took longer than 0.001 s'),
+    });
+    expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf')).length).toBeGreaterThan(0);
+  });
+});
