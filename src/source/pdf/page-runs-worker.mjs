@@ -133,7 +133,11 @@ function isSpace(code) {
 }
 
 class PdfReadError extends Error {
-  /** @param {'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large'} reason @param {number} [page] @param {string} [detail] */
+  /**
+   * @param {'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large'} reason
+   * @param {number} [page]
+   * @param {string} [detail]
+   */
   constructor(reason, page, detail) {
     super(detail ?? (page ? `page ${page} does not read` : reason));
     this.reason = reason;
