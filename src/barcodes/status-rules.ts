@@ -39,18 +39,28 @@ export const sameMatch = (a: Match, b: Match) => a.admCode === b.admCode && a.ki
  * so one organisation can neither approve alone nor put a barcode in conflict. Order-independent.
  */
 export function organisationGroups<V extends Vote>(votes: readonly V[]): { votes: V[]; agree: boolean }[] {
+  const owner = new Map<string, number>();
   const parent = votes.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
-  const owner = new Map<string, number>();
+  let shared = false;
   votes.forEach((vote, i) => {
     for (const key of vote.identities ?? []) {
       const seen = owner.get(key);
       if (seen === undefined) owner.set(key, i);
-      else parent[root(i)] = root(seen);
+      else if (root(i) !== root(seen)) {
+        parent[root(i)] = root(seen);
+        shared = true;
+      }
     }
   });
+  // The usual case, every account its own organisation, costs one pass (a batch decides hundreds of barcodes).
+  if (!shared) return votes.map((vote) => ({ votes: [vote], agree: true }));
   const groups = new Map<number, V[]>();
-  votes.forEach((vote, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), vote]));
+  votes.forEach((vote, i) => {
+    const group = groups.get(root(i));
+    if (group) group.push(vote);
+    else groups.set(root(i), [vote]);
+  });
   return [...groups.values()].map((group) => ({ votes: group, agree: group.every((vote) => sameMatch(vote, group[0]!)) }));
 }
 
@@ -68,13 +78,20 @@ export function barcodeStatus(votes: Vote[], admin: AdminDecision, rules: Status
   if (admin?.decision === 'approved') return { status: 'approved', match: admin.match };
   const organisations = organisationGroups(votes)
     .filter((group) => group.agree)
-    .map((group) => ({ match: group.votes[0]!, weight: Math.max(...group.votes.map((vote) => rules.weights[vote.accountType])) }));
+    .map((group) => ({ match: group.votes[0]!, weight: heaviest(group.votes, rules) }));
   const first = organisations[0]?.match;
   if (!first) return { status: 'to_confirm', match: null };
   if (organisations.some(({ match }) => !sameMatch(match, first))) return { status: 'conflict', match: null };
   const weight = organisations.reduce((sum, { weight }) => sum + weight, 0);
   const match = { admCode: first.admCode, kind: first.kind, units: first.units };
   return weight >= rules.quorum ? { status: 'approved', match } : { status: 'to_confirm', match };
+}
+
+/** The largest weight among one organisation's votes. */
+function heaviest(votes: readonly Vote[], rules: StatusRules): number {
+  let weight = 0;
+  for (const vote of votes) weight = Math.max(weight, rules.weights[vote.accountType]);
+  return weight;
 }
 
 /** The status of one account's submission: `outvoted` when the barcode was approved with another match. */

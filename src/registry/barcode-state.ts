@@ -1,6 +1,6 @@
 import type { BatchState, StoredBarcode } from '../barcodes/plan-batch.ts';
 import { barcodeStatus, type AdminDecision, type BarcodeStatus, type StatusRules } from '../barcodes/status-rules.ts';
-import { adminOf, matchOf, toStoredVote } from './rows.ts';
+import { adminOf, identityCache, matchOf, toStoredVote } from './rows.ts';
 import type { Transaction } from './store.ts';
 
 /** Whether a vote counts: its account is not blocked, nor its contributor (an integration's point of sale). */
@@ -27,7 +27,8 @@ export async function readBarcodeState(
      FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin IN ${d.inList('text')}`,
     [gtins],
   );
-  for (const row of votes) state.votes.get(String(row.gtin))!.push(toStoredVote(row));
+  const identitiesOf = identityCache();
+  for (const row of votes) state.votes.get(String(row.gtin))!.push(toStoredVote(row, identitiesOf));
   if (blocked && blocked.refs.length > 0) {
     const rows = await tx.all(
       `SELECT contributor_ref FROM blocked_contributors WHERE account_id = ? AND contributor_ref IN ${d.inList('text')}`,
