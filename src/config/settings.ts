@@ -52,6 +52,8 @@ export const settingsSchema = z.strictObject({
   // The release pipeline: the authority's documents, the guards, the downloads, S3.
   sourceUrls: list(httpUrl).default([]),
   sourcePages: list(httpUrl).default([]),
+  // Hosts besides the pages' own that their links may lead to (the authority's document server).
+  sourceHosts: list(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, { error: 'a host name, e.g. www.adm.gov.it' })).default([]),
   maxShrink: z
     .preprocess(
       (value) => (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),

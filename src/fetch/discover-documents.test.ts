@@ -43,12 +43,26 @@ describe('discoverDocuments', () => {
     const html = `<base href="https://cdn.example/docs/"><a href="a/x?id=1">Listino Sigarette aggiornato al 01/11/2026 (pdf 300 kb)</a>
       <a href="/y#p">  LIQUIDI  da inalazione </a><a href="javascript:void 0">Sigari</a><a href="mailto:x@y">Sigaretti</a>
       <a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a><a href="nuovi.pdf">Nuovi prezzi dal 1° dicembre 2026</a>`;
-    const links = discoverDocuments(html, PAGE);
+    const links = discoverDocuments(html, PAGE, { allowedHosts: new Set(['www.adm.gov.it', 'cdn.example']) });
     expect(links.map((link) => [link.url, link.hintCategory])).toEqual([
       ['https://cdn.example/docs/a/x?id=1', 'sigarette'],
       ['https://cdn.example/y', 'liquidi_inalazione'],
       ['https://cdn.example/docs/nuovi.pdf', null],
     ]);
+  });
+
+  it('follows links only to allowed hosts, never to a private address, another host or an address with credentials', () => {
+    const html = `<a href="/documents/Sigari.pdf">Sigari</a>
+      <a href="http://10.255.255.1/metadata">Listino Sigarette</a><a href="//evil.example/x.pdf">Sigaretti</a>
+      <a href="https://user:pass@www.adm.gov.it/x.pdf">Liquidi</a><a href="https://www.adm.gov.it.evil.example/y.pdf">Fiuto</a>`;
+    expect(discoverDocuments(html, PAGE).map((link) => link.url)).toEqual(['https://www.adm.gov.it/documents/Sigari.pdf']);
+  });
+
+  it('reads a page of 20,000 notice links, and refuses one nested too deeply with a reason', () => {
+    const many = `<ul>${Array.from({ length: 20_000 }, (_, i) => `<li><a href="/n/${i}.pdf">Nuovi prezzi</a></li>`).join('')}</ul>`;
+    expect(discoverDocuments(many, PAGE)).toHaveLength(20_000);
+    const deep = `${'<div>'.repeat(20_000)}<a href="/x.pdf">Sigari</a>${'</div>'.repeat(20_000)}`;
+    expect(() => discoverDocuments(deep, PAGE)).toThrow('the page is nested too deeply to be read as a page of the authority');
   });
 
   it('finds nothing on a page that no longer has the links', () => {

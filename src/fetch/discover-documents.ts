@@ -28,6 +28,8 @@ const NOTICE =
 const DOCUMENT_PATH = /\.pdf(\/|$)/i;
 /** The surroundings searched for a date: a news item, not the whole page (which may name other dates). */
 const CONTEXT_MAX_CHARS = 2000;
+/** How many enclosing blocks up a date is looked for: a news item is a few levels around its link. */
+const CONTEXT_MAX_DEPTH = 8;
 
 /** A link's text with the words that surround a category name dropped. */
 function categoryOfText(text: string): FeedCategory | null {
@@ -41,26 +43,60 @@ function categoryOfText(text: string): FeedCategory | null {
  * what its text suggests and the dates its surroundings state. Addresses are made absolute
  * against the page (and its <base>). Read with a real HTML parser: the site's markup changes.
  */
-export function discoverDocuments(html: string, pageUrl: string): DiscoveredLink[] {
+export function discoverDocuments(html: string, pageUrl: string, options: { allowedHosts?: ReadonlySet<string> } = {}): DiscoveredLink[] {
+  try {
+    return linksIn(html, pageUrl, options.allowedHosts ?? new Set([new URL(pageUrl).host]));
+  } catch (error) {
+    // The HTML tools walk the tree recursively: a page of 200,000 nested blocks is no page of the authority's.
+    if (error instanceof RangeError)
+      throw new Error('the page is nested too deeply to be read as a page of the authority', { cause: error });
+    throw error;
+  }
+}
+
+function linksIn(html: string, pageUrl: string, allowedHosts: ReadonlySet<string>): DiscoveredLink[] {
   const document = parseDocument(html, { decodeEntities: true });
   const base = DomUtils.findOne((el) => el.name === 'base' && !!el.attribs.href, document.children, true)?.attribs.href;
   const baseUrl = base ? (safeUrl(base, pageUrl) ?? pageUrl) : pageUrl;
-  const links: DiscoveredLink[] = [];
-  const seen = new Set<string>();
+  const links = new Map<string, DiscoveredLink>();
   const anchors = new Map<Element, string>();
   for (const anchor of DomUtils.findAll((el) => el.name === 'a' && !!el.attribs.href, document.children)) {
     const url = safeUrl(anchor.attribs.href!, baseUrl);
-    if (!url || !/^https?:/.test(url) || seen.has(url)) continue;
+    if (!url || links.has(url) || !followable(url, allowedHosts)) continue;
     const text = DomUtils.textContent(anchor).replace(/\s+/g, ' ').trim() || (anchor.attribs.title ?? '').trim();
     const hintCategory = text ? categoryOfText(text) : null;
     const isDocument = DOCUMENT_PATH.test(new URL(url).pathname) || hintCategory !== null || NOTICE.test(foldText(text));
     if (!isDocument) continue;
-    seen.add(url);
-    links.push({ url, text, page: pageUrl, hintCategory, contextDates: [] });
+    links.set(url, { url, text, page: pageUrl, hintCategory, contextDates: [] });
     anchors.set(anchor, url);
   }
-  for (const [anchor, url] of anchors) links.find((link) => link.url === url)!.contextDates = datesAround(anchor, anchors);
-  return links;
+  for (const [anchor, url] of anchors) links.get(url)!.contextDates = datesAround(anchor, anchors);
+  return [...links.values()];
+}
+
+/** http(s) only, to an allowed host, and without credentials in the address. */
+function followable(url: string, allowedHosts: ReadonlySet<string>): boolean {
+  const parsed = new URL(url);
+  return /^https?:$/.test(parsed.protocol) && allowedHosts.has(parsed.host.toLowerCase()) && !parsed.username && !parsed.password;
+}
+
+/** A node's text up to `max` characters (more is not needed, and a page's whole text would make each link cost the page). */
+function boundedText(node: AnyNode, max: number): string {
+  let text = '';
+  // Depth first, each level's next child taken only when reached: a block of 100,000 children costs what is read of it.
+  const stack: { node: AnyNode; next: number }[] = [{ node, next: 0 }];
+  while (stack.length > 0 && text.length <= max) {
+    const top = stack.at(-1)!;
+    if (top.node.type === 'text') {
+      text += (top.node as unknown as { data: string }).data;
+      stack.pop();
+      continue;
+    }
+    const children = 'children' in top.node ? (top.node.children as AnyNode[]) : [];
+    if (top.next < children.length) stack.push({ node: children[top.next++]!, next: 0 });
+    else stack.pop();
+  }
+  return text;
 }
 
 /**
@@ -71,8 +107,8 @@ export function discoverDocuments(html: string, pageUrl: string): DiscoveredLink
 function datesAround(anchor: Element, documents: Map<Element, string>): string[] {
   const url = documents.get(anchor);
   let node: AnyNode | null = anchor;
-  while (node) {
-    const text = DomUtils.textContent(node).replace(/\s+/g, ' ');
+  for (let depth = 0; node && depth < CONTEXT_MAX_DEPTH; depth++) {
+    const text = boundedText(node, CONTEXT_MAX_CHARS).replace(/\s+/g, ' ');
     if (text.length > CONTEXT_MAX_CHARS) break;
     const others = DomUtils.findAll((el) => documents.has(el) && documents.get(el) !== url, [node]);
     if (others.length > 0) break;

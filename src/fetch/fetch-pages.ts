@@ -15,6 +15,8 @@ export interface FetchPagesOptions {
   fetch: Omit<FetchOptions, 'onProgress' | 'onRetry'>;
   /** The most notices taken from the pages, in the order the pages link them. */
   maxNotices: number;
+  /** Hosts besides the pages' own that their links may lead to (setting sourceHosts). */
+  allowedHosts?: readonly string[];
   onProgress?: (url: string, received: number, total: number | null) => void;
   onRetry?: (url: string, attempt: number, delayMs: number, reason: string) => void;
   /** Each document's report, as soon as it is known. */
@@ -61,14 +63,19 @@ export async function fetchPages(
 
   // 1. The pages, always downloaded whole: they are small and tell which documents are current.
   const links: DiscoveredLink[] = [];
+  const linked = new Set<string>();
+  // Links are followed only to the pages' own hosts and those the operator names: never to a private address a page points at.
+  const hosts = new Set([...pages.map((page) => new URL(page).host), ...(options.allowedHosts ?? [])].map((host) => host.toLowerCase()));
   let pagesRead = 0;
   for (const page of pages) {
     try {
       const outcome = await fetchSource(page, {}, fetchOptions(page));
       if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
       // Links are relative to where the page really is, after redirects.
-      const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl);
-      for (const link of found) if (!links.some((known) => known.url === link.url)) links.push(link);
+      const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl, {
+        allowedHosts: new Set([...hosts, new URL(outcome.finalUrl).host]),
+      });
+      for (const link of found) if (!linked.has(link.url)) (linked.add(link.url), links.push(link));
       pagesRead++;
       report({
         url: page,

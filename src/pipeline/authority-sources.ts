@@ -54,7 +54,14 @@ export async function fetchFromAuthority(
     const none = { reports: [], documents: [] };
     const fromPages =
       pages.length > 0
-        ? await fetchPages(pages, { store, today, fetch: { ...fetch, dispatcher }, maxNotices: settings.maxNotices, ...hooks })
+        ? await fetchPages(pages, {
+            store,
+            today,
+            fetch: { ...fetch, dispatcher },
+            maxNotices: settings.maxNotices,
+            allowedHosts: settings.sourceHosts,
+            ...hooks,
+          })
         : none;
     const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch: { ...fetch, dispatcher }, ...hooks }) : none;
     const result = { reports: [...fromPages.reports, ...fromUrls.reports], documents: [...fromPages.documents, ...fromUrls.documents] };
