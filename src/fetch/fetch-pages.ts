@@ -75,7 +75,10 @@ export async function fetchPages(
       const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl, {
         allowedHosts: new Set([...hosts, new URL(outcome.finalUrl).host]),
       });
-      for (const link of found) if (!linked.has(link.url)) (linked.add(link.url), links.push(link));
+      for (const link of found.filter((candidate) => !linked.has(candidate.url))) {
+        linked.add(link.url);
+        links.push(link);
+      }
       pagesRead++;
       report({
         url: page,
