@@ -51,7 +51,7 @@ export interface CurrentReleaseOptions {
   /** When set, the served manifest's file URLs point here (`<baseUrl>/dataset.<fmt>.gz`). */
   baseUrl?: string;
   cacheBytes: number;
-  /** /healthz says stale when refreshing has failed for longer than this. */
+  /** /healthz says stale when the last good refresh is older than this (a hung read counts, not only a failed one). */
   staleAfterMs?: number;
   log: (event: Record<string, unknown>) => void;
   now?: () => Date;
@@ -79,10 +79,15 @@ export class CurrentRelease {
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
 
+  /** Before the first good refresh, staleness counts from here. */
+  private readonly createdAt: Date;
+
   constructor(
     private readonly bucket: Bucket,
     private readonly options: CurrentReleaseOptions,
-  ) {}
+  ) {
+    this.createdAt = this.now();
+  }
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
@@ -99,7 +104,8 @@ export class CurrentRelease {
   /** For /healthz: whether the served release still follows the bucket, and since when it does not. */
   health(): ReleaseHealth {
     const staleAfter = this.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-    const stale = this.failingSince !== null && this.now().getTime() - this.failingSince.getTime() > staleAfter;
+    // Counted from the last good refresh, not from a failure: a read that hangs until its deadline fails late, and is stale all the same.
+    const stale = this.now().getTime() - (this.lastRefreshAt ?? this.createdAt).getTime() > staleAfter;
     return {
       status: stale ? 'stale' : 'ok',
       release: this.served?.manifest.version ?? null,

@@ -99,7 +99,9 @@ describe('S3 that does not answer, or answers errors', () => {
     expect(await health()).toMatchObject({ status: 200, body: { status: 'ok', release: '20261101.1' } });
 
     proxy.blackhole();
+    // Stale counts from the last good refresh: it comes while the read still hangs, and the failure once it times out.
     await waitFor(async () => (await health()).status === 503, '/healthz to report stale');
+    await waitFor(async () => (await health()).body.problem !== null, 'the hung read to fail');
     const stale = await health();
     expect(stale.body).toMatchObject({
       status: 'stale',
