@@ -88,8 +88,19 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
   };
 }
 
-/** True when the plan changes nothing in the bucket. */
-export const changesNothing = (plan: PublicationPlan) => plan.uploads.length === 0 && plan.repairs.length === 0 && plan.switch === null;
+/** True when the plan (or its summary) changes nothing in the bucket. */
+export const changesNothing = (plan: Pick<PublicationPlan | PlanSummary, 'uploads' | 'repairs' | 'switch'>) =>
+  plan.uploads.length === 0 && plan.repairs.length === 0 && plan.switch === null;
+
+/**
+ * What a dry run says of its plan, `where` the bucket when it is named: "dry run: would publish …",
+ * "dry run: … is current and whole, nothing to publish".
+ */
+export function dryRunLine(plan: PlanSummary, where = ''): string {
+  return changesNothing(plan)
+    ? `dry run: ${planHeadline(plan)}${where}, nothing to publish`
+    : `dry run: would ${planHeadline(plan)}${where}`;
+}
 
 export type PlanSummary = ReturnType<typeof summarisePlan>;
 

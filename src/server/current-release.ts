@@ -3,7 +3,8 @@ import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
-import { gunzip, sha256Hex } from '../release/gzip.ts';
+import { gunzip } from '../release/gzip.ts';
+import { holdsDigest } from '../publish/intact-copies.ts';
 import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { verifyingStream } from './verifying-stream.ts';
@@ -227,7 +228,7 @@ export class CurrentRelease {
     }
     for (const format of FORMATS) {
       const bytes = await this.bucket.get(releaseFileKey(manifest.version, format));
-      if (!bytes || bytes.length !== manifest.files[format].size || sha256Hex(bytes) !== manifest.files[format].sha256) {
+      if (!bytes || !holdsDigest(bytes, manifest.files[format])) {
         throw new Error(`${releaseFileKey(manifest.version, format)} does not match the manifest; keeping the previous release`);
       }
       cache.set(format, bytes);

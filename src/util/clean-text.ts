@@ -5,10 +5,15 @@
  * isolates that reorder a line (U+202E shows a name's line backwards, prices included), lone
  * surrogates, noncharacters (U+FFFE, U+FFFF) and the byte-order mark.
  */
-const UNSAFE = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/gu;
+const UNSAFE_CLASS = String.raw`[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]`;
+const UNSAFE = new RegExp(UNSAFE_CLASS, 'gu');
 
 /** The same, but for text whose line breaks and tabs are meant (a page's paragraph, a terminal's lines). */
-const UNSAFE_BUT_LINES = /(?![\n\t])[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/gu;
+const UNSAFE_BUT_LINES = new RegExp(
+  String.raw`(?![
+	])` + UNSAFE_CLASS,
+  'gu',
+);
 
 /**
  * One line of text as stored, written and shown: every unsafe character becomes a space, runs of

@@ -9,6 +9,7 @@ import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
 import type { ReleaseNotes } from '../../src/web/release-notes.ts';
+import { summariseChanges } from '../../src/dataset/summarise-changes.ts';
 import { RenderCache } from '../../src/web/render-cache.ts';
 
 /** The website in-process with a clock the test moves, a real SQLite registry and a mailbox. */
@@ -577,19 +578,7 @@ describe('the public release pages under a release with 10,000 price changes', (
     products: 10_000,
     barcodes: 0,
     changesSince: '20261101.1',
-    summary: {
-      priceRises: 10_000,
-      priceCuts: 0,
-      otherPriceChanges: 0,
-      added: 0,
-      removed: 0,
-      renamed: 0,
-      repacked: 0,
-      recategorised: 0,
-      redated: 0,
-      barcodesAdded: 0,
-      barcodesRemoved: 0,
-    },
+    summary: { ...summariseChanges([]), priceRises: 10_000 },
     rises,
     cuts: [],
     added: [],

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { planHeadline } from '../../publish/plan-publication.ts';
+import { dryRunLine } from '../../publish/plan-publication.ts';
 import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/publish-release.ts';
@@ -37,11 +37,7 @@ export function registerPublish(program: Command, run: Runner): void {
         });
         reporter.stop();
         if (!result) {
-          const changes = plan.switch || plan.repairs.length > 0;
-          const human = changes
-            ? `dry run: would ${planHeadline(plan)} in ${bucket}`
-            : `dry run: ${planHeadline(plan)} in ${bucket}, nothing to publish`;
-          return ctx.result({ status: 'dry-run', version, bucket, plan }, human);
+          return ctx.result({ status: 'dry-run', version, bucket, plan }, dryRunLine(plan, ` in ${bucket}`));
         }
         const human =
           result.status === 'already-current'

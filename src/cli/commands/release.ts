@@ -3,7 +3,7 @@ import { errors } from '../../errors.ts';
 import type { SourceReport } from '../../fetch/fetch-all.ts';
 import { describeReport } from '../../pipeline/authority-sources.ts';
 import { runRelease, type ReleaseSummary } from '../../pipeline/run-release.ts';
-import { planHeadline } from '../../publish/plan-publication.ts';
+import { dryRunLine } from '../../publish/plan-publication.ts';
 import type { Runner } from '../context.ts';
 import { StepReporter } from '../step-reporter.ts';
 import { BUCKET_OPTION, BUILD_OPTIONS, KEEP_OPTION, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, withOptions } from '../shared-options.ts';
@@ -42,9 +42,9 @@ function said(summary: ReleaseSummary): string {
   const { version, published, plan } = summary;
   const outcome =
     summary.status === 'dry-run'
-      ? plan && (plan.switch || plan.repairs.length > 0)
-        ? `dry run: would ${planHeadline(plan)}`
-        : `dry run: ${plan ? planHeadline(plan) : version}, nothing to publish`
+      ? plan
+        ? dryRunLine(plan)
+        : `dry run: ${version}, nothing to publish`
       : summary.status === 'repaired'
         ? `repaired ${version}`
         : summary.status === 'published'

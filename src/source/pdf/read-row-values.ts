@@ -5,7 +5,6 @@ import type { PlacedRow, ReadTable } from './read-tables.ts';
 import { parseTariffCode } from '../tariff-code.ts';
 
 /** A tariff code as printed: a positive whole number of up to 9 digits. */
-export const readCode = (text: string): number | null => parseTariffCode(text);
 
 /** A positive euro amount written the Italian way, in cents. */
 export function readPrice(text: string): number | null {
@@ -46,7 +45,7 @@ export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnR
   const hasCode = cells.some((cell) => cell.role === 'code');
   const what = codeText ? `codice ${codeText}${name ? ` "${name}"` : ''}` : name ? `"${name}"` : undefined;
   const before = problems.length;
-  const admCode = hasCode ? readCode(codeText) : null;
+  const admCode = hasCode ? parseTariffCode(codeText) : null;
   if (hasCode && admCode === null)
     problems.push(problemAt(row, what, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing'));
   if (!name) problems.push(problemAt(row, what, 'the product name is missing'));
