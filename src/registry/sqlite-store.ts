@@ -37,6 +37,8 @@ export class SqliteStore implements Store {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly direct: Transaction;
   private readonly checkpointer: Worker | null = null;
+  /** Settles when the checkpoint thread is gone, whether it was stopped or failed on its own. */
+  private checkpointerGone: Promise<void> = Promise.resolve();
 
   /**
    * `checkpointInBackground` (a long-running service): the log is checkpointed every second by a
@@ -60,6 +62,10 @@ export class SqliteStore implements Store {
         execArgv: [],
       });
       this.checkpointer.unref();
+      const thread = this.checkpointer;
+      this.checkpointerGone = new Promise((resolve) => thread.once('exit', () => resolve()));
+      // A thread that failed leaves the checkpoints to the commits (see above), not a crash.
+      thread.on('error', () => {});
     }
     this.direct = {
       dialect: SQLITE_DIALECT,
@@ -135,11 +141,10 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.tail;
-    if (this.checkpointer) {
-      const exited = new Promise((resolve) => this.checkpointer!.once('exit', resolve));
-      this.checkpointer.postMessage('stop');
-      await exited;
-    }
+    // Held while it stops: an unreferenced thread would let the process end before it closed.
+    this.checkpointer?.ref();
+    this.checkpointer?.postMessage('stop');
+    await this.checkpointerGone;
     this.db.close();
   }
 }

@@ -25,6 +25,11 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Connections at once; more are refused at once rather than queued. */
   maxConnections: number;
+  /**
+   * On SIGTERM the requests under way get this long to finish; then their connections are cut,
+   * so a download to a stalled reader cannot hold a stopping service (or a deploy) for ever.
+   */
+  shutdownGraceMs: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
@@ -33,6 +38,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   idleTimeoutMs: 120_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
+  shutdownGraceMs: 10_000,
 };
 
 export interface ListeningServer {
@@ -98,8 +104,12 @@ export async function listen(
     url: `http://${host}:${address.port}`,
     close: () =>
       new Promise((resolve) => {
+        const cut = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs).unref();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
-        server.close(() => resolve());
       }),
   };
 }

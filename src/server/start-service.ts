@@ -77,6 +77,7 @@ export async function startService(options: ServiceOptions): Promise<{ listening
     idleTimeoutMs: settings.idleTimeoutMs,
     keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
     maxConnections: settings.maxConnections,
+    shutdownGraceMs: settings.shutdownGraceMs,
   };
   const listening = await listen(handler, { host: settings.host, port: settings.port, log, limits });
   if (!settings.siteUrl) siteUrl = listening.url;

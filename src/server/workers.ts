@@ -1,16 +1,28 @@
 import cluster from 'node:cluster';
 import { RequestLog } from './request-log.ts';
 
+/** A worker gets the service's grace and this much more to close its registry before it is killed. */
+const WORKER_EXIT_MARGIN_MS = 5_000;
+/** A crash loop must not become a fork loop: a worker that died is replaced after this long. */
+const REPLACE_AFTER_MS = 1_000;
+
 /**
  * Runs `workers` copies of the service sharing one port (node:cluster): one process per core.
  * They share the registry (SQLite serialises their writes, so quotas stay exact) and each polls
- * the bucket. A worker that dies is replaced; SIGINT/SIGTERM stop them all.
+ * the bucket. A worker that dies is replaced; SIGINT/SIGTERM stop them all, killing any that has
+ * not exited after the shutdown grace.
  */
-export async function superviseWorkers(workers: number, stdout: NodeJS.WritableStream): Promise<void> {
-  const log = new RequestLog(stdout);
+export async function superviseWorkers(options: {
+  workers: number;
+  shutdownGraceMs: number;
+  stdout: NodeJS.WritableStream;
+}): Promise<void> {
+  const { workers, shutdownGraceMs } = options;
+  const log = new RequestLog(options.stdout);
   let stopping = false;
   let announced = false;
   const fork = () => {
+    if (stopping) return;
     const worker = cluster.fork();
     worker.on('listening', (address) => {
       if (announced) return;
@@ -19,25 +31,34 @@ export async function superviseWorkers(workers: number, stdout: NodeJS.WritableS
       log.flush();
     });
   };
+  const running = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
   for (let i = 0; i < workers; i++) fork();
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    log.write({ event: 'worker.exit', pid: worker.process.pid, code, signal });
-    // A crash loop must not become a fork loop: wait a second before replacing the worker.
-    setTimeout(fork, 1_000).unref();
-  });
   await new Promise<void>((resolve) => {
+    const finishIfDone = () => {
+      if (!stopping || running().length > 0) return;
+      clearTimeout(deadline);
+      log.write({ event: 'service.stopped' });
+      log.flush();
+      resolve();
+    };
+    let deadline: NodeJS.Timeout | undefined;
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) return finishIfDone();
+      log.write({ event: 'worker.exit', pid: worker.process.pid, code, signal });
+      setTimeout(fork, REPLACE_AFTER_MS).unref();
+    });
+    // node:cluster drops a worker from its list on the later of its exit and its disconnect.
+    cluster.on('disconnect', finishIfDone);
     const stop = () => {
       stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-      const check = setInterval(() => {
-        if (Object.keys(cluster.workers ?? {}).length === 0) {
-          clearInterval(check);
-          log.write({ event: 'service.stopped' });
-          log.flush();
-          resolve();
+      for (const worker of running()) worker.process.kill('SIGTERM');
+      deadline = setTimeout(() => {
+        for (const worker of running()) {
+          log.write({ event: 'worker.killed', pid: worker.process.pid, reason: 'still running after the shutdown grace' });
+          worker.process.kill('SIGKILL');
         }
-      }, 50);
+      }, shutdownGraceMs + WORKER_EXIT_MARGIN_MS);
+      finishIfDone();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -109,6 +109,30 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     );
   });
 
+  it.each([1, 2])('stops on SIGTERM with %i worker(s) once the grace is over, cutting a request that never finishes', async (workers) => {
+    expect((await runCli(['accounts', 'create', 'shop@example.it', '--type', 'User', '--data-dir', dataDir])).status).toBe(0);
+    const key = JSON.parse((await runCli(['keys', 'create', 'shop@example.it', '--json', '--data-dir', dataDir])).stdout).key;
+    // Only the grace can end this request: its own time limits are far beyond the test's.
+    service = await startServe(['serve', '--data-dir', dataDir, '--workers', String(workers)], {
+      TARIFF_SHUTDOWN_GRACE_MS: '300',
+      TARIFF_REQUEST_TIMEOUT_MS: '600000',
+      TARIFF_IDLE_TIMEOUT_MS: '600000',
+    });
+    const url = new URL(service.url);
+    const { socket, received } = await open(url);
+    socket.write(
+      `POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 5000\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    // Node answers 100 Continue once the request reached the handler: from here it is under way.
+    await waitFor(() => received().includes('100 Continue'), 'the request to be under way');
+    socket.write('{"items":[');
+    const stopping = service;
+    service = null;
+    expect(await stopping.stop()).toBe(0);
+    expect(stopping.log.at(-1)).toMatchObject({ event: 'service.stopped' });
+  });
+
   it('purges expired registry rows in the background', async () => {
     const registry = await openRegistry({ dataDir });
     for (let i = 0; i < 5; i++) await registry.countRequest(`sign-in:client:10.0.0.${i}`, '2026-01-01T10:00:00.000Z', 30);

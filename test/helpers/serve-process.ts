@@ -12,6 +12,9 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
+/** Beyond the service's own shutdown grace (10 s by default) and the kill of a stuck worker. */
+const STOP_LIMIT_MS = 30_000;
+
 /** Starts `tariff serve` (or `tariff start`) as a real process on an ephemeral loopback port. */
 export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, ...args, '--host', '127.0.0.1', '--port', '0'], {
@@ -37,8 +40,16 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
           log,
           stderr: async () => stderr,
           stop: () =>
-            new Promise((done) => {
-              child.once('exit', (code) => done(code));
+            new Promise((done, fail) => {
+              // A service that does not stop is a failure to read, not a hook timing out in silence.
+              const hung = setTimeout(() => {
+                child.kill('SIGKILL');
+                fail(new Error(`tariff serve did not stop on SIGTERM; its log: ${JSON.stringify(log.slice(-5))}; stderr: ${stderr}`));
+              }, STOP_LIMIT_MS);
+              child.once('exit', (code) => {
+                clearTimeout(hung);
+                done(code);
+              });
               child.kill('SIGTERM');
             }),
         });

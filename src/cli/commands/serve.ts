@@ -20,7 +20,8 @@ export function registerServe(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: object) => {
         const settings = await ctx.settings(options);
-        if (settings.workers > 1 && cluster.isPrimary) return superviseWorkers(settings.workers, ctx.io.stdout);
+        if (settings.workers > 1 && cluster.isPrimary)
+          return superviseWorkers({ workers: settings.workers, shutdownGraceMs: settings.shutdownGraceMs, stdout: ctx.io.stdout });
         const { stopped } = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });
         await stopped;
         // A worker's IPC channel to the primary would keep it alive after its server closed.
