@@ -20,6 +20,7 @@ export default tseslint.config(
         clearInterval: 'readonly',
         AbortSignal: 'readonly',
         structuredClone: 'readonly',
+        WebAssembly: 'readonly',
         TextEncoder: 'readonly',
         TextDecoder: 'readonly',
         fetch: 'readonly',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { createDeflate } from 'node:zlib';
+import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
@@ -15,6 +16,22 @@ async function crowdedPage(): Promise<Uint8Array> {
   const line = '1234567890 '.repeat(20);
   const lines = Math.ceil(READER_LIMITS.charsPerPage / 200) + 50;
   for (let i = 0; i < lines; i++) page.drawText(line, { x: 5, y: 1995 - (i * 1990) / lines, size: 1, font });
+  return doc.save();
+}
+
+/** A page whose content stream is `megabytes` of spaces deflated to a few hundred kilobytes: a deflate bomb. */
+async function deflateBomb(megabytes: number): Promise<Uint8Array> {
+  const deflate = createDeflate({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const spaces = Buffer.alloc(1024 * 1024, ' ');
+  for (let i = 0; i < megabytes; i++) if (!deflate.write(spaces)) await new Promise((resolve) => deflate.once('drain', resolve));
+  await new Promise((resolve) => deflate.end(resolve));
+  const packed = Buffer.concat(chunks);
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([600, 800]);
+  const stream = PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode', Length: packed.length }), packed);
+  page.node.set(PDFName.of('Contents'), doc.context.register(stream));
   return doc.save();
 }
 
@@ -39,5 +56,16 @@ describe('the PDF reader against documents no price list resembles', () => {
       message: expect.stringContaining('reading it took longer than 0.001 s'),
     });
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf')).length).toBeGreaterThan(0);
+  });
+
+  it("refuses a deflate bomb once PDFium's heap reaches its limit, and reads the next document on a fresh thread", async () => {
+    const bomb = await deflateBomb(160);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    await expect(readPdfRuns(bomb, 'bomb.pdf', { threads: 1, limits: { heapBytes: 64 * 1024 * 1024 } })).rejects.toMatchObject({
+      code: 'source_pdf_unreadable',
+      message:
+        'bomb.pdf: cannot read the PDF: it needs more than 64 MB of memory to read: no price list does (a stream that unpacks to far more than it holds)',
+    });
+    expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
   });
 });

@@ -11,7 +11,30 @@ import { parentPort } from 'node:worker_threads';
 import { init } from '@embedpdf/pdfium';
 
 const wasmBinary = readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm'));
-const { pdfium } = await init({ wasmBinary });
+
+// PDFium unpacks a stream whole in a WebAssembly heap that grows and never shrinks: a few
+// megabytes that unpack to gigabytes (a deflate bomb) would take the process's memory with them.
+// The heap may grow to the job's limit and no further; PDFium then aborts, and the thread, whose
+// module an abort leaves unusable, is replaced (read-pdf-runs.ts).
+let heapLimit = Infinity;
+let heapRefused = false;
+const { pdfium } = await init({
+  wasmBinary,
+  // An abort is reported to the caller with its reason, not printed on the command's stderr.
+  printErr: () => {},
+  instantiateWasm(imports, receiveInstance) {
+    const grow = imports.env.emscripten_resize_heap;
+    imports.env.emscripten_resize_heap = (requested) => {
+      if (requested >>> 0 > heapLimit) {
+        heapRefused = true;
+        return 0;
+      }
+      return grow(requested);
+    };
+    WebAssembly.instantiate(wasmBinary, imports).then(({ instance, module }) => receiveInstance(instance, module));
+    return {};
+  },
+});
 const fn = pdfium.wasmExports;
 fn.PDFiumExt_Init();
 
@@ -146,6 +169,7 @@ class PdfReadError extends Error {
 }
 
 parentPort.on('message', (job) => {
+  heapLimit = job.limits.heapBytes;
   try {
     const pages = readPages(job);
     parentPort.postMessage(
@@ -153,7 +177,14 @@ parentPort.on('message', (job) => {
       pages.map((page) => page.boxes.buffer),
     );
   } catch (error) {
+    // Any error from inside WebAssembly (an abort, a trap) leaves the module unusable: the thread is done.
+    const fatal = error instanceof WebAssembly.RuntimeError;
+    if (heapRefused) {
+      const message = `more than ${job.limits.heapBytes / 1048576} MB of memory to read`;
+      parentPort.postMessage({ id: job.id, fatal, error: { reason: 'too_large_memory', page: null, message } });
+      return;
+    }
     const reason = error instanceof PdfReadError ? error.reason : 'damaged';
-    parentPort.postMessage({ id: job.id, error: { reason, page: error?.page ?? null, message: String(error?.message ?? error) } });
+    parentPort.postMessage({ id: job.id, fatal, error: { reason, page: error?.page ?? null, message: String(error?.message ?? error) } });
   }
 });

@@ -28,7 +28,7 @@ interface PackedPage {
 
 /** Why a document did not read, as the worker tells it (FPDF_GetLastError, or a page that failed). */
 interface ReadFailure {
-  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large' | 'too_slow';
+  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large' | 'too_large_memory' | 'too_slow';
   page: number | null;
   message: string;
 }
@@ -37,6 +37,8 @@ interface WorkerReply {
   id: number;
   pages?: PackedPage[];
   error?: ReadFailure;
+  /** The thread's PDFium aborted: it reads nothing more and is replaced. */
+  fatal?: boolean;
 }
 
 /**
@@ -78,6 +80,8 @@ function describePdfError(error: unknown): string {
       return 'not a valid PDF (not in PDF format, or damaged beyond repair)';
     case 'too_large':
       return `page ${failure.page} holds ${failure.message}: no price list does`;
+    case 'too_large_memory':
+      return `it needs ${failure.message}: no price list does (a stream that unpacks to far more than it holds)`;
     case 'too_slow':
       return failure.message;
     default:
@@ -108,10 +112,7 @@ class WorkerPool {
         this.waiting.delete(id);
         const message = `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`;
         reject(Object.assign(new Error(message), { failure: { reason: 'too_slow', page: null, message } }));
-        // Out of the pool first: the next job must not go to a thread that is stopping.
-        const at = this.workers.indexOf(slot);
-        if (at !== -1) this.workers.splice(at, 1);
-        void slot.worker.terminate();
+        this.retire(slot);
       }, limits.deadlineMs);
       deadline.unref();
       this.waiting.set(id, { resolve: settle(deadline, resolve), reject: settle(deadline, reject), owner: slot.worker });
@@ -130,6 +131,13 @@ class WorkerPool {
     while (this.workers.length < maxThreads()) this.spawn();
   }
 
+  /** Stops a thread, out of the pool first: the next job must not go to a thread that is stopping. */
+  private retire(slot: { worker: Worker }) {
+    const at = this.workers.findIndex((candidate) => candidate.worker === slot.worker);
+    if (at !== -1) this.workers.splice(at, 1);
+    void slot.worker.terminate();
+  }
+
   private pick() {
     const idle = this.workers.find((w) => w.busy === 0);
     if (idle) return idle;
@@ -145,6 +153,7 @@ class WorkerPool {
     worker.on('message', (reply: WorkerReply) => {
       const job = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (reply.fatal) this.retire(slot);
       job?.resolve(reply);
     });
     // 'error' is followed by 'exit': the slot goes once, its jobs fail once.

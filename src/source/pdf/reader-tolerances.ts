@@ -41,4 +41,9 @@ export const READER_LIMITS = {
   runsPerPage: 50_000,
   /** Milliseconds for the whole document; past it the reader thread is stopped. */
   deadlineMs: 60_000,
+  /**
+   * Bytes of PDFium's heap in one reader thread (four at most). Every real list reads within the
+   * heap PDFium starts with (18 MB); a stream that unpacks beyond this is refused.
+   */
+  heapBytes: 128 * 1024 * 1024,
 } as const;
