@@ -67,7 +67,8 @@ export class S3Bucket implements Bucket {
       region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
       forcePathStyle: options.pathStyle ?? false,
       maxAttempts: this.timeouts.attempts,
-      requestHandler: { connectionTimeout: this.timeouts.connectMs, requestTimeout: this.timeouts.idleMs },
+      // socketTimeout is the SDK's silence limit, which destroys the connection; its requestTimeout only logs a warning.
+      requestHandler: { connectionTimeout: this.timeouts.connectMs, socketTimeout: this.timeouts.idleMs },
       // Checksums only where S3 requires them: older MinIO, Ceph and R2 reject the newer headers,
       // and every object is verified by its SHA-256 after upload anyway.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -167,6 +168,12 @@ export class S3Bucket implements Bucket {
         throw errors.bucketFailed(
           `${this.description}${key}`,
           `${operation}: no answer within ${Math.round(this.timeouts.deadlineMs / 1000)} s (TARIFF_S3_DEADLINE_SECONDS)`,
+          REMEDIES.network,
+        );
+      if ((error as { name?: string }).name === 'TimeoutError')
+        throw errors.bucketFailed(
+          `${this.description}${key}`,
+          `${operation}: the store went silent for ${this.timeouts.idleMs} ms (TARIFF_S3_IDLE_TIMEOUT_MS)`,
           REMEDIES.network,
         );
       throw describeS3Error(error, `${this.description}${key}`, operation);

@@ -72,14 +72,14 @@ describe('S3 that does not answer, or answers errors', () => {
   });
   const through = () => ({ ...s3.env, ...QUICK_S3, AWS_ENDPOINT_URL_S3: proxy.url });
 
-  it('publish ends with bucket_failed, not a hang, when the store accepts and never answers', async () => {
+  it('publish ends with bucket_failed after the silence limit, not a hang, when the store accepts and never answers', async () => {
     const out = await build('a');
     proxy.blackhole();
     const result = await cli(['publish', out, '--bucket', `s3://${s3.bucket}/p`, '--json'], through());
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout).error).toMatchObject({
       code: 'bucket_failed',
-      message: expect.stringMatching(/s3:\/\/tariff-releases\/p\/.*no answer within 2 s/),
+      message: expect.stringMatching(/s3:\/\/tariff-releases\/p\/.*the store went silent for 500 ms \(TARIFF_S3_IDLE_TIMEOUT_MS\)/),
     });
   });
 
@@ -107,7 +107,7 @@ describe('S3 that does not answer, or answers errors', () => {
       status: 'stale',
       release: '20261101.1',
       failingSince: expect.any(String),
-      problem: expect.stringMatching(/no answer|ETIMEDOUT|timed out|socket|ECONNRESET/i),
+      problem: expect.stringMatching(/no answer|went silent|ETIMEDOUT|timed out|socket|ECONNRESET/i),
     });
     expect(service.log.some((entry) => entry.event === 'release.refresh_failed')).toBe(true);
 
