@@ -4,8 +4,8 @@ import { cigarRow, manifestOf } from '../../test/helpers/rows.ts';
 import type { Product } from '../dataset/model.ts';
 import { releaseChanges } from '../dataset/release-changes.ts';
 import { releaseFeed } from './release-feed.ts';
-import { describeNotesItalian, releaseNotes } from './release-notes.ts';
-import { releasesPage } from './release-pages.ts';
+import { describeNotesItalian, NOTE_LINES_KEPT, releaseNotes } from './release-notes.ts';
+import { LINES_PER_PAGE, releaseDetailPage, releasesPage } from './release-pages.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}) =>
   cigarRow(admCode, {
@@ -62,5 +62,26 @@ describe('release notes', () => {
     const parsed = new XMLParser().parse(releaseFeed([], 'https://tariffa.example.it', '2026-08-01T00:00:00.000Z'));
     expect(parsed.feed.updated).toBe('2026-08-01T00:00:00.000Z');
     expect(parsed.feed.entry).toBeUndefined();
+  });
+
+  it(`keeps ${NOTE_LINES_KEPT} lines a list, the largest moves, counts the rest and says where they are`, () => {
+    const many = NOTE_LINES_KEPT + 1_500;
+    const before = { tariffDate: '2026-07-22', products: Array.from({ length: many }, (_, i) => product(i + 1)), barcodes: [] };
+    // Product i rises by i cents: the kept lines are the largest rises, from the last product down.
+    const after = {
+      tariffDate: '2026-08-01',
+      products: before.products.map((p) => ({ ...p, pricePerPackCents: 1000 + p.admCode, effectiveFrom: '2026-08-01' })),
+      barcodes: [],
+    };
+    const big = releaseNotes(manifest('20260801.1'), { changesSince: '20260722.1', changes: releaseChanges(before, after) });
+    expect(big.rises).toHaveLength(NOTE_LINES_KEPT);
+    expect(big.totals.rises).toBe(many);
+    expect(big.summary.priceRises).toBe(many);
+    expect(big.rises[0]!.admCode).toBe(many);
+    expect(big.rises.at(-1)!.admCode).toBe(many - NOTE_LINES_KEPT + 1);
+    const lastPage = releaseDetailPage(big, false, NOTE_LINES_KEPT / LINES_PER_PAGE);
+    expect(lastPage).toContain(`Aumenti di prezzo (${many.toLocaleString('it-IT')})`);
+    expect(lastPage).toContain("Gli altri 1500 non sono elencati qui: l'elenco completo è nel dataset");
+    expect(releaseDetailPage(big, false, 1)).not.toContain('Gli altri');
   });
 });

@@ -17,6 +17,17 @@ export interface NoteLine {
   what?: string;
 }
 
+/** The five lists of a release's page, in the order it shows them. */
+export const NOTE_LISTS = ['rises', 'cuts', 'added', 'removed', 'other'] as const;
+export type NoteList = (typeof NOTE_LISTS)[number];
+
+/**
+ * Lines kept per list, in page order (largest moves first): ten pages of the public page. A real
+ * release changes a few thousand products at most; the rest of a larger one is counted, not kept,
+ * so a release of 200,000 changes cannot grow the service's memory (the dataset has them all).
+ */
+export const NOTE_LINES_KEPT = 5_000;
+
 /** One release as the public page and the feed show it. */
 export interface ReleaseNotes {
   version: string;
@@ -31,6 +42,8 @@ export interface ReleaseNotes {
   added: NoteLine[];
   removed: NoteLine[];
   other: NoteLine[];
+  /** How many lines each list has in all, of which at most NOTE_LINES_KEPT are kept above. */
+  totals: Record<NoteList, number>;
 }
 
 const byLargestMove = (a: NoteLine, b: NoteLine) =>
@@ -55,6 +68,7 @@ export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changes
     added: [],
     removed: [],
     other: [],
+    totals: { rises: 0, cuts: 0, added: 0, removed: 0, other: 0 },
   };
   for (const change of dataset.changes) {
     const line = (extra: Partial<NoteLine> = {}): NoteLine => ({
@@ -76,6 +90,11 @@ export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changes
   }
   notes.rises.sort(byLargestMove);
   notes.cuts.sort(byLargestMove);
+  for (const list of NOTE_LISTS) {
+    notes.totals[list] = notes[list].length;
+    // A copy, so the kept lines do not hold the whole array's storage.
+    if (notes[list].length > NOTE_LINES_KEPT) notes[list] = notes[list].slice(0, NOTE_LINES_KEPT);
+  }
   return notes;
 }
 

@@ -1,7 +1,7 @@
 import { formatEuroCents } from '../util/format-euro.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './pages.ts';
-import { describeNotesItalian, type NoteLine, type ReleaseNotes } from './release-notes.ts';
+import { describeNotesItalian, NOTE_LISTS, type NoteLine, type NoteList, type ReleaseNotes } from './release-notes.ts';
 
 /** Lines per list on the overview; the release's own pages list them all, this many per list and page. */
 export const LINES_ON_OVERVIEW = 10;
@@ -27,15 +27,27 @@ function line(l: NoteLine): SafeHtml {
   return html`<li>${product}: ultimo prezzo ${euro(l.before!)}</li>`;
 }
 
+const LIST_TITLES: Record<NoteList, string> = {
+  rises: 'Aumenti di prezzo',
+  cuts: 'Riduzioni di prezzo',
+  added: 'Nuovi prodotti',
+  removed: 'Prodotti ritirati',
+  other: 'Altre modifiche',
+};
+
 /** The five lists, each from line `from` (0 on the overview), at most `limit` lines each. */
 function lists(notes: ReleaseNotes, limit: number, from = 0): SafeHtml {
-  const list = (title: string, lines: NoteLine[]) =>
-    lines.length <= from
-      ? ''
-      : html`<h3>${title} (${count.format(lines.length)})</h3>
+  const list = (name: NoteList) => {
+    const lines = notes[name];
+    const total = notes.totals[name];
+    if (lines.length <= from) return '';
+    const overview = from === 0 && total > limit && limit === LINES_ON_OVERVIEW;
+    const lastShown = from + limit >= lines.length;
+    return html`<h3>${LIST_TITLES[name]} (${count.format(total)})</h3>
 <ul class="changes"${from > 0 ? html` start="${from + 1}"` : ''}>${lines.slice(from, from + limit).map(line)}</ul>
-${from === 0 && lines.length > limit && limit === LINES_ON_OVERVIEW ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${count.format(lines.length)}</a></p>` : ''}`;
-  return html`${list('Aumenti di prezzo', notes.rises)}${list('Riduzioni di prezzo', notes.cuts)}${list('Nuovi prodotti', notes.added)}${list('Prodotti ritirati', notes.removed)}${list('Altre modifiche', notes.other)}`;
+${overview ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${count.format(total)}</a></p>` : ''}${!overview && lastShown && total > lines.length ? html`<p class="notice">Gli altri ${count.format(total - lines.length)} non sono elencati qui: l'elenco completo è nel dataset (tabella <code>changes</code>).</p>` : ''}`;
+  };
+  return html`${NOTE_LISTS.map(list)}`;
 }
 
 function release(notes: ReleaseNotes, limit: number, heading: 'h1' | 'h2', from = 0): SafeHtml {
@@ -62,10 +74,7 @@ ${releases.length === 0 ? html`<p class="notice">Nessun rilascio pubblicato fino
 
 /** How many pages a release's own page has: its longest list, LINES_PER_PAGE lines a page. */
 export const detailPageCount = (notes: ReleaseNotes) =>
-  Math.max(
-    1,
-    Math.ceil(Math.max(...[notes.rises, notes.cuts, notes.added, notes.removed, notes.other].map((l) => l.length)) / LINES_PER_PAGE),
-  );
+  Math.max(1, Math.ceil(Math.max(...NOTE_LISTS.map((list) => notes[list].length)) / LINES_PER_PAGE));
 
 /** One release with its changes listed, LINES_PER_PAGE per list on each page (`page` from 1), with links between pages. */
 export function releaseDetailPage(notes: ReleaseNotes, signedIn: boolean, page = 1): string {

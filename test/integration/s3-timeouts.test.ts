@@ -15,7 +15,7 @@ afterEach(async () => {
  * nothing more, or trickles one byte every `trickleMs`.
  */
 async function stallingStore(trickleMs?: number): Promise<string> {
-  server = createServer((request, response) => {
+  server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '100000' });
     response.write('x'.repeat(10));
     if (trickleMs === undefined) return;
