@@ -1,5 +1,5 @@
-import { DomUtils, parseDocument } from 'htmlparser2';
-import type { AnyNode, Element } from 'domhandler';
+import { DomHandler, DomUtils, Parser } from 'htmlparser2';
+import type { AnyNode, Document, Element } from 'domhandler';
 import type { FeedCategory } from '../source/categories.ts';
 import { categoryNamed, foldText } from '../source/category-names.ts';
 import { effectiveDatesIn } from '../source/italian-dates.ts';
@@ -30,6 +30,12 @@ const DOCUMENT_PATH = /\.pdf(\/|$)/i;
 const CONTEXT_MAX_CHARS = 2000;
 /** How many enclosing blocks up a date is looked for: a news item is a few levels around its link. */
 const CONTEXT_MAX_DEPTH = 8;
+/**
+ * Elements open at once, at most: the authority's pages nest a few dozen deep. The parser's cost
+ * grows with the square of the nesting (200,000 nested blocks took 73 s) and the HTML tools walk
+ * the tree recursively, so a deeper page is refused as it is read.
+ */
+const MAX_NESTING = 1_000;
 
 /** A link's text with the words that surround a category name dropped. */
 function categoryOfText(text: string): FeedCategory | null {
@@ -44,18 +50,27 @@ function categoryOfText(text: string): FeedCategory | null {
  * against the page (and its <base>). Read with a real HTML parser: the site's markup changes.
  */
 export function discoverDocuments(html: string, pageUrl: string, options: { allowedHosts?: ReadonlySet<string> } = {}): DiscoveredLink[] {
-  try {
-    return linksIn(html, pageUrl, options.allowedHosts ?? new Set([new URL(pageUrl).host]));
-  } catch (error) {
-    // The HTML tools walk the tree recursively: a page of 200,000 nested blocks is no page of the authority's.
-    if (error instanceof RangeError)
-      throw new Error('the page is nested too deeply to be read as a page of the authority', { cause: error });
-    throw error;
+  return linksIn(html, pageUrl, options.allowedHosts ?? new Set([new URL(pageUrl).host]));
+}
+
+/** The page's tree, as htmlparser2's parseDocument builds it, refused once more than MAX_NESTING elements are open. */
+class BoundedTree extends DomHandler {
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    super.onopentag(name, attribs);
+    // The stack holds the document itself below the open elements.
+    if (this.tagStack.length - 1 > MAX_NESTING)
+      throw new Error(`the page nests more than ${MAX_NESTING} elements deep: no page of the authority does`);
   }
 }
 
+function parsePage(html: string): Document {
+  const tree = new BoundedTree();
+  new Parser(tree, { decodeEntities: true }).end(html);
+  return tree.root;
+}
+
 function linksIn(html: string, pageUrl: string, allowedHosts: ReadonlySet<string>): DiscoveredLink[] {
-  const document = parseDocument(html, { decodeEntities: true });
+  const document = parsePage(html);
   const base = DomUtils.findOne((el) => el.name === 'base' && !!el.attribs.href, document.children, true)?.attribs.href;
   const baseUrl = base ? (safeUrl(base, pageUrl) ?? pageUrl) : pageUrl;
   const links = new Map<string, DiscoveredLink>();
