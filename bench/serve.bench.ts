@@ -24,6 +24,7 @@ import { publishRelease } from '../src/publish/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
 import { buildRelease } from '../src/release/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
+import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -212,7 +213,7 @@ function meanOf(a: Result, b: Result): Result {
 }
 
 async function createAccounts(path: string, count: number): Promise<string[]> {
-  const registry = await openSqliteRegistry(path);
+  const registry = await openSqliteRegistry(path, { rules: DEFAULT_RULES });
   await registry.close();
   const db = new Database(path);
   const insertAccount = db.prepare("INSERT INTO accounts (email, type, created_at) VALUES (?, 'User', ?) RETURNING id");
@@ -248,7 +249,7 @@ function ensureDebianPackages(): void {
 
 /** Copies the bench accounts and keys into a PostgreSQL registry (created and migrated by openPgRegistry). */
 async function copyAccountsToPostgres(sqlitePath: string, url: string): Promise<void> {
-  await (await openPgRegistry(url)).close();
+  await (await openPgRegistry(url, { rules: DEFAULT_RULES })).close();
   const db = new Database(sqlitePath, { readonly: true });
   const accounts = db.prepare('SELECT email, created_at FROM accounts ORDER BY id').all() as { email: string; created_at: string }[];
   const keyRows = db.prepare('SELECT account_id, fingerprint, prefix, created_at FROM api_keys ORDER BY id').all() as {

@@ -16,6 +16,7 @@ import { generateApiKey } from '../src/registry/api-key.ts';
 import { openSqliteRegistry } from '../src/registry/open-registry.ts';
 import { buildRelease } from '../src/release/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
+import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
 const BARCODES = 100_000;
@@ -46,7 +47,7 @@ try {
   await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
 
   const path = join(dataDir, 'registry.sqlite');
-  await (await openSqliteRegistry(path)).close();
+  await (await openSqliteRegistry(path, { rules: DEFAULT_RULES })).close();
   const seedStart = performance.now();
   const db = new Database(path);
   const at = new Date().toISOString();

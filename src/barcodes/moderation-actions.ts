@@ -4,7 +4,6 @@ import { checkGtin } from '../gs1/gtin.ts';
 import { normaliseEmail } from '../registry/email.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';
 import type { Account, BarcodeSummary, Registry } from '../registry/registry.ts';
-import type { StatusRules } from './status-rules.ts';
 
 /** A barcode given by a moderator, as its 14-digit identity. Any valid GTIN form is accepted, whatever its prefix. */
 export function gtin14Of(text: string): string {
@@ -17,9 +16,9 @@ export function gtin14Of(text: string): string {
 /**
  * The moderator's decisions, one code path for `tariff barcodes`, `tariff contributors`,
  * `tariff accounts block` and the website's moderation desk: the same checks, the same registry
- * calls, the same status rules, each decision in the audit log under its actor.
+ * calls (whose status rules were bound when it was opened), each decision in the audit log under its actor.
  */
-export function moderationActions(registry: Registry, rules: StatusRules) {
+export function moderationActions(registry: Registry) {
   const account = async (address: string): Promise<Account> => {
     const found = await registry.findAccount(normaliseEmail(address) ?? address.trim());
     if (!found) throw errors.accountNotFound(address);
@@ -40,17 +39,16 @@ export function moderationActions(registry: Registry, rules: StatusRules) {
       if (!tariffHas(admCode)) throw errors.unknownAdmCode(admCode);
       const rule = barcodeRule(match.kind, match.units);
       if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
-      return registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, actor, now, rules);
+      return registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, actor, now);
     },
-    revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> =>
-      registry.revokeBarcode(gtin14Of(barcode), actor, now, rules),
+    revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> => registry.revokeBarcode(gtin14Of(barcode), actor, now),
     blockAccount: async (address: string, blocked: boolean, actor: string, now: Date): Promise<Account> =>
-      registry.setBlocked((await account(address)).email, blocked, actor, now, rules),
+      registry.setBlocked((await account(address)).email, blocked, actor, now),
     async blockContributor(address: string, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void> {
       const owner = await account(address);
       // Only an integration sends contributorRef: another account has no points of sale to block.
       if (owner.type !== 'Integration') throw errors.notIntegration(owner.email, owner.type);
-      await registry.setContributorBlocked(owner.id, contributorRef.trim(), blocked, actor, now, rules);
+      await registry.setContributorBlocked(owner.id, contributorRef.trim(), blocked, actor, now);
     },
   };
 }

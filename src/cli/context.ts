@@ -58,8 +58,16 @@ export class CommandContext {
   async withRegistry<T>(work: (registry: Registry, settings: Settings) => Promise<T>): Promise<T> {
     const settings = await this.settings();
     // Loaded when a command needs the registry: the release pipeline does not.
-    const { openRegistry } = await import('../registry/open-registry.ts');
-    const registry = await openRegistry({ dataDir: this.dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+    const [{ openRegistry }, { loadRules }] = await Promise.all([
+      import('../registry/open-registry.ts'),
+      import('../barcodes/load-rules.ts'),
+    ]);
+    const registry = await openRegistry({
+      dataDir: this.dataDir,
+      url: settings.registry,
+      poolSize: settings.pgPoolSize,
+      rules: loadRules(settings),
+    });
     try {
       return await work(registry, settings);
     } finally {

@@ -35,8 +35,11 @@ async function registryBarcodes(settings: Settings, dataDir: string): Promise<Ba
   );
   if (!settings.registry && !exists) return [];
   // Loaded only when there is a registry: most builds have none, and its engines are slow to load.
-  const { openRegistry } = await import('../registry/open-registry.ts');
-  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize });
+  const [{ openRegistry }, { loadRules }] = await Promise.all([
+    import('../registry/open-registry.ts'),
+    import('../barcodes/load-rules.ts'),
+  ]);
+  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize, rules: loadRules(settings) });
   try {
     return await registry.approvedBarcodes();
   } finally {

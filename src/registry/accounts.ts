@@ -1,4 +1,4 @@
-import { DEFAULT_RULES, type StatusRules } from '../barcodes/status-rules.ts';
+import type { StatusRules } from '../barcodes/status-rules.ts';
 import { errors } from '../errors.ts';
 import { writeAudit } from './audit.ts';
 import { recomputeBarcodes } from './barcode-state.ts';
@@ -7,7 +7,7 @@ import { toAccount } from './rows.ts';
 import { isUniqueViolation, type Row, type Store, type Transaction } from './store.ts';
 
 /** Accounts: created by the operator (or a confirmed sign-up), blocked, limited, made administrators; each change audited. */
-export function accountRules(store: Store) {
+export function accountRules(store: Store, statusRules: StatusRules) {
   /** Changes one account in a durable transaction, with the states before and after in the audit log. */
   const changeAccount = (email: string, actor: string, now: Date, action: string, change: (tx: Transaction) => Promise<Row | undefined>) =>
     store.transaction(
@@ -55,11 +55,11 @@ export function accountRules(store: Store) {
     },
 
     /** Its keys stop working at once (authentication reads the flag); its votes stop counting. */
-    setBlocked: (email: string, blocked: boolean, actor: string, now: Date, rules: StatusRules = DEFAULT_RULES) =>
+    setBlocked: (email: string, blocked: boolean, actor: string, now: Date) =>
       changeAccount(email, actor, now, blocked ? 'account.block' : 'account.unblock', async (tx) => {
         const row = await tx.one('UPDATE accounts SET blocked = ? WHERE email = ? RETURNING *', [blocked, email]);
         const gtins = (await tx.all('SELECT gtin FROM votes WHERE account_id = ?', [row!.id])).map((vote) => String(vote.gtin));
-        await recomputeBarcodes(tx, gtins, now, rules);
+        await recomputeBarcodes(tx, gtins, now, statusRules);
         return row;
       }),
 

@@ -55,13 +55,13 @@ function explainOrganisations(votes: (BarcodeVote & { identities: string[] })[])
  * votes), blocking an integration's point of sale, and the approved matches for the next release.
  * Every decision recomputes the barcodes it touches and is audited, in one durable transaction.
  */
-export function moderationRules(store: Store) {
-  const decide = (gtin14: string, decision: Exclude<AdminDecision, null>, actor: string, now: Date, rules: StatusRules) =>
+export function moderationRules(store: Store, statusRules: StatusRules) {
+  const decide = (gtin14: string, decision: Exclude<AdminDecision, null>, actor: string, now: Date) =>
     store.transaction(
       async (tx) => {
         await tx.lock([`barcode:${gtin14}`]);
         const before = (await tx.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14])) ?? null;
-        await recomputeBarcodes(tx, [gtin14], now, rules, decision);
+        await recomputeBarcodes(tx, [gtin14], now, statusRules, decision);
         const after = (await votesOn(tx, gtin14)).summary!;
         const action = decision.decision === 'approved' ? 'barcode.approve' : 'barcode.revoke';
         await writeAudit(tx, { actor, action, subject: canonicalGtin(gtin14), before, after }, now);
@@ -82,13 +82,11 @@ export function moderationRules(store: Store) {
 
     barcodeVotes: (gtin14: string) => votesOn(store, gtin14),
 
-    approveBarcode: (gtin14: string, match: Match, actor: string, now: Date, rules: StatusRules) =>
-      decide(gtin14, { decision: 'approved', match }, actor, now, rules),
+    approveBarcode: (gtin14: string, match: Match, actor: string, now: Date) => decide(gtin14, { decision: 'approved', match }, actor, now),
 
-    revokeBarcode: (gtin14: string, actor: string, now: Date, rules: StatusRules) =>
-      decide(gtin14, { decision: 'revoked' }, actor, now, rules),
+    revokeBarcode: (gtin14: string, actor: string, now: Date) => decide(gtin14, { decision: 'revoked' }, actor, now),
 
-    setContributorBlocked(accountId: number, ref: string, blocked: boolean, actor: string, now: Date, rules: StatusRules): Promise<void> {
+    setContributorBlocked(accountId: number, ref: string, blocked: boolean, actor: string, now: Date): Promise<void> {
       return store.transaction(
         async (tx) => {
           const was = Boolean(
@@ -105,7 +103,7 @@ export function moderationRules(store: Store) {
             tx,
             votes.map((vote) => String(vote.gtin)),
             now,
-            rules,
+            statusRules,
           );
           const action = blocked ? 'contributor.block' : 'contributor.unblock';
           await writeAudit(tx, { actor, action, subject: `${accountId}/${ref}`, before: { blocked: was }, after: { blocked } }, now);

@@ -1,5 +1,6 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { StatusRules } from '../barcodes/status-rules.ts';
 import { accountRules } from './accounts.ts';
 import { auditRules } from './audit.ts';
 import { moderationRules } from './barcode-moderation.ts';
@@ -16,14 +17,18 @@ import type { Store } from './store.ts';
 import { submissionRules } from './submissions.ts';
 import { webAccessRules } from './web-access.ts';
 
-/** The registry over a migrated store: the rules, written once, and the engine's own authentication. */
-export function createRegistry(store: Store, authenticate: Registry['authenticate']): Registry {
+/**
+ * The registry over a migrated store: the rules, written once, and the engine's own authentication.
+ * `statusRules` (the moderation settings) are bound here, once: every recomputation of a barcode's
+ * status uses them, whichever command or page caused it.
+ */
+export function createRegistry(store: Store, authenticate: Registry['authenticate'], statusRules: StatusRules): Registry {
   return {
-    ...accountRules(store),
+    ...accountRules(store, statusRules),
     ...keyRules(store),
     ...counterRules(store),
-    ...submissionRules(store),
-    ...moderationRules(store),
+    ...submissionRules(store, statusRules),
+    ...moderationRules(store, statusRules),
     ...webAccessRules(store),
     ...signUpRules(store),
     ...auditRules(store),
@@ -37,15 +42,15 @@ export function createRegistry(store: Store, authenticate: Registry['authenticat
  * The registry in a SQLite file, created (0600) and migrated if needed. A long-running service
  * checkpoints the file's log in the background (sqlite-store.ts).
  */
-export async function openSqliteRegistry(path: string, options: { longRunning?: boolean } = {}): Promise<Registry> {
+export async function openSqliteRegistry(path: string, options: { rules: StatusRules; longRunning?: boolean }): Promise<Registry> {
   await privateFile(path);
   const store = new SqliteStore(path, { checkpointInBackground: options.longRunning });
   await migrate(store);
-  return createRegistry(store, sqliteAuthenticator(store));
+  return createRegistry(store, sqliteAuthenticator(store), options.rules);
 }
 
 /** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
-export async function openPgRegistry(url: string, options: { poolSize?: number } = {}): Promise<Registry> {
+export async function openPgRegistry(url: string, options: { rules: StatusRules; poolSize?: number }): Promise<Registry> {
   // Loaded only for PostgreSQL: most installations never need the driver, and every command would load it.
   const [{ PgStore }, { pgAuthenticator }] = await Promise.all([import('./pg-store.ts'), import('./pg-authenticate.ts')]);
   const store = await PgStore.open(url, options);
@@ -55,7 +60,7 @@ export async function openPgRegistry(url: string, options: { poolSize?: number }
     await store.close();
     throw error;
   }
-  return createRegistry(store, pgAuthenticator(store));
+  return createRegistry(store, pgAuthenticator(store), options.rules);
 }
 
 /**
@@ -65,13 +70,15 @@ export async function openPgRegistry(url: string, options: { poolSize?: number }
  */
 export async function openRegistry(options: {
   dataDir: string;
+  /** The moderation rules (loadRules(settings)): required, so no caller recomputes with defaults by forgetting them. */
+  rules: StatusRules;
   url?: string;
   poolSize?: number;
   longRunning?: boolean;
 }): Promise<Registry> {
   const { url } = options;
-  if (url && /^postgres(ql)?:\/\//.test(url)) return openPgRegistry(url, { poolSize: options.poolSize });
-  return openSqliteRegistry(registryPath(options), { longRunning: options.longRunning });
+  if (url && /^postgres(ql)?:\/\//.test(url)) return openPgRegistry(url, { rules: options.rules, poolSize: options.poolSize });
+  return openSqliteRegistry(registryPath(options), { rules: options.rules, longRunning: options.longRunning });
 }
 
 /**

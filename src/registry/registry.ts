@@ -1,4 +1,4 @@
-import type { BarcodeStatus, Match, StatusRules } from '../barcodes/status-rules.ts';
+import type { BarcodeStatus, Match } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import type { PurgeCounts } from './purge-rules.ts';
@@ -30,7 +30,7 @@ export * from './records.ts';
  * in this process followed by a write.
  *
  * @example
- *   const registry = await openRegistry({ dataDir: './var', env: process.env });
+ *   const registry = await openRegistry({ dataDir: './var', rules: loadRules(settings) });
  *   const principal = await registry.authenticate(fingerprintOf(key), new Date());
  */
 export interface Registry {
@@ -40,7 +40,7 @@ export interface Registry {
   listAccounts(): Promise<Account[]>;
   findAccount(email: string): Promise<Account | null>;
   /** Blocks or unblocks an account: its keys stop (or resume) working and its votes stop (or resume) counting. */
-  setBlocked(email: string, blocked: boolean, actor: string, now: Date, rules?: StatusRules): Promise<Account>;
+  setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account>;
   setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account>;
 
   /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
@@ -68,29 +68,19 @@ export interface Registry {
    * Records a batch of submissions in one transaction: takes `checks.length` units from the
    * account's hourly counter (refusing the whole batch, recording nothing, when they do not fit),
    * then records each item that passed `checkItem`, replacing the account's previous vote, and
-   * recomputes the barcode's status with `rules`.
+   * recomputes the barcode's status with the registry's status rules.
    */
-  submitBarcodes(
-    input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules },
-    now: Date,
-  ): Promise<SubmitOutcome>;
+  submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[] }, now: Date): Promise<SubmitOutcome>;
   /** The account's current submissions (one per barcode), most recent first. */
   mySubmissions(accountId: number, limit: number, offset: number): Promise<SubmissionRecord[]>;
   listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
   barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }>;
   /** The administrator fixes the match of a barcode, whatever the votes say. */
-  approveBarcode(gtin14: string, match: Match, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary>;
+  approveBarcode(gtin14: string, match: Match, actor: string, now: Date): Promise<BarcodeSummary>;
   /** The administrator revokes a barcode: no more submissions, out of the next release. */
-  revokeBarcode(gtin14: string, actor: string, now: Date, rules: StatusRules): Promise<BarcodeSummary>;
+  revokeBarcode(gtin14: string, actor: string, now: Date): Promise<BarcodeSummary>;
   /** Blocks (or unblocks) an integration's contributor: its votes stop counting, its submissions are refused. */
-  setContributorBlocked(
-    accountId: number,
-    contributorRef: string,
-    blocked: boolean,
-    actor: string,
-    now: Date,
-    rules: StatusRules,
-  ): Promise<void>;
+  setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void>;
   /** The approved matches, for the next release. */
   approvedBarcodes(): Promise<Barcode[]>;
 

@@ -10,13 +10,10 @@ import { matchOf } from './rows.ts';
 import type { Store } from './store.ts';
 
 /** Barcode submissions: a batch recorded in one durable transaction, and an account's own submissions. */
-export function submissionRules(store: Store) {
+export function submissionRules(store: Store, statusRules: StatusRules) {
   return {
-    submitBarcodes(
-      input: { account: Account; periodStart: string; checks: ItemCheck[]; rules: StatusRules },
-      now: Date,
-    ): Promise<SubmitOutcome> {
-      const { account, checks, rules } = input;
+    submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[] }, now: Date): Promise<SubmitOutcome> {
+      const { account, checks } = input;
       const candidates = checks.flatMap((check) => (check.ok ? [check.candidate] : []));
       const gtins = [...new Set(candidates.map((c) => c.gtin14))];
       const refs = [...new Set(candidates.flatMap((c) => (c.contributorRef === null ? [] : [c.contributorRef])))];
@@ -25,7 +22,7 @@ export function submissionRules(store: Store) {
           const quota = await consumeWith(tx, account.id, 'submit', input.periodStart, checks.length, account.submitLimit);
           if (!quota.allowed) return { allowed: false, used: quota.used };
           const state = await readBarcodeState(tx, gtins, { accountId: account.id, refs });
-          const plan = planBatch(account, checks, state, rules);
+          const plan = planBatch(account, checks, state, statusRules);
           const at = now.toISOString();
           if (plan.votes.length > 0) {
             const rows = plan.votes.map((v) => ({

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_RULES, type StatusRules } from '../barcodes/status-rules.ts';
 import { checkItem } from '../barcodes/validate-item.ts';
 import { READ_LIMIT, type Registry } from '../registry/registry.ts';
 import type { Format } from '../release/manifest.ts';
@@ -19,7 +18,6 @@ export interface AppOptions {
   registry: Registry;
   release: CurrentRelease;
   now: () => Date;
-  rules?: StatusRules;
 }
 
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
@@ -41,7 +39,6 @@ const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url)
  */
 export function createApp(options: AppOptions) {
   const { registry, release } = options;
-  const rules = options.rules ?? DEFAULT_RULES;
   const reading = <Input = undefined>(parse?: Parse<Input>) => apiKey<Input>({ registry, now: options.now, spendsRead: true, parse });
 
   const download = (format: Format) =>
@@ -93,7 +90,7 @@ export function createApp(options: AppOptions) {
     const hour = hourWindow(now);
     const admCodes = release.current?.admCodes;
     const checks = input.map((item) => checkItem(item, account.type, (code) => admCodes?.has(code) ?? false));
-    const outcome = await registry.submitBarcodes({ account, periodStart: hour.periodStart, checks, rules }, now);
+    const outcome = await registry.submitBarcodes({ account, periodStart: hour.periodStart, checks }, now);
     const headers = rateLimitHeaders(account.submitLimit, outcome.used, hour.resetsAt);
     if (!outcome.allowed) {
       const remaining = Math.max(0, account.submitLimit - outcome.used);

@@ -32,7 +32,13 @@ export async function startService(options: ServiceOptions): Promise<{ listening
   const log = new RequestLog(options.stdout);
   const write = (event: Record<string, unknown>) => log.write(event);
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const registry = await openRegistry({ dataDir, url: settings.registry, poolSize: settings.pgPoolSize, longRunning: true });
+  const registry = await openRegistry({
+    dataDir,
+    url: settings.registry,
+    poolSize: settings.pgPoolSize,
+    longRunning: true,
+    rules: loadRules(settings),
+  });
   const release = new CurrentRelease(bucket, {
     pollMs: settings.manifestPollMs,
     cacheBytes: settings.cacheBytes,
@@ -48,8 +54,7 @@ export async function startService(options: ServiceOptions): Promise<{ listening
     now: options.now,
     log: write,
   });
-  const rules = loadRules(settings);
-  const api = createApp({ registry, release, now: options.now, rules });
+  const api = createApp({ registry, release, now: options.now });
   // Links in e-mails point at the site URL (the public https address behind a load balancer),
   // else at the address this process listens on.
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
@@ -65,7 +70,6 @@ export async function startService(options: ServiceOptions): Promise<{ listening
     trustProxy: settings.trustProxy,
     log: write,
     signUp: { open: settings.signUp === 'open', approvalTypes: settings.signUpApproval },
-    rules,
     tariffHas: (admCode) => release.current?.admCodes.has(admCode) ?? false,
     history: new ReleaseHistory(bucket, { depth: settings.historyDepth, refreshMs: settings.historyRefreshSeconds * 1000, log: write }),
   });

@@ -1,5 +1,4 @@
 import { moderationActions } from '../barcodes/moderation-actions.ts';
-import { DEFAULT_RULES } from '../barcodes/status-rules.ts';
 import { isTariffError } from '../errors.ts';
 import type { WebSession } from '../registry/registry.ts';
 import { route, type Route } from '../server/router.ts';
@@ -43,7 +42,7 @@ interface Decision {
  */
 export function moderationRoutes(site: SiteKit): Route[] {
   const { registry, options } = site;
-  const actions = moderationActions(registry, options.rules ?? DEFAULT_RULES);
+  const actions = moderationActions(registry);
   const tariffHas = options.tariffHas ?? (() => false);
 
   const render = async (current: WebSession, extra: { notice?: string; error?: string } = {}, status = 200) => {

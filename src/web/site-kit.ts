@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { StatusRules } from '../barcodes/status-rules.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AccountType, Registry } from '../registry/registry.ts';
 import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
@@ -34,8 +33,6 @@ export interface WebsiteOptions {
   history: { recent(): Promise<ReleaseNotes[]> };
   /** Sign-up policy: open or closed, and the account types an administrator approves by hand. */
   signUp?: SignUpPolicy;
-  /** The status rules the moderation desk's decisions recompute barcodes with (the same as the API's). */
-  rules?: StatusRules;
   /** Whether the tariff served has a code: the desk approves matches only to those (as the API accepts them). */
   tariffHas?: (admCode: number) => boolean;
 }

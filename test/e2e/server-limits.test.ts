@@ -5,6 +5,7 @@ import { runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 
 let dataDir: string;
 let service: ServeProcess | null = null;
@@ -134,7 +135,7 @@ describe('the HTTP server against slow, endless and odd clients', () => {
   });
 
   it('purges expired registry rows in the background', async () => {
-    const registry = await openRegistry({ dataDir });
+    const registry = await openRegistry({ dataDir, rules: DEFAULT_RULES });
     for (let i = 0; i < 5; i++) await registry.countRequest(`sign-in:client:10.0.0.${i}`, '2026-01-01T10:00:00.000Z', 30);
     await registry.close();
     await serve({ TARIFF_PURGE_INTERVAL_SECONDS: '1' });

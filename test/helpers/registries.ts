@@ -8,6 +8,7 @@ import type { Registry } from '../../src/registry/registry.ts';
 import { SqliteStore } from '../../src/registry/sqlite-store.ts';
 import type { Store } from '../../src/registry/store.ts';
 import { tempDir } from './temp-dir.ts';
+import { DEFAULT_RULES, type StatusRules } from '../../src/barcodes/status-rules.ts';
 
 /** PostgreSQL for the tests: .ci/run starts one and sets this; without it, PostgreSQL cases are skipped locally and fail in CI. */
 export const PG_URL = process.env.TARIFF_TEST_POSTGRES_URL;
@@ -30,7 +31,8 @@ afterEach(async () => {
 export interface RegistryLocation {
   /** TARIFF_REGISTRY for a `tariff` process. */
   url: string;
-  open(): Promise<Registry>;
+  /** The registry, with the default status rules unless others are given. */
+  open(rules?: StatusRules): Promise<Registry>;
   /** The migrated store under the registry, for tests of the store port itself. */
   store(): Promise<Store>;
 }
@@ -39,9 +41,9 @@ export async function sqliteLocation(): Promise<RegistryLocation> {
   const path = join(await tempDir(), 'registry.sqlite');
   return {
     url: path,
-    open: async () => track(await openSqliteRegistry(path)),
+    open: async (rules = DEFAULT_RULES) => track(await openSqliteRegistry(path, { rules })),
     store: async () => {
-      await (await openSqliteRegistry(path)).close();
+      await (await openSqliteRegistry(path, { rules: DEFAULT_RULES })).close();
       return trackStore(new SqliteStore(path));
     },
   };
@@ -53,9 +55,9 @@ export async function postgresLocation(): Promise<RegistryLocation> {
   const url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
   return {
     url,
-    open: async () => track(await openPgRegistry(url, { poolSize: 4 })),
+    open: async (rules = DEFAULT_RULES) => track(await openPgRegistry(url, { rules, poolSize: 4 })),
     store: async () => {
-      await (await openPgRegistry(url, { poolSize: 1 })).close();
+      await (await openPgRegistry(url, { rules: DEFAULT_RULES, poolSize: 1 })).close();
       return trackStore(await PgStore.open(url, { poolSize: 4 }));
     },
   };

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { openRegistry } from '../../src/registry/open-registry.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe('files that hold secrets are private to the service user', () => {
   it('creates the registry 0600 in a new 0700 folder, and narrows an existing one', async () => {
     const dataDir = join(await tempDir(), 'var');
-    const registry = await openRegistry({ dataDir });
+    const registry = await openRegistry({ dataDir, rules: DEFAULT_RULES });
     await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
     await registry.close();
     expect(modeOf(dataDir)).toBe(0o700);
@@ -19,7 +20,7 @@ describe('files that hold secrets are private to the service user', () => {
     const loose = join(await tempDir(), 'registry.sqlite');
     writeFileSync(loose, '');
     chmodSync(loose, 0o644);
-    await (await openRegistry({ dataDir: '.', url: `sqlite:${loose}` })).close();
+    await (await openRegistry({ dataDir: '.', url: `sqlite:${loose}`, rules: DEFAULT_RULES })).close();
     expect(modeOf(loose)).toBe(0o600);
   });
 

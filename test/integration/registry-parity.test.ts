@@ -48,12 +48,12 @@ async function everyChange(r: Registry): Promise<void> {
   await r.setAdmin('shop@example.it', true, 'test', now);
   await r.setSubmitLimit('shop@example.it', 500, 'test', now);
   const checks = ['8001001001005', '8001001001012'].map((barcode) => checkItem({ barcode, admCode: 1001 }, 'User', () => true));
-  await r.submitBarcodes({ account: shop, periodStart: hour, checks, rules: DEFAULT_RULES }, now);
+  await r.submitBarcodes({ account: shop, periodStart: hour, checks }, now);
   const integrationCheck = checkItem({ barcode: '8001001001005', admCode: 1001, contributorRef: 'pv-1' }, 'Integration', () => true);
-  await r.submitBarcodes({ account: other, periodStart: hour, checks: [integrationCheck], rules: DEFAULT_RULES }, now);
-  await r.approveBarcode('08001001001012', { admCode: 1001, kind: 'pack', units: 1 }, 'test', now, DEFAULT_RULES);
-  await r.revokeBarcode('08001001001012', 'test', now, DEFAULT_RULES);
-  await r.setContributorBlocked(other.id, 'pv-1', true, 'test', now, DEFAULT_RULES);
+  await r.submitBarcodes({ account: other, periodStart: hour, checks: [integrationCheck] }, now);
+  await r.approveBarcode('08001001001012', { admCode: 1001, kind: 'pack', units: 1 }, 'test', now);
+  await r.revokeBarcode('08001001001012', 'test', now);
+  await r.setContributorBlocked(other.id, 'pv-1', true, 'test', now);
   await r.setBlocked('pos@example.it', true, 'test', now);
   await r.createSignInToken(shop.id, 'a'.repeat(64), later, now);
   await r.consumeSignInToken('a'.repeat(64), now);
@@ -76,7 +76,7 @@ async function everyChange(r: Registry): Promise<void> {
 describe.each(BACKENDS)('the %s registry keeps the policies decided once for every backend', (_, location) => {
   it('makes every deliberate change durable, and only the per-request counters and the purge not', async () => {
     const { store, statements } = recording(await (await location()).store());
-    await everyChange(createRegistry(store, async () => null));
+    await everyChange(createRegistry(store, async () => null, DEFAULT_RULES));
     const notDurable = writes(statements).filter(({ where }) => where !== 'durable');
     // What a power cut may undo: counters of reads and requests, and a purge that the next one repeats.
     expect(notDurable.length).toBeGreaterThan(0);
@@ -124,7 +124,7 @@ describe.each(BACKENDS)('the %s registry keeps the policies decided once for eve
 
   it('recomputes the statuses a block touches in a fixed number of statements, however many barcodes', async () => {
     const { store, statements } = recording(await (await location()).store());
-    const r = createRegistry(store, async () => null);
+    const r = createRegistry(store, async () => null, DEFAULT_RULES);
     const voter = await r.createAccount({ email: 'voter@example.it', type: 'User', submitLimit: 1000 }, now);
     const barcodes = (n: number) => Array.from({ length: n }, (_, i) => `80${String(i).padStart(10, '0')}`);
     const withCheckDigit = (body: string) =>
@@ -135,7 +135,6 @@ describe.each(BACKENDS)('the %s registry keeps the policies decided once for eve
           account: voter,
           periodStart: hour,
           checks: barcodes(n).map((body) => checkItem({ barcode: withCheckDigit(body), admCode: 1001 }, 'User', () => true)),
-          rules: DEFAULT_RULES,
         },
         now,
       );

@@ -7,11 +7,12 @@ import { migrations } from '../../src/registry/schema.ts';
 import { SQLITE_DIALECT } from '../../src/registry/sqlite-store.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { BACKENDS } from '../helpers/registries.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 async function registry() {
   const path = join(await tempDir(), 'registry.sqlite');
-  return { path, registry: await openSqliteRegistry(path) };
+  return { path, registry: await openSqliteRegistry(path, { rules: DEFAULT_RULES }) };
 }
 
 describe.each(BACKENDS)('the %s registry', (_, location) => {
@@ -318,7 +319,7 @@ describe('the SQLite registry file', () => {
   it('records each migration once, however often it is opened', async () => {
     const { path, registry: r } = await registry();
     await r.close();
-    const again = await openSqliteRegistry(path);
+    const again = await openSqliteRegistry(path, { rules: DEFAULT_RULES });
     await again.close();
     expect(new Database(path, { readonly: true }).prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({
       n: migrations(SQLITE_DIALECT).length,

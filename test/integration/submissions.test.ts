@@ -27,7 +27,6 @@ async function setUp(open: () => Promise<RegistryLocation>, accounts = 4) {
         account,
         periodStart: PERIOD,
         checks: items.map((item) => checkItem(item, account.type, (code) => code === 1001 || code === 1002)),
-        rules: DEFAULT_RULES,
       },
       now,
     );
@@ -102,14 +101,15 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     const { registry, accounts } = await setUp(location);
     const account = { ...accounts[1]!, submitLimit: 3 };
     const checks = BARCODES.concat(BARCODES[0]!).map((barcode) => checkItem({ barcode, admCode: 1001 }, 'User', () => true));
-    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks, rules: DEFAULT_RULES }, now)).toEqual({
+    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks }, now)).toEqual({
       allowed: false,
       used: 0,
     });
     expect(await registry.mySubmissions(account.id, 10, 0)).toEqual([]);
-    expect(
-      await registry.submitBarcodes({ account, periodStart: PERIOD, checks: checks.slice(0, 3), rules: DEFAULT_RULES }, now),
-    ).toMatchObject({ allowed: true, used: 3 });
+    expect(await registry.submitBarcodes({ account, periodStart: PERIOD, checks: checks.slice(0, 3) }, now)).toMatchObject({
+      allowed: true,
+      used: 3,
+    });
   });
 
   it('stop counting the votes of a blocked contributor or account, and refuse its submissions', async () => {
@@ -119,12 +119,12 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     await submit(user, [{ barcode: BARCODES[0], admCode: 1001 }]);
     const gtin = BARCODES[0]!.padStart(14, '0');
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
-    await registry.setContributorBlocked(integration.id, 'shop-1', true, 'test', now, DEFAULT_RULES);
+    await registry.setContributorBlocked(integration.id, 'shop-1', true, 'test', now);
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
     expect(await submit(integration, [{ barcode: BARCODES[1], admCode: 1001, contributorRef: 'shop-1' }])).toMatchObject({
       results: [{ outcome: 'rejected', reason: 'contributor_blocked' }],
     });
-    await registry.setContributorBlocked(integration.id, 'shop-1', false, 'test', now, DEFAULT_RULES);
+    await registry.setContributorBlocked(integration.id, 'shop-1', false, 'test', now);
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('approved');
     await registry.setBlocked('a1@example.it', true, 'test', now);
     expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
@@ -134,11 +134,11 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     const { registry, accounts, submit } = await setUp(location);
     const gtin = BARCODES[0]!.padStart(14, '0');
     await submit(accounts[1]!, [{ barcode: BARCODES[0], admCode: 1002 }]);
-    await registry.approveBarcode(gtin, MATCHES[0]!, 'admin', now, DEFAULT_RULES);
+    await registry.approveBarcode(gtin, MATCHES[0]!, 'admin', now);
     await submit(accounts[2]!, [{ barcode: BARCODES[0], admCode: 1002 }]);
     expect((await registry.barcodeVotes(gtin)).summary).toMatchObject({ status: 'approved', match: MATCHES[0], adminDecision: 'approved' });
     expect((await registry.mySubmissions(accounts[1]!.id, 10, 0))[0]!.status).toBe('outvoted');
-    await registry.revokeBarcode(gtin, 'admin', now, DEFAULT_RULES);
+    await registry.revokeBarcode(gtin, 'admin', now);
     expect(await submit(accounts[3]!, [{ barcode: BARCODES[0], admCode: 1001 }])).toMatchObject({
       results: [{ outcome: 'rejected', reason: 'barcode_revoked' }],
     });

@@ -5,7 +5,6 @@ import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { createWebsite, type SignUpPolicy } from '../../src/web/website.ts';
-import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
 import type { ReleaseNotes } from '../../src/web/release-notes.ts';
@@ -493,10 +492,7 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
       { barcode: '8001001001005', admCode: 1001 },
       { barcode: '80000006', admCode: 1002 },
     ].map((item) => checkItem(item, 'Supplier', () => true));
-    await stand.registry.submitBarcodes(
-      { account: voter, periodStart: '2026-11-22T10:00:00.000Z', checks, rules: DEFAULT_RULES },
-      new Date(),
-    );
+    await stand.registry.submitBarcodes({ account: voter, periodStart: '2026-11-22T10:00:00.000Z', checks }, new Date());
     await signedIn(stand, 'capo@example.it', true);
     const desk = await stand.call('GET', '/moderazione');
     expect(desk.status).toBe(200);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { cleanLabel } from '../../registry/key-rules.ts';
 import { moderationActions } from '../../barcodes/moderation-actions.ts';
-import { loadRules } from '../../barcodes/load-rules.ts';
 import { errors } from '../../errors.ts';
 import { createKey } from '../../registry/create-key.ts';
 import { normaliseEmail } from '../../registry/email.ts';
@@ -80,8 +79,8 @@ export function registerAccounts(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
-          const account = await ctx.withRegistry((registry, settings) =>
-            moderationActions(registry, loadRules(settings)).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
+          const account = await ctx.withRegistry((registry) =>
+            moderationActions(registry).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
           );
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),

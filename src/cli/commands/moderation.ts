@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadRules } from '../../barcodes/load-rules.ts';
 import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
 import { errors } from '../../errors.ts';
 import { wholeArgument, type Runner } from '../context.ts';
@@ -103,7 +102,7 @@ export function registerModeration(program: Command, run: Runner): void {
         const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
         const codes = await publishedTariffCodes(bucket);
         const summary = await ctx.withRegistry((registry) =>
-          moderationActions(registry, loadRules(settings)).approve(barcode, match, OPERATOR, ctx.io.now(), (code) => codes.has(code)),
+          moderationActions(registry).approve(barcode, match, OPERATOR, ctx.io.now(), (code) => codes.has(code)),
         );
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),
@@ -115,9 +114,7 @@ export function registerModeration(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff barcodes revoke 8001001001005')
     .action(
       run(async (ctx, barcode: string) => {
-        const summary = await ctx.withRegistry((registry, settings) =>
-          moderationActions(registry, loadRules(settings)).revoke(barcode, OPERATOR, ctx.io.now()),
-        );
+        const summary = await ctx.withRegistry((registry) => moderationActions(registry).revoke(barcode, OPERATOR, ctx.io.now()));
         ctx.result(summary, `${summary.barcode}: revoked`);
       }),
     );
@@ -139,9 +136,7 @@ export function registerModeration(program: Command, run: Runner): void {
       .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
       .action(
         run(async (ctx, email: string, ref: string) => {
-          await ctx.withRegistry((registry, settings) =>
-            moderationActions(registry, loadRules(settings)).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()),
-          );
+          await ctx.withRegistry((registry) => moderationActions(registry).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()));
           ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );
