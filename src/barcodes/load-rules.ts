@@ -1,10 +1,14 @@
 import type { Settings } from '../config/settings.ts';
 import type { StatusRules } from './status-rules.ts';
 
-/** The moderation rules from the settings (docs/moderation.md): TARIFF_QUORUM and TARIFF_WEIGHT_USER / _SUPPLIER / _INTEGRATION. */
+/**
+ * The moderation rules from the settings (docs/moderation.md): TARIFF_QUORUM, TARIFF_WEIGHT_USER /
+ * _SUPPLIER / _INTEGRATION and TARIFF_VETTING_DAYS.
+ */
 export function loadRules(settings: Settings): StatusRules {
   return {
     quorum: settings.quorum,
     weights: { User: settings.weightUser, Supplier: settings.weightSupplier, Integration: settings.weightIntegration },
+    vettingDays: settings.vettingDays,
   };
 }

@@ -25,7 +25,8 @@ const approved = (): BatchState => ({
   blockedRefs: new Set(),
 });
 
-const shop3 = { id: 3, type: 'User' as const, email: 'shop3@example.it', organisation: null };
+const VETTED = '2026-11-01T00:00:00.000Z';
+const shop3 = { id: 3, type: 'User' as const, email: 'shop3@example.it', organisation: null, vettedAt: VETTED };
 
 describe('planBatch', () => {
   it("stores a vote that changes nothing of the barcode's status or match, without rewriting the barcode", () => {
@@ -52,7 +53,7 @@ describe('planBatch', () => {
       votes: new Map([[GTIN, [{ ...pack(1001), accountId: 1, accountType: 'User', identities: ['mailbox:anna@x.it'], counted: true }]]]),
       blockedRefs: new Set(),
     });
-    const sameMailbox = { id: 2, type: 'User' as const, email: 'Anna+2@x.it', organisation: null };
+    const sameMailbox = { id: 2, type: 'User' as const, email: 'Anna+2@x.it', organisation: null, vettedAt: VETTED };
     expect(planBatch(sameMailbox, [item(1001)], state(), DEFAULT_RULES).results[0]).toMatchObject({ status: 'to_confirm' });
     // Disagreeing with itself, the organisation does not count: no conflict, and still no quorum.
     expect(planBatch(sameMailbox, [item(1002)], state(), DEFAULT_RULES).results[0]).toMatchObject({ status: 'to_confirm' });
@@ -64,5 +65,14 @@ describe('planBatch', () => {
     expect(planBatch(shop3, [item(1001)], empty, DEFAULT_RULES).barcodes).toEqual([
       { gtin14: GTIN, status: 'to_confirm', match: pack(1001), admin: null },
     ]);
+  });
+
+  it("records a vote of an account not yet vetted without counting it: the barcode's status does not move", () => {
+    const fresh = { ...shop3, vettedAt: null };
+    const oneVote = (): BatchState => ({ ...approved(), barcodes: new Map(), votes: new Map([[GTIN, [approved().votes.get(GTIN)![0]!]]]) });
+    const plan = planBatch(fresh, [item(1001)], oneVote(), DEFAULT_RULES);
+    expect(plan.results[0]).toMatchObject({ outcome: 'accepted', status: 'to_confirm' });
+    expect(plan.votes).toHaveLength(1);
+    expect(planBatch(shop3, [item(1001)], oneVote(), DEFAULT_RULES).results[0]).toMatchObject({ status: 'approved' });
   });
 });

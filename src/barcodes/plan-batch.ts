@@ -52,7 +52,7 @@ const sameOrNone = (a: Match | null, b: Match | null) => (a === null || b === nu
  * registry backends only read the state and apply the plan, so the rules live here once.
  */
 export function planBatch(
-  account: { id: number; type: AccountType; email: string; organisation: string | null },
+  account: { id: number; type: AccountType; email: string; organisation: string | null; vettedAt: string | null },
   checks: ItemCheck[],
   state: BatchState,
   rules: StatusRules,
@@ -81,7 +81,7 @@ export function planBatch(
     const match = { admCode: c.admCode, kind: c.kind, units: c.units };
     const updated = [
       ...existing.filter((vote) => vote.accountId !== account.id),
-      { ...match, accountId: account.id, accountType: account.type, identities: identityKeys(account), counted: true },
+      { ...match, accountId: account.id, accountType: account.type, identities: identityKeys(account), counted: account.vettedAt !== null },
     ];
     state.votes.set(c.gtin14, updated);
     const admin = barcode?.admin ?? null;

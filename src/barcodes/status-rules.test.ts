@@ -22,7 +22,7 @@ describe('barcodeStatus', () => {
   });
 
   it('weighs votes by account type when configured', () => {
-    const rules = { quorum: 2, weights: { User: 1, Supplier: 2, Integration: 1 } };
+    const rules = { ...DEFAULT_RULES, weights: { User: 1, Supplier: 2, Integration: 1 } };
     expect(barcodeStatus([vote(A, 'Supplier')], null, rules).status).toBe('approved');
     expect(barcodeStatus([vote(A, 'User')], null, rules).status).toBe('to_confirm');
   });

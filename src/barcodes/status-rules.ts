@@ -26,9 +26,19 @@ export interface StatusRules {
   quorum: number;
   /** Weight of one account's vote, by account type (default 1 for every type). */
   weights: Record<AccountType, number>;
+  /**
+   * Days a self-service account waits before its votes count (default 7; 0: at once). Accounts the
+   * operator created or an administrator approved count at once (docs/moderation.md).
+   */
+  vettingDays: number;
 }
 
-export const DEFAULT_RULES: StatusRules = { quorum: 2, weights: { User: 1, Supplier: 1, Integration: 1 } };
+export const DEFAULT_RULES: StatusRules = { quorum: 2, weights: { User: 1, Supplier: 1, Integration: 1 }, vettingDays: 7 };
+
+/** When a self-service account created at `createdAt` starts counting, by the rules' vetting days. */
+export function vettedFrom(createdAt: string, rules: Pick<StatusRules, 'vettingDays'>): Date {
+  return new Date(Date.parse(createdAt) + rules.vettingDays * 86_400_000);
+}
 
 export const sameMatch = (a: Match, b: Match) => a.admCode === b.admCode && a.kind === b.kind && a.units === b.units;
 

@@ -75,7 +75,7 @@ export const settingsSchema = z.strictObject({
   ...wholes({ signInTtlSeconds: 15 * 60, sessionTtlSeconds: 14 * 86_400 }, 60),
   ...wholes({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000 }),
   ...wholes({ maxConnections: 1024, shutdownGraceMs: 10_000, quorum: 2 }),
-  ...wholes({ weightUser: 1, weightSupplier: 1, weightIntegration: 1 }, 0),
+  ...wholes({ weightUser: 1, weightSupplier: 1, weightIntegration: 1, vettingDays: 7 }, 0),
   trustProxy: hops.default(0),
   signUp: z.enum(['open', 'closed'], { error: 'open or closed' }).default('open'),
   signUpApproval: z

@@ -8,6 +8,17 @@ import { isUniqueViolation, type Row, type Store, type Transaction } from './sto
 
 /** Accounts: created by the operator (or a confirmed sign-up), blocked, limited, made administrators; each change audited. */
 export function accountRules(store: Store, statusRules: StatusRules) {
+  /** Recomputes the barcodes these accounts voted on: after their votes started or stopped counting. */
+  const recomputeVotesOf = async (tx: Transaction, accountIds: number[], now: Date) => {
+    const rows = await tx.all(`SELECT DISTINCT gtin FROM votes WHERE account_id IN ${tx.dialect.inList('integer')}`, [accountIds]);
+    await recomputeBarcodes(
+      tx,
+      rows.map((vote) => String(vote.gtin)),
+      now,
+      statusRules,
+    );
+  };
+
   /** Changes one account in a durable transaction, with the states before and after in the audit log. */
   const changeAccount = (email: string, actor: string, now: Date, action: string, change: (tx: Transaction) => Promise<Row | undefined>) =>
     store.transaction(
@@ -27,10 +38,12 @@ export function accountRules(store: Store, statusRules: StatusRules) {
         return await store.transaction(
           async (tx) =>
             toAccount(
-              (await tx.one('INSERT INTO accounts (email, type, submit_limit, created_at) VALUES (?, ?, ?, ?) RETURNING *', [
+              // The operator created it: it counts at once.
+              (await tx.one('INSERT INTO accounts (email, type, submit_limit, created_at, vetted_at) VALUES (?, ?, ?, ?, ?) RETURNING *', [
                 input.email,
                 input.type,
                 input.submitLimit ?? DEFAULT_SUBMIT_LIMIT,
+                now.toISOString(),
                 now.toISOString(),
               ]))!,
             ),
@@ -58,10 +71,49 @@ export function accountRules(store: Store, statusRules: StatusRules) {
     setBlocked: (email: string, blocked: boolean, actor: string, now: Date) =>
       changeAccount(email, actor, now, blocked ? 'account.block' : 'account.unblock', async (tx) => {
         const row = await tx.one('UPDATE accounts SET blocked = ? WHERE email = ? RETURNING *', [blocked, email]);
-        const gtins = (await tx.all('SELECT gtin FROM votes WHERE account_id = ?', [row!.id])).map((vote) => String(vote.gtin));
-        await recomputeBarcodes(tx, gtins, now, statusRules);
+        await recomputeVotesOf(tx, [Number(row!.id)], now);
         return row;
       }),
+
+    /** Vets a self-service account now (its votes count from now on), whatever its age. */
+    vetAccount: (email: string, actor: string, now: Date) =>
+      changeAccount(email, actor, now, 'account.vet', async (tx) => {
+        const row = await tx.one('UPDATE accounts SET vetted_at = COALESCE(vetted_at, ?) WHERE email = ? RETURNING *', [
+          now.toISOString(),
+          email,
+        ]);
+        await recomputeVotesOf(tx, [Number(row!.id)], now);
+        return row;
+      }),
+
+    /**
+     * Vets the self-service accounts that have waited the vetting days without being blocked, and
+     * recomputes the barcodes they voted on: run by the service in the background. Returns their addresses.
+     */
+    vetAccountsOfAge: (now: Date): Promise<string[]> =>
+      store.transaction(
+        async (tx) => {
+          const createdBefore = new Date(now.getTime() - statusRules.vettingDays * 86_400_000).toISOString();
+          const rows = await tx.all(
+            'UPDATE accounts SET vetted_at = ? WHERE vetted_at IS NULL AND NOT blocked AND created_at <= ? RETURNING id, email',
+            [now.toISOString(), createdBefore],
+          );
+          if (rows.length === 0) return [];
+          await recomputeVotesOf(
+            tx,
+            rows.map((row) => Number(row.id)),
+            now,
+          );
+          for (const row of rows)
+            await writeAudit(
+              tx,
+              { actor: 'system (vetting days)', action: 'account.vet', subject: String(row.email), before: null, after: null },
+              now,
+            );
+          return rows.map((row) => String(row.email)).sort();
+        },
+        { durable: true },
+      ),
 
     setAdmin: (email: string, admin: boolean, actor: string, now: Date) =>
       changeAccount(email, actor, now, admin ? 'account.admin' : 'account.unadmin', (tx) =>

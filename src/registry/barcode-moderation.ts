@@ -1,5 +1,12 @@
 import { identityKeys } from '../barcodes/organisation-identity.ts';
-import { organisationGroups, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from '../barcodes/status-rules.ts';
+import {
+  organisationGroups,
+  vettedFrom,
+  type AdminDecision,
+  type BarcodeStatus,
+  type Match,
+  type StatusRules,
+} from '../barcodes/status-rules.ts';
 import type { Barcode, BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
 import { writeAudit } from './audit.ts';
@@ -8,28 +15,33 @@ import type { AccountType, BarcodeSummary, BarcodeVote } from './records.ts';
 import { toSummary } from './rows.ts';
 import type { Queries, Store } from './store.ts';
 
-async function votesOn(db: Queries, gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }> {
+async function votesOn(db: Queries, gtin14: string, rules: StatusRules): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }> {
   const row = await db.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14]);
   const rows = await db.all(
-    `SELECT v.*, a.email, a.organisation, a.type, a.blocked, EXISTS (
+    `SELECT v.*, a.email, a.organisation, a.type, a.blocked, a.created_at AS account_created_at, a.vetted_at, EXISTS (
        SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref) AS ref_blocked
      FROM votes v JOIN accounts a ON a.id = v.account_id WHERE v.gtin = ? ORDER BY v.submitted_at, a.email`,
     [gtin14],
   );
-  const votes = rows.map((v): BarcodeVote & { identities: string[] } => ({
-    email: String(v.email),
-    accountType: v.type as AccountType,
-    admCode: Number(v.adm_code),
-    kind: v.kind as BarcodeKind,
-    units: Number(v.units),
-    contributorRef: (v.contributor_ref as string | null) ?? null,
-    barcodeAsSent: String(v.barcode_as_sent),
-    submittedAt: String(v.submitted_at),
-    counted: !v.blocked && !v.ref_blocked,
-    notCounted: v.blocked || v.ref_blocked ? 'blocked' : null,
-    sameOrganisationAs: null,
-    identities: identityKeys({ email: String(v.email), organisation: (v.organisation as string | null) ?? null }),
-  }));
+  const votes = rows.map((v): BarcodeVote & { identities: string[] } => {
+    const blocked = Boolean(v.blocked) || Boolean(v.ref_blocked);
+    const vetted = v.vetted_at !== null;
+    return {
+      email: String(v.email),
+      accountType: v.type as AccountType,
+      admCode: Number(v.adm_code),
+      kind: v.kind as BarcodeKind,
+      units: Number(v.units),
+      contributorRef: (v.contributor_ref as string | null) ?? null,
+      barcodeAsSent: String(v.barcode_as_sent),
+      submittedAt: String(v.submitted_at),
+      counted: !blocked && vetted,
+      notCounted: blocked ? 'blocked' : vetted ? null : 'not_vetted',
+      sameOrganisationAs: null,
+      countsFrom: vetted ? null : vettedFrom(String(v.account_created_at), rules).toISOString(),
+      identities: identityKeys({ email: String(v.email), organisation: (v.organisation as string | null) ?? null }),
+    };
+  });
   explainOrganisations(votes.filter((vote) => vote.counted));
   return { summary: row ? toSummary({ ...row, votes: votes.length }) : null, votes: votes.map(({ identities: _, ...vote }) => vote) };
 }
@@ -62,7 +74,7 @@ export function moderationRules(store: Store, statusRules: StatusRules) {
         await tx.lock([`barcode:${gtin14}`]);
         const before = (await tx.one('SELECT * FROM barcodes WHERE gtin = ?', [gtin14])) ?? null;
         await recomputeBarcodes(tx, [gtin14], now, statusRules, decision);
-        const after = (await votesOn(tx, gtin14)).summary!;
+        const after = (await votesOn(tx, gtin14, statusRules)).summary!;
         const action = decision.decision === 'approved' ? 'barcode.approve' : 'barcode.revoke';
         await writeAudit(tx, { actor, action, subject: canonicalGtin(gtin14), before, after }, now);
         return after;
@@ -80,7 +92,7 @@ export function moderationRules(store: Store, statusRules: StatusRules) {
         )
       ).map(toSummary),
 
-    barcodeVotes: (gtin14: string) => votesOn(store, gtin14),
+    barcodeVotes: (gtin14: string) => votesOn(store, gtin14, statusRules),
 
     approveBarcode: (gtin14: string, match: Match, actor: string, now: Date) => decide(gtin14, { decision: 'approved', match }, actor, now),
 

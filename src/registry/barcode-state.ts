@@ -3,8 +3,11 @@ import { barcodeStatus, type AdminDecision, type BarcodeStatus, type StatusRules
 import { adminOf, identityCache, matchOf, toStoredVote } from './rows.ts';
 import type { Transaction } from './store.ts';
 
-/** Whether a vote counts: its account is not blocked, nor its contributor (an integration's point of sale). */
-const COUNTED = `(NOT a.blocked AND NOT EXISTS (
+/**
+ * Whether a vote counts: its account is vetted and not blocked, nor its contributor (an
+ * integration's point of sale) blocked.
+ */
+const COUNTED = `(a.vetted_at IS NOT NULL AND NOT a.blocked AND NOT EXISTS (
   SELECT 1 FROM blocked_contributors b WHERE b.account_id = v.account_id AND b.contributor_ref = v.contributor_ref)) AS counted`;
 
 /**

@@ -30,7 +30,7 @@ export function createRegistry(store: Store, authenticate: Registry['authenticat
     ...submissionRules(store, statusRules),
     ...moderationRules(store, statusRules),
     ...webAccessRules(store),
-    ...signUpRules(store),
+    ...signUpRules(store, statusRules),
     ...auditRules(store),
     ...purgeRules(store),
     authenticate,

@@ -24,6 +24,11 @@ export interface Account {
   /** The version of the usage rules the account accepted, and when (null: created by the operator). */
   rulesVersion: string | null;
   rulesAcceptedAt: string | null;
+  /**
+   * From when its votes count: at creation for an account the operator created or an
+   * administrator approved; null for a self-service account not yet vetted (docs/moderation.md).
+   */
+  vettedAt: string | null;
 }
 
 export type SignUpStatus = 'unconfirmed' | 'awaiting_approval' | 'approved' | 'refused' | 'created' | 'existed';
@@ -132,10 +137,13 @@ export interface BarcodeVote extends Match {
   /**
    * Why it does not count: its account or contributor is `blocked`; it is the `same_organisation`
    * as an account that voted first (`sameOrganisationAs`), whose vote stands for both; or its
-   * organisation's accounts voted for different matches (`organisation_disagrees`).
+   * organisation's accounts voted for different matches (`organisation_disagrees`); or its account
+   * signed up by itself and is not yet vetted (`not_vetted`: it counts from `countsFrom`).
    */
-  notCounted: 'blocked' | 'same_organisation' | 'organisation_disagrees' | null;
+  notCounted: 'blocked' | 'not_vetted' | 'same_organisation' | 'organisation_disagrees' | null;
   sameOrganisationAs: string | null;
+  /** For a `not_vetted` vote: when its account's votes start counting, unless it is vetted earlier. */
+  countsFrom: string | null;
 }
 
 export interface WebSession {

@@ -42,6 +42,10 @@ export interface Registry {
   /** Blocks or unblocks an account: its keys stop (or resume) working and its votes stop (or resume) counting. */
   setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account>;
   setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account>;
+  /** Vets a self-service account now: its votes count from now on (docs/moderation.md). */
+  vetAccount(email: string, actor: string, now: Date): Promise<Account>;
+  /** Vets the self-service accounts that waited the vetting days unblocked; their addresses. */
+  vetAccountsOfAge(now: Date): Promise<string[]>;
 
   /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
   addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord>;

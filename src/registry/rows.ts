@@ -29,6 +29,7 @@ export const toAccount = (row: Row): Account => ({
   organisation: text(row.organisation),
   rulesVersion: text(row.rules_version),
   rulesAcceptedAt: text(row.rules_accepted_at),
+  vettedAt: text(row.vetted_at),
 });
 
 export const toKey = (row: Row): ApiKeyRecord => ({

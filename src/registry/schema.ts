@@ -153,6 +153,10 @@ export function migrations({ name, schema: d }: Dialect): string[] {
     // byte, as SQLite always does (a locale's collation costs several times more per comparison).
     `ALTER TABLE usage_counters ADD COLUMN applied INTEGER NOT NULL DEFAULT 0;
     ${name === 'postgres' ? `${PG_BYTE_ORDER}${PG_AUTHENTICATE_FUNCTION}` : ''}`,
+    // 6: from when an account's votes count (null: a self-service account not yet vetted). The
+    // accounts there were count as they did.
+    `ALTER TABLE accounts ADD COLUMN vetted_at TEXT;
+  UPDATE accounts SET vetted_at = created_at;`,
   ];
 }
 

@@ -1,3 +1,4 @@
+import type { StatusRules } from '../barcodes/status-rules.ts';
 import { writeAudit } from './audit.ts';
 import {
   DEFAULT_SUBMIT_LIMIT,
@@ -15,20 +16,34 @@ const SET_STATUS = 'UPDATE sign_ups SET status = ? WHERE id = ? RETURNING *';
 
 /**
  * Creates the account of a confirmed (or approved) sign-up, with the organisation and the rules
- * it accepted. Two sign-ups of one address confirmed at once: the lock lets one create it, the
- * other finds it.
+ * it accepted, vetted from `vettedAt` (null: its votes wait for vetting). Two sign-ups of one
+ * address confirmed at once: the lock lets one create it, the other finds it.
  */
-async function createSignedUp(tx: Transaction, signUp: SignUp, now: Date, actor: string): Promise<Account> {
+async function createSignedUp(
+  tx: Transaction,
+  signUp: SignUp,
+  now: Date,
+  by: { actor: string; vettedAt: string | null },
+): Promise<Account> {
   const existing = await tx.one('SELECT * FROM accounts WHERE email = ?', [signUp.email]);
   if (existing) return toAccount(existing);
   const account = toAccount(
     (await tx.one(
-      `INSERT INTO accounts (email, type, submit_limit, created_at, organisation, rules_version, rules_accepted_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      [signUp.email, signUp.type, DEFAULT_SUBMIT_LIMIT, now.toISOString(), signUp.organisation, signUp.rulesVersion, signUp.createdAt],
+      `INSERT INTO accounts (email, type, submit_limit, created_at, organisation, rules_version, rules_accepted_at, vetted_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [
+        signUp.email,
+        signUp.type,
+        DEFAULT_SUBMIT_LIMIT,
+        now.toISOString(),
+        signUp.organisation,
+        signUp.rulesVersion,
+        signUp.createdAt,
+        by.vettedAt,
+      ],
     ))!,
   );
-  await writeAudit(tx, { actor, action: 'account.sign_up', subject: account.email, before: null, after: account }, now);
+  await writeAudit(tx, { actor: by.actor, action: 'account.sign_up', subject: account.email, before: null, after: account }, now);
   return account;
 }
 
@@ -37,7 +52,7 @@ async function createSignedUp(tx: Transaction, signUp: SignUp, now: Date, actor:
  * link, then an account (or a wait for an administrator, by policy). Durable throughout: it
  * records who accepted which rules and when.
  */
-export function signUpRules(store: Store) {
+export function signUpRules(store: Store, statusRules: StatusRules) {
   return {
     createSignUp: async (input: SignUpRequest, now: Date): Promise<void> => {
       const sql =
@@ -72,7 +87,9 @@ export function signUpRules(store: Store) {
           }
           if (step === 'awaiting_approval')
             return { outcome: 'awaiting_approval', signUp: toSignUp((await tx.one(SET_STATUS, ['awaiting_approval', signUp.id]))!) };
-          return { outcome: 'created', account: await createSignedUp(tx, signUp, now, 'web (sign-up)') };
+          // Nobody looked at this account: its votes wait the vetting days (docs/moderation.md).
+          const vettedAt = statusRules.vettingDays === 0 ? now.toISOString() : null;
+          return { outcome: 'created', account: await createSignedUp(tx, signUp, now, { actor: 'web (sign-up)', vettedAt }) };
         },
         { durable: true },
       ),
@@ -93,7 +110,8 @@ export function signUpRules(store: Store) {
           await writeAudit(tx, { actor, action, subject: signUp.email, before: null, after: signUp }, now);
           if (!approve) return { signUp, account: null };
           await tx.lock([`email:${signUp.email}`]);
-          return { signUp, account: await createSignedUp(tx, signUp, now, actor) };
+          // An administrator looked at it: it counts at once.
+          return { signUp, account: await createSignedUp(tx, signUp, now, { actor, vettedAt: now.toISOString() }) };
         },
         { durable: true },
       ),

@@ -12,8 +12,9 @@ export interface PurgeLoopOptions {
 /**
  * Deletes expired registry rows in the background: at start, then every interval, in bounded
  * batches (never more than `maxBatches` a tick), so the registry stays the size of what is live
- * without a long write ever holding it. The timer never keeps the process alive; a failed purge
- * is logged and tried again at the next tick.
+ * without a long write ever holding it. Each tick also vets the self-service accounts that have
+ * waited their vetting days, so their votes start counting within an interval of it. The timer
+ * never keeps the process alive; a failed tick is logged and tried again at the next one.
  */
 export function startPurgeLoop(registry: Registry, options: PurgeLoopOptions): { stop: () => Promise<void> } {
   let running: Promise<void> | null = null;
@@ -26,6 +27,8 @@ export function startPurgeLoop(registry: Registry, options: PurgeLoopOptions): {
         if (Object.values(counts).every((n) => n < options.batch)) break;
       }
       if (Object.values(total).some((n) => n > 0)) options.log({ event: 'registry.purged', ...total });
+      const vetted = await registry.vetAccountsOfAge(options.now());
+      if (vetted.length > 0) options.log({ event: 'accounts.vetted', count: vetted.length });
     } catch (error) {
       options.log({ event: 'registry.purge_failed', error: (error as Error).message });
     }

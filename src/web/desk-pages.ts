@@ -22,6 +22,8 @@ export interface DeskView {
 /** Whether a vote counts, and why not, for the administrator (docs/moderation.md). */
 function countedText(vote: BarcodeVote): string {
   if (vote.counted) return 'sì';
+  if (vote.notCounted === 'not_vetted')
+    return `no: account iscritto da sé, non ancora verificato (conta dal ${dateTime.format(new Date(vote.countsFrom!))}, o prima se lo verifica un amministratore)`;
   if (vote.notCounted === 'same_organisation') return `no: stessa organizzazione di ${vote.sameOrganisationAs}, che conta per entrambi`;
   if (vote.notCounted === 'organisation_disagrees') return 'no: account della stessa organizzazione in disaccordo';
   return 'no (bloccato)';

@@ -112,7 +112,13 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     expect(accounts.find((a) => a.email === 'tabaccheria.bianchi@example.it')).toMatchObject({
       organisation: 'Tabaccheria Bianchi',
       rulesVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      // Signed up by itself: its votes wait the vetting days, or the operator's word.
+      vettedAt: null,
     });
+    expect((await cli(['accounts', 'list'])).stdout).toMatch(/tabaccheria\.bianchi@example\.it +User +not vetted/);
+    expect((await cli(['accounts', 'vet', 'tabaccheria.bianchi@example.it'])).stdout).toBe(
+      'tabaccheria.bianchi@example.it vetted: its votes count\n',
+    );
 
     await page.getByLabel(/Nuova chiave/).fill('cassa');
     await page.getByRole('button', { name: 'Crea una chiave' }).click();

@@ -134,12 +134,17 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     expect(stopping.log.at(-1)).toMatchObject({ event: 'service.stopped' });
   });
 
-  it('purges expired registry rows in the background', async () => {
+  it('purges expired registry rows and vets the self-service accounts of age in the background', async () => {
     const registry = await openRegistry({ dataDir, rules: DEFAULT_RULES });
     for (let i = 0; i < 5; i++) await registry.countRequest(`sign-in:client:10.0.0.${i}`, '2026-01-01T10:00:00.000Z', 30);
+    const signedUpAt = new Date('2026-01-01T10:00:00Z');
+    const signUp = { type: 'User' as const, organisation: 'Tabacchi Uno', rulesVersion: '1', tokenHash: 'c'.repeat(64) };
+    await registry.createSignUp({ ...signUp, email: 'uno@example.it', expiresAt: new Date('2026-01-01T11:00:00Z') }, signedUpAt);
+    await registry.confirmSignUp(signUp.tokenHash, [], signedUpAt);
     await registry.close();
     await serve({ TARIFF_PURGE_INTERVAL_SECONDS: '1' });
-    await waitFor(() => service!.log.some((entry) => entry.event === 'registry.purged'), 'a purge in the log');
+    await waitFor(() => service!.log.some((entry) => entry.event === 'accounts.vetted'), 'the vetting in the log');
     expect(service!.log.find((entry) => entry.event === 'registry.purged')).toMatchObject({ request_limits: 5 });
+    expect(service!.log.find((entry) => entry.event === 'accounts.vetted')).toMatchObject({ count: 1 });
   });
 });

@@ -88,6 +88,51 @@ describe.each(BACKENDS)('submissions in the %s registry', (_, location) => {
     ]);
   });
 
+  it("count a self-service account's votes only once it is vetted: after the vetting days, or by the operator", async () => {
+    const { registry, accounts, submit } = await setUp(location);
+    /** An account made as the website makes it: a sign-up, confirmed by its link. */
+    const signedUp = async (email: string, organisation: string, at: Date) => {
+      const tokenHash = email.replace(/\W/g, '').padEnd(64, '0').slice(0, 64);
+      await registry.createSignUp(
+        { email, type: 'User', organisation, rulesVersion: '1', tokenHash, expiresAt: new Date(at.getTime() + 3_600_000) },
+        at,
+      );
+      const confirmed = await registry.confirmSignUp(tokenHash, [], at);
+      return { ...(confirmed as { account: Account }).account, submitLimit: 100 };
+    };
+    const [first, second] = [await signedUp('uno@tabacchi.it', 'Uno', now), await signedUp('due@altro.it', 'Due', now)];
+    expect(first.vettedAt).toBeNull();
+    const [barcode, other] = BARCODES;
+    const gtin = barcode!.padStart(14, '0');
+    await submit(first, [{ barcode, admCode: 1002 }]);
+    // Two fresh accounts, two mailboxes, two organisations: together they still decide nothing.
+    expect(await submit(second, [{ barcode, admCode: 1002 }])).toMatchObject({ results: [{ outcome: 'accepted', status: 'to_confirm' }] });
+    expect(await submit(second, [{ barcode: other, admCode: 1001 }])).toMatchObject({ results: [{ status: 'to_confirm' }] });
+    expect((await registry.barcodeVotes(gtin)).votes).toMatchObject([
+      { email: 'due@altro.it', counted: false, notCounted: 'not_vetted' },
+      { email: 'uno@tabacchi.it', counted: false, notCounted: 'not_vetted', countsFrom: '2026-11-29T10:00:00.000Z' },
+    ]);
+    // Nor can they put an approved barcode into conflict.
+    await submit(accounts[1]!, [{ barcode: other, admCode: 1002 }]);
+    await submit(accounts[2]!, [{ barcode: other, admCode: 1002 }]);
+    expect((await registry.barcodeVotes(other!.padStart(14, '0'))).summary!.status).toBe('approved');
+
+    const day = 86_400_000;
+    expect(await registry.vetAccountsOfAge(new Date(now.getTime() + 6 * day))).toEqual([]);
+    expect((await registry.barcodeVotes(gtin)).summary!.status).toBe('to_confirm');
+    await registry.setBlocked('due@altro.it', true, 'test', now);
+    expect(await registry.vetAccountsOfAge(new Date(now.getTime() + 7 * day))).toEqual(['uno@tabacchi.it']);
+    expect((await registry.barcodeVotes(gtin)).votes).toMatchObject([{ notCounted: 'blocked' }, { counted: true }]);
+    await registry.setBlocked('due@altro.it', false, 'test', now);
+    await registry.vetAccount('due@altro.it', 'test', now);
+    expect((await registry.barcodeVotes(gtin)).summary).toMatchObject({ status: 'approved', match: MATCHES[2] });
+    expect((await registry.barcodeVotes(other!.padStart(14, '0'))).summary!.status).toBe('conflict');
+    expect((await registry.auditLog(2)).map((entry) => [entry.action, entry.subject])).toEqual([
+      ['account.vet', 'due@altro.it'],
+      ['account.unblock', 'due@altro.it'],
+    ]);
+  });
+
   it('treat a GTIN written with 12, 13 or 14 digits as one barcode, and echo it as sent', async () => {
     const { registry, accounts, submit } = await setUp(location);
     const upc = '036000291452';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
-import type { Registry } from '../../src/registry/registry.ts';
+import type { Account, Registry } from '../../src/registry/registry.ts';
 import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
@@ -483,6 +483,23 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
       (await stand.call('POST', '/moderazione/revoca', { _csrf: stand.csrf(account.text), barcode: '8001001001005', conferma: '1' }))
         .status,
     ).toBe(404);
+  });
+
+  it('says on the desk why the vote of a self-service account not yet vetted does not count, and from when it will', async () => {
+    const stand = await setUp();
+    const at = new Date('2026-11-22T10:00:00Z');
+    const tokenHash = 'd'.repeat(64);
+    const signUp = { email: 'nuovo@example.it', type: 'User' as const, organisation: 'Nuovo', rulesVersion: '1', tokenHash };
+    await stand.registry.createSignUp({ ...signUp, expiresAt: new Date('2026-11-22T11:00:00Z') }, at);
+    const { account } = (await stand.registry.confirmSignUp(tokenHash, [], at)) as { account: Account };
+    const checks = [checkItem({ barcode: '8001001001005', admCode: 1001 }, 'User', () => true)];
+    await stand.registry.submitBarcodes({ account, periodStart: '2026-11-22T10:00:00.000Z', checks }, at);
+    await signedIn(stand, 'capo@example.it', true);
+    const desk = await stand.call('GET', '/moderazione');
+    expect(desk.text).toContain('nuovo@example.it');
+    expect(desk.text).toContain(
+      'no: account iscritto da sé, non ancora verificato (conta dal 29/11/26, 11:00, o prima se lo verifica un amministratore)',
+    );
   });
 
   it('asks to confirm each decision, makes it through the same code as the CLI, and shows it in the audit log', async () => {

@@ -26,7 +26,7 @@ async function requireAccount(registry: Registry, address: string): Promise<Acco
 const accountRow = (a: Account) => [
   a.email,
   a.type,
-  a.blocked ? 'blocked' : 'active',
+  a.blocked ? 'blocked' : a.vettedAt === null ? 'not vetted' : 'active',
   a.admin ? 'yes' : '',
   a.organisation ?? '',
   String(a.submitLimit),
@@ -86,6 +86,20 @@ export function registerAccounts(program: Command, run: Runner): void {
         }),
       );
   }
+  accounts
+    .command('vet')
+    .description('Vet a self-service account now: its votes count at once, without waiting the vetting days')
+    .argument('<email>')
+    .addHelpText(
+      'after',
+      '\nSelf-service accounts are vetted by themselves after TARIFF_VETTING_DAYS (default 7).\n\nExample:\n  tariff accounts vet tabacchi.rossi@example.it',
+    )
+    .action(
+      run(async (ctx, address: string) => {
+        const account = await ctx.withRegistry((registry) => registry.vetAccount(email(address), OPERATOR, ctx.io.now()));
+        ctx.result(account, `${account.email} vetted: its votes count`);
+      }),
+    );
   accounts
     .command('admin')
     .description("Let an account use the website's moderation desk (or, with --remove, no longer)")

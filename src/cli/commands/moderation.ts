@@ -68,11 +68,13 @@ export function registerModeration(program: Command, run: Runner): void {
                     v.submittedAt,
                     v.counted
                       ? 'yes'
-                      : v.notCounted === 'same_organisation'
-                        ? `no (same organisation as ${v.sameOrganisationAs})`
-                        : v.notCounted === 'organisation_disagrees'
-                          ? 'no (its organisation disagrees)'
-                          : 'no (blocked)',
+                      : v.notCounted === 'not_vetted'
+                        ? `no (account not vetted yet: counts from ${v.countsFrom!.slice(0, 10)})`
+                        : v.notCounted === 'same_organisation'
+                          ? `no (same organisation as ${v.sameOrganisationAs})`
+                          : v.notCounted === 'organisation_disagrees'
+                            ? 'no (its organisation disagrees)'
+                            : 'no (blocked)',
                   ]),
                 )
               : 'no vote'),
