@@ -11,16 +11,18 @@
 export class TariffError extends Error {
   override readonly name = 'TariffError';
   constructor(
-    readonly code: string,
+    readonly code: TariffErrorCode,
     message: string,
     readonly hint?: string,
     readonly exitCode: 1 | 2 = 1,
+    /** The values the message names (an address, a code), for surfaces that say it in another language. */
+    readonly params: Readonly<Record<string, string | number>> = {},
   ) {
     super(message);
   }
 }
 
-/** What an operator should do about each kind of failure: by stable code, and by variant where one code has two hints. */
+/** The stable codes, each with what an operator should do about it. */
 const HINTS = {
   usage: 'Run `tariff --help` for the list of commands and options.',
   source_unreadable: 'Check the path or URL given to --source.',
@@ -34,13 +36,8 @@ const HINTS = {
   no_tariff_in_force: 'Pass --date on or after that day, or add the tariff in force.',
   barcodes_invalid: 'See docs/dataset.md, section "Barcode list for --barcodes".',
   shrink_refused: 'A truncated download must not become a release. If the drop is real, run again with --allow-shrink.',
-  category_shrink_refused:
-    "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
   release_unreadable: 'Give a release directory (with manifest.json) or a manifest.json file.',
   verify_failed: 'Rebuild the release; do not publish it.',
-  bucket_verify_failed:
-    "The bucket's copy is damaged: publish the release again from its local copy (tariff publish <data-dir>/releases/<version>) or roll back to a kept version.",
-  setting_invalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
   bucket_failed: 'Check the bucket URI, the credentials and the network; the current release was not changed.',
   version_conflict: 'Build with --previous set to the current release so the version moves on.',
   version_behind:
@@ -67,18 +64,35 @@ const HINTS = {
   key_prefix_ambiguous: 'Give more characters of the key prefix.',
   listen_failed: 'Another process may use that port: stop it, or choose another with --port.',
   sync_waiting: 'Nothing to do: a later run calls again after that moment. The installed copy is unchanged.',
-  sync_invalid_api_key: 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).',
-  sync_refused: 'The installed copy is unchanged.',
   sync_failed: 'The installed copy is unchanged; the next run tries again.',
   sync_verify_failed: 'It was not installed: the installed copy is unchanged. The next run downloads it again.',
   output_failed: 'Check that the output directory is writable and the disk has space.',
   output_not_release: 'Give --out a new or empty folder, or a release folder to replace; nothing was deleted.',
+  internal_error: 'This is a bug: please report it with the command you ran.',
 } as const;
 
-type Kind = keyof typeof HINTS;
+/**
+ * Every code a TariffError can carry: the catalogue's, and `sync_<code>` for an error code the
+ * service answered `tariff sync` with (scripts see what the service said).
+ */
+export type TariffErrorCode = keyof typeof HINTS | `sync_${string}`;
+
+/** Hints for a code whose remedy differs by where it happened (the code stays the one scripts match on). */
+const VARIANT_HINTS = {
+  categoryShrinkRefused:
+    "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
+  bucketVerifyFailed:
+    "The bucket's copy is damaged: publish the release again from its local copy (tariff publish <data-dir>/releases/<version>) or roll back to a kept version.",
+  settingInvalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
+  syncInvalidApiKey: 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).',
+  syncRefused: 'The installed copy is unchanged.',
+} as const;
+
+type Code = keyof typeof HINTS;
 
 /** Usage mistakes exit 2 so scripts can tell "called wrongly" from "ran and failed". */
-const fail = (kind: Kind, message: string, exitCode: 1 | 2 = 1) => new TariffError(kind, message, HINTS[kind], exitCode);
+const fail = (code: Code, message: string, exitCode: 1 | 2 = 1, params: Record<string, string | number> = {}) =>
+  new TariffError(code, message, HINTS[code], exitCode, params);
 
 /** `products` is "products" for the whole tariff, "<category> products" for one category. */
 const shrinkMessage = (products: string, dropped: number, previous: number, maxShare: number) =>
@@ -87,6 +101,8 @@ const shrinkMessage = (products: string, dropped: number, previous: number, maxS
 
 export const errors = {
   usage: (message: string) => fail('usage', message, 2),
+  /** A usage mistake in one value of a decision (the barcode, the tariff code, the match), named for the desk. */
+  invalidValue: (field: 'barcode' | 'admCode' | 'match', value: string, message: string) => fail('usage', message, 2, { field, value }),
   sourceUnreadable: (where: string, detail: string) => fail('source_unreadable', `${where}: cannot read the tariff source: ${detail}`),
   sourceTooLarge: (where: string, max: number) => fail('source_too_large', `${where}: the tariff source is larger than ${max} bytes`),
   sourceMalformed: (where: string, detail: string) => fail('source_malformed', `${where}: the XML is malformed: ${detail}`),
@@ -103,15 +119,23 @@ export const errors = {
     fail('shrink_refused', shrinkMessage('products', dropped, previous, maxShare)),
   // Same stable code as a whole-tariff shrink (scripts match on it); the hint points at the category's source.
   categoryShrinkRefused: (category: string, dropped: number, previous: number, maxShare: number) =>
-    new TariffError('shrink_refused', shrinkMessage(`${category} products`, dropped, previous, maxShare), HINTS.category_shrink_refused),
+    new TariffError(
+      'shrink_refused',
+      shrinkMessage(`${category} products`, dropped, previous, maxShare),
+      VARIANT_HINTS.categoryShrinkRefused,
+    ),
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
   verifyFailed: (where: string, problems: string[]) =>
     fail('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`),
   // Same stable code; what to do differs for a bucket's copy, which is repaired, not rebuilt.
   bucketVerifyFailed: (where: string, problems: string[]) =>
-    new TariffError('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`, HINTS.bucket_verify_failed),
+    new TariffError(
+      'verify_failed',
+      `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`,
+      VARIANT_HINTS.bucketVerifyFailed,
+    ),
   // A usage mistake (exit 2) whose remedy is in the settings' documentation, not in --help.
-  settingInvalid: (message: string) => new TariffError('usage', message, HINTS.setting_invalid, 2),
+  settingInvalid: (message: string) => new TariffError('usage', message, VARIANT_HINTS.settingInvalid, 2),
   // The S3 adapter knows better than the catalogue which of credentials, bucket or network to check.
   bucketFailed: (where: string, detail: string, remedy?: string) =>
     new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? HINTS.bucket_failed),
@@ -130,12 +154,13 @@ export const errors = {
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
-  unknownAdmCode: (admCode: number) => fail('unknown_adm_code', `Tariff code ${admCode} is not in the tariff currently published`, 2),
+  unknownAdmCode: (admCode: number) =>
+    fail('unknown_adm_code', `Tariff code ${admCode} is not in the tariff currently published`, 2, { admCode }),
   notIntegration: (email: string, type: string) =>
-    fail('not_integration', `${email} is a ${type} account, not an Integration: it has no points of sale`, 2),
-  invalidEmail: (email: string) => fail('invalid_email', `"${email}" is not an e-mail address`, 2),
-  accountExists: (email: string) => fail('account_exists', `An account for ${email} already exists`),
-  accountNotFound: (email: string) => fail('account_not_found', `There is no account for ${email}`),
+    fail('not_integration', `${email} is a ${type} account, not an Integration: it has no points of sale`, 2, { email, type }),
+  invalidEmail: (email: string) => fail('invalid_email', `"${email}" is not an e-mail address`, 2, { email }),
+  accountExists: (email: string) => fail('account_exists', `An account for ${email} already exists`, 1, { email }),
+  accountNotFound: (email: string) => fail('account_not_found', `There is no account for ${email}`, 1, { email }),
   tooManyKeys: (email: string, max: number) =>
     fail('too_many_keys', `${email} already has ${max} active API keys, the most an account may have`),
   keyNotFound: (email: string, prefix: string) => fail('key_not_found', `${email} has no active key starting with ${prefix}`),
@@ -153,7 +178,7 @@ export const errors = {
     new TariffError(
       `sync_${code}`,
       `${where}: the service answered ${status} ${code}: ${detail}`,
-      code === 'invalid_api_key' ? HINTS.sync_invalid_api_key : HINTS.sync_refused,
+      code === 'invalid_api_key' ? VARIANT_HINTS.syncInvalidApiKey : VARIANT_HINTS.syncRefused,
     ),
   syncFailed: (where: string, detail: string) => fail('sync_failed', `${where}: ${detail}`),
   syncVerifyFailed: (where: string, detail: string) =>
@@ -167,6 +192,11 @@ export const errors = {
     ),
 } as const;
 
-export function isTariffError(error: unknown): error is TariffError {
-  return error instanceof TariffError;
+/** Whether `error` is one of the catalogue's, and, given a code, that one: `isTariffError(e, 'fetch_failed')`. */
+export function isTariffError<C extends TariffErrorCode>(error: unknown, code?: C): error is TariffError & { code: C } {
+  return error instanceof TariffError && (code === undefined || error.code === code);
 }
+
+/** An unexpected failure, as the catalogue reports it: a bug, with its stack for the report. */
+export const internalError = (error: unknown): TariffError =>
+  fail('internal_error', `internal error: ${(error as Error)?.stack ?? String(error)}`);

@@ -10,7 +10,7 @@ export function gtin14Of(text: string): string {
   const check = checkGtin(text.trim());
   if (check.ok) return check.gtin14;
   if (check.reason === 'unsupported_barcode') return text.trim().padStart(14, '0');
-  throw errors.usage(`${text} is not a barcode: ${check.reason} (${check.detail})`);
+  throw errors.invalidValue('barcode', text, `${text} is not a barcode: ${check.reason} (${check.detail})`);
 }
 
 /**
@@ -34,11 +34,16 @@ export function moderationActions(registry: Registry) {
       tariffHas: (admCode: number) => boolean,
     ): Promise<BarcodeSummary> {
       const admCode = parseTariffCode(match.admCode);
-      if (admCode === null) throw errors.usage(`${String(match.admCode)} is not a tariff code (a whole number of 1 to 9 digits)`);
+      if (admCode === null)
+        throw errors.invalidValue(
+          'admCode',
+          String(match.admCode),
+          `${String(match.admCode)} is not a tariff code (a whole number of 1 to 9 digits)`,
+        );
       // The same rule as the API's: a match to a code the tariff does not have would never reach a release.
       if (!tariffHas(admCode)) throw errors.unknownAdmCode(admCode);
       const rule = barcodeRule(match.kind, match.units);
-      if (!rule.ok) throw errors.usage(`${rule.reason}: ${rule.detail}`);
+      if (!rule.ok) throw errors.invalidValue('match', `${String(match.kind)} ${String(match.units)}`, `${rule.reason}: ${rule.detail}`);
       return registry.approveBarcode(gtin14Of(barcode), { admCode, kind: rule.kind, units: rule.units }, actor, now);
     },
     revoke: (barcode: string, actor: string, now: Date): Promise<BarcodeSummary> => registry.revokeBarcode(gtin14Of(barcode), actor, now),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { isTariffError, TariffError } from '../errors.ts';
+import { internalError, isTariffError, type TariffError } from '../errors.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 
@@ -106,13 +106,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
 }
 
 function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): ExitStatus {
-  const known: TariffError = isTariffError(error)
-    ? error
-    : new TariffError(
-        'internal_error',
-        `internal error: ${(error as Error)?.stack ?? String(error)}`,
-        'This is a bug: please report it with the command you ran.',
-      );
+  const known: TariffError = isTariffError(error) ? error : internalError(error);
   ctx.io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
   if (ctx.json)
     ctx.io.stdout.write(

@@ -29,7 +29,7 @@ export async function readContent(bytes: Uint8Array, url: string): Promise<{ con
   try {
     parsed = await parseSource(bytes, url);
   } catch (error) {
-    if (isTariffError(error) && error.code === 'source_not_price_list')
+    if (isTariffError(error, 'source_not_price_list'))
       return { content: { kind: 'other', detail: 'not a price list or a price-change notice' }, parsed: null };
     throw error;
   }

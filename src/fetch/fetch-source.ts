@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { retryDelay, type RetryPolicy } from './retry-policy.ts';
 
 export interface Validators {
@@ -157,7 +157,7 @@ async function requestOnce(
       options.onProgress?.(received, total);
     }
   } catch (error) {
-    if ((error as { code?: string }).code === 'fetch_failed') throw error;
+    if (isTariffError(error, 'fetch_failed')) throw error;
     throw new RetryableError(`the download broke off after ${received} bytes: ${describe(error)}`);
   }
   if (total !== null && received !== total) throw new RetryableError(`the download is truncated: ${received} of ${total} bytes`);

@@ -8,7 +8,7 @@ import { listReleases, readCurrentManifest } from '../publish/publish-release.ts
 import { readPublishedRows, unreadablePrevious } from '../publish/read-published-rows.ts';
 import { registryPath } from '../registry/registry-path.ts';
 import type { Manifest } from '../release/manifest.ts';
-import { readManifest, readReleaseDataset } from '../release/read-release.ts';
+import { findManifest, readReleaseDataset } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 
 export interface PreviousRelease {
@@ -70,14 +70,9 @@ export async function previousInBucket(
 export async function previousInFolder(path: string | undefined, say: (line: string) => void): Promise<PreviousRelease> {
   const none = { manifest: null, dataset: null, takenVersions: [] };
   if (!path) return none;
-  let manifest: Manifest;
-  try {
-    manifest = (await readManifest(path)).manifest;
-  } catch (error) {
-    const missing = /no such file or directory|manifest\.json is missing/.test((error as Error).message);
-    if ((error as { code?: string }).code === 'release_unreadable' && missing) return none;
-    throw error;
-  }
+  const found = await findManifest(path);
+  if (!found) return none;
+  const { manifest } = found;
   try {
     return { manifest, dataset: (await readReleaseDataset(path)).dataset, takenVersions: [] };
   } catch (error) {

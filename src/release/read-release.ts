@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { Dataset } from '../dataset/model.ts';
 import { readDatasetDocdb } from './dataset-docdb.ts';
@@ -17,17 +17,32 @@ export interface ReleaseLocation {
 
 /** Reads a release manifest from a release directory or a manifest file, checking its shape. */
 export async function readManifest(path: string): Promise<ReleaseLocation> {
+  const found = await findManifest(path);
+  if (found) return found;
+  const missingFile = await stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  throw missingFile
+    ? errors.releaseUnreadable(join(path, MANIFEST_FILE), `${MANIFEST_FILE} is missing`)
+    : errors.releaseUnreadable(path, 'no such file or directory');
+}
+
+/**
+ * The release manifest at `path` (a release directory or a manifest file), or null when there is
+ * none there yet (no such path, or a directory without a manifest: a first build's --previous);
+ * a manifest that is there but unreadable or malformed is an error.
+ */
+export async function findManifest(path: string): Promise<ReleaseLocation | null> {
   const info = await stat(path).catch(() => null);
-  if (!info) throw errors.releaseUnreadable(path, 'no such file or directory');
+  if (!info) return null;
   const manifestPath = info.isDirectory() ? join(path, MANIFEST_FILE) : path;
   let text: string;
   try {
     text = await readFile(manifestPath, 'utf8');
   } catch (error) {
-    throw errors.releaseUnreadable(
-      manifestPath,
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${basename(manifestPath)} is missing` : (error as Error).message,
-    );
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw errors.releaseUnreadable(manifestPath, (error as Error).message);
   }
   let json: unknown;
   try {

@@ -1,4 +1,5 @@
 import { pipeline, type Readable } from 'node:stream';
+import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
@@ -97,7 +98,7 @@ export class CurrentRelease {
   /** The first read of the bucket: a bucket that cannot be read (missing, refused) fails the start. */
   async start(): Promise<void> {
     const error = await this.load();
-    if (error && (error as { code?: string }).code === 'bucket_failed') throw error;
+    if (isTariffError(error, 'bucket_failed')) throw error;
     this.timer = setInterval(() => void this.refresh(), this.options.pollMs);
     this.timer.unref();
   }

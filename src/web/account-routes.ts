@@ -1,4 +1,5 @@
 import { createKey } from '../registry/create-key.ts';
+import { isTariffError } from '../errors.ts';
 import { MAX_ACTIVE_KEYS, READ_LIMIT } from '../registry/registry.ts';
 import type { HttpResponse } from '../server/http.ts';
 import type { SignedIn } from '../server/middleware/session.ts';
@@ -77,7 +78,7 @@ export function accountRoutes(site: SiteKit): Route[] {
           options.log({ event: 'web.key_created', account: session.account.id, prefix: created.record.prefix });
           return render(session, { newKey: { key: created.key, label } });
         } catch (error) {
-          if ((error as { code?: string }).code !== 'too_many_keys') throw error;
+          if (!isTariffError(error, 'too_many_keys')) throw error;
           const message = `Hai già ${MAX_ACTIVE_KEYS} chiavi attive, il massimo per un account. Revoca prima una chiave, poi creane una nuova.`;
           return render(session, { error: message }, 409);
         }

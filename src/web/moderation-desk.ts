@@ -1,5 +1,6 @@
 import { moderationActions } from '../barcodes/moderation-actions.ts';
 import { isTariffError } from '../errors.ts';
+import { deskErrorText } from './desk-errors.ts';
 import type { WebSession } from '../registry/registry.ts';
 import { route, type Route } from '../server/router.ts';
 import { confirmDecisionPage, deskPage, matchText } from './desk-pages.ts';
@@ -164,7 +165,7 @@ export function moderationRoutes(site: SiteKit): Route[] {
           return site.redirect(`/moderazione?esito=${outcome}`);
         } catch (error) {
           if (!isTariffError(error)) throw error;
-          return render(session, { error: `Non eseguito: ${error.message}` }, 400);
+          return render(session, { error: `Non eseguito: ${deskErrorText(error)}` }, 400);
         }
       }),
     ),

@@ -538,11 +538,19 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
       conferma: '1',
     });
     expect(refused.status).toBe(400);
-    expect(refused.text).toContain('There is no account for nessuno@example.it');
+    // The desk says it in Italian, from the error's code, never with the command line's English.
+    expect(refused.text).toContain('Non eseguito: Non esiste un account per nessuno@example.it.');
+    expect(refused.text).not.toContain('There is no account');
     expect((await stand.call('POST', '/moderazione/revoca', { _csrf: 'forged', barcode: '80000006', conferma: '1' })).status).toBe(403);
 
     // One rule for tariff codes: what is not a code, or not in the tariff served, is refused; nothing changes.
-    for (const admCode of ['9999', '0x10', '1e20', '99999999999']) {
+    const italian = {
+      '9999': 'Il codice tariffa 9999 non è nella tariffa pubblicata',
+      '0x10': '«0x10» non è un codice tariffa: un numero intero da 1 a 9 cifre.',
+      '1e20': '«1e20» non è un codice tariffa',
+      '99999999999': '«99999999999» non è un codice tariffa',
+    };
+    for (const [admCode, said] of Object.entries(italian)) {
       const wrong = await stand.call('POST', '/moderazione/approva', {
         _csrf: csrf,
         barcode: '80000006',
@@ -552,6 +560,7 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
         conferma: '1',
       });
       expect(wrong.status).toBe(400);
+      expect(wrong.text).toContain(said);
     }
     expect((await stand.registry.barcodeVotes('00000080000006')).summary).toMatchObject({ match: { admCode: 1002 } });
     const notIntegration = await stand.call('POST', '/moderazione/punto-vendita', {
@@ -562,7 +571,7 @@ describe.each(BACKENDS)('the moderation desk on %s', (_, location) => {
       conferma: '1',
     });
     expect(notIntegration.status).toBe(400);
-    expect(notIntegration.text).toContain('not an Integration');
+    expect(notIntegration.text).toContain('voter@example.it non è un account Integration: non ha punti vendita.');
     expect((await stand.call('GET', '/moderazione?esito=constructor')).text).not.toContain('function');
 
     const log = await stand.call('GET', '/moderazione?esito=account-bloccato');
