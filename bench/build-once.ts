@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
-import { buildRelease } from '../src/release/build-release.ts';
+import { buildRelease } from '../src/pipeline/build-release.ts';
 import { writeReleaseDir } from '../src/release/write-release-dir.ts';
 
 const [inputDir, outDir] = process.argv.slice(2) as [string, string];

@@ -20,9 +20,9 @@ import pg from 'pg';
 import { openPgRegistry, openSqliteRegistry } from '../src/registry/open-registry.ts';
 import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
-import { publishRelease } from '../src/publish/publish-release.ts';
+import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
-import { buildRelease } from '../src/release/build-release.ts';
+import { buildRelease } from '../src/pipeline/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
 import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
 

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { gs1CheckDigit } from '../src/gs1/gtin.ts';
-import { publishRelease } from '../src/publish/publish-release.ts';
+import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
 import { openSqliteRegistry } from '../src/registry/open-registry.ts';
-import { buildRelease } from '../src/release/build-release.ts';
+import { buildRelease } from '../src/pipeline/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
 import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
 

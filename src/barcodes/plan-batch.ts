@@ -1,7 +1,16 @@
-import type { AccountType, SubmissionResult } from '../registry/registry.ts';
+import type { AccountType } from './account-types.ts';
 import { identityKeys } from './organisation-identity.ts';
 import { barcodeStatus, sameMatch, type AdminDecision, type BarcodeStatus, type Match, type StatusRules } from './status-rules.ts';
-import type { ItemCheck } from './validate-item.ts';
+import type { ItemCheck, RejectionReason } from './validate-item.ts';
+
+/** What became of one item of a batch: recorded, already so, or refused (and why), with the barcode's status. */
+export interface SubmissionResult {
+  index: number;
+  barcode: string;
+  outcome: 'accepted' | 'unchanged' | 'rejected';
+  reason: RejectionReason | null;
+  status: BarcodeStatus | null;
+}
 
 /** A barcode as stored: its computed status and match, and the administrator's decision if any. */
 export interface StoredBarcode {

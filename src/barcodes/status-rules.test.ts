@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AccountType } from '../registry/registry.ts';
+import type { AccountType } from './account-types.ts';
 import { barcodeStatus, DEFAULT_RULES, recordStatus, type Match, type Vote } from './status-rules.ts';
 
 const A: Match = { admCode: 1001, kind: 'pack', units: 1 };

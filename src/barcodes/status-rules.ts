@@ -1,5 +1,5 @@
 import type { BarcodeKind } from '../dataset/model.ts';
-import type { AccountType } from '../registry/registry.ts';
+import type { AccountType } from './account-types.ts';
 
 export type BarcodeStatus = 'to_confirm' | 'approved' | 'conflict' | 'revoked';
 export type RecordStatus = BarcodeStatus | 'outvoted';

@@ -1,6 +1,6 @@
 import { barcodeRule } from '../dataset/barcode-rules.ts';
 import { checkGtin } from '../gs1/gtin.ts';
-import type { AccountType } from '../registry/registry.ts';
+import type { AccountType } from './account-types.ts';
 import type { Match } from './status-rules.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';
 

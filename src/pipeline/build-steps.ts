@@ -2,7 +2,7 @@ import { assembleDataset, type AssembledDataset } from '../dataset/assemble-data
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
 import { describeChangeSummary, summariseChanges } from '../dataset/summarise-changes.ts';
-import type { BuiltRelease } from '../release/build-release.ts';
+import type { BuiltRelease } from './built-release.ts';
 import { categoryCounts, checkCategoryShrink, checkShrink } from '../release/check-shrink.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { renderRelease } from '../release/render-release.ts';

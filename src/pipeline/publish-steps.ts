@@ -9,7 +9,7 @@ import {
   type PlannedRepair,
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
-import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/publish-release.ts';
+import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
 import { renderManifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import type { Step } from './step-runner.ts';

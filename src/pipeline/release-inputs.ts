@@ -4,7 +4,7 @@ import type { Barcode, Dataset } from '../dataset/model.ts';
 import { parseBarcodeList } from '../dataset/parse-barcode-list.ts';
 import { errors } from '../errors.ts';
 import type { CopySource } from '../publish/intact-copies.ts';
-import { listReleases, readCurrentManifest } from '../publish/publish-release.ts';
+import { listReleases, readCurrentManifest } from '../publish/bucket-releases.ts';
 import { readPublishedRows, unreadablePrevious } from '../publish/read-published-rows.ts';
 import { registryPath } from '../registry/registry-path.ts';
 import type { Manifest } from '../release/manifest.ts';

@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import { localCopies } from '../publish/intact-copies.ts';
 import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
-import type { PublishResult, ReleaseFiles } from '../publish/publish-release.ts';
+import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { openBucket } from '../storage/open-bucket.ts';

@@ -1,4 +1,4 @@
-import type { BuiltRelease } from '../release/build-release.ts';
+import type { BuiltRelease } from './built-release.ts';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -10,7 +10,7 @@ import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { versionsToPrune } from '../publish/bucket-layout.ts';
 import { localCopies } from '../publish/intact-copies.ts';
 import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
-import type { PublishResult } from '../publish/publish-release.ts';
+import type { PublishResult } from '../publish/bucket-releases.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';

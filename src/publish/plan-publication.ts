@@ -4,7 +4,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { compareVersions, completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
-import { readCurrentManifest, readReleaseManifest, type ReleaseFiles } from './publish-release.ts';
+import { readCurrentManifest, readReleaseManifest, type ReleaseFiles } from './bucket-releases.ts';
 
 /** One file written under its key: a release file uploaded, or a damaged one written again. */
 export interface PlannedWrite {

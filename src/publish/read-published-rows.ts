@@ -3,7 +3,7 @@ import { openDatasetFile } from '../release/read-release.ts';
 import { FORMATS, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
-import { readCurrentManifest } from './publish-release.ts';
+import { readCurrentManifest } from './bucket-releases.ts';
 import { bucketCopies, intactFile, type CopySource } from './intact-copies.ts';
 
 /**

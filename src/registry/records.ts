@@ -1,10 +1,12 @@
 import type { BarcodeStatus, Match, RecordStatus } from '../barcodes/status-rules.ts';
-import type { RejectionReason } from '../barcodes/validate-item.ts';
 import type { BarcodeKind } from '../dataset/model.ts';
 
+import type { AccountType } from '../barcodes/account-types.ts';
+import type { SubmissionResult } from '../barcodes/plan-batch.ts';
+
 /** The registry's records, as its methods take and return them. */
-export const ACCOUNT_TYPES = ['User', 'Supplier', 'Integration'] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
+export { ACCOUNT_TYPES, type AccountType } from '../barcodes/account-types.ts';
+export type { SubmissionResult } from '../barcodes/plan-batch.ts';
 
 export const DEFAULT_SUBMIT_LIMIT = 100;
 export const READ_LIMIT = 10;
@@ -94,14 +96,6 @@ export interface Consumption {
   allowed: boolean;
   /** Units used in the period after this call (unchanged when refused). */
   used: number;
-}
-
-export interface SubmissionResult {
-  index: number;
-  barcode: string;
-  outcome: 'accepted' | 'unchanged' | 'rejected';
-  reason: RejectionReason | null;
-  status: BarcodeStatus | null;
 }
 
 export type SubmitOutcome = { allowed: false; used: number } | { allowed: true; used: number; results: SubmissionResult[] };

@@ -3,8 +3,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { errors, isTariffError } from '../errors.ts';
 import { writeFileDurable } from '../util/durable-write.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
-import type { BuiltRelease } from './build-release.ts';
 import { fileName, FORMATS, MANIFEST_FILE, renderManifest } from './manifest.ts';
+import type { RenderedRelease } from './render-release.ts';
 
 /** What a release folder may hold: the manifest, the three files, and a published release's provenance. */
 const RELEASE_FOLDER_NAMES = new Set([MANIFEST_FILE, ...FORMATS.map(fileName), 'provenance.json']);
@@ -26,7 +26,7 @@ async function refuseForeignFolder(target: string): Promise<void> {
  * which recoverReleaseDir (run first, here and by `tariff build`) puts back. Only an empty folder or
  * a release folder is replaced: anything else is refused before a byte is written.
  */
-export async function writeReleaseDir(release: BuiltRelease, outDir: string): Promise<void> {
+export async function writeReleaseDir(release: Pick<RenderedRelease, 'manifest' | 'files'>, outDir: string): Promise<void> {
   const target = resolve(outDir);
   const parent = dirname(target);
   let staging: string | undefined;

@@ -2,7 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
-import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
+import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';
 import { holdsDigest } from '../publish/intact-copies.ts';

@@ -1,4 +1,4 @@
-import { moderationActions } from '../barcodes/moderation-actions.ts';
+import { moderationActions } from '../registry/moderation-actions.ts';
 import { isTariffError } from '../errors.ts';
 import { deskErrorText } from './desk-errors.ts';
 import type { WebSession } from '../registry/registry.ts';

@@ -1,7 +1,7 @@
 import { normaliseEmail } from '../registry/email.ts';
 import { route, type Route } from '../server/router.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { serializeCookie } from './cookies.ts';
+import { serializeCookie } from '../server/cookies.ts';
 import { html } from './html.ts';
 import { confirmSignInPage, homePage, linkSentPage, messagePage, signInEmail, signInPage } from './pages.ts';
 import { randomToken, type SiteKit } from './site-kit.ts';

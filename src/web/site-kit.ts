@@ -8,7 +8,7 @@ import { sessionReader, signedIn, type SessionContext } from '../server/middlewa
 import { hourWindow } from '../server/quota-window.ts';
 import type { RouteContext, RouteHandler } from '../server/router.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { parseCookies, serializeCookie } from './cookies.ts';
+import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 

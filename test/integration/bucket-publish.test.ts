@@ -2,17 +2,12 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { CURRENT_KEY, releaseFileKey } from '../../src/publish/bucket-layout.ts';
-import {
-  listReleases,
-  publishRelease,
-  readCurrentManifest,
-  rollbackRelease,
-  type ReleaseFiles,
-} from '../../src/publish/publish-release.ts';
+import { listReleases, readCurrentManifest, rollbackRelease, type ReleaseFiles } from '../../src/publish/bucket-releases.ts';
+import { publishRelease } from '../../src/pipeline/publish-release.ts';
 import { PUBLISH_STEPS, type PublishState } from '../../src/pipeline/publish-steps.ts';
 import { runSteps } from '../../src/pipeline/step-runner.ts';
 import { summarisePlan } from '../../src/publish/plan-publication.ts';
-import { buildRelease } from '../../src/release/build-release.ts';
+import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { Format } from '../../src/release/manifest.ts';
 import { sha256Hex } from '../../src/release/gzip.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';

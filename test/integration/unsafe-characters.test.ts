@@ -2,7 +2,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { releaseChanges } from '../../src/dataset/release-changes.ts';
-import { buildRelease } from '../../src/release/build-release.ts';
+import { buildRelease } from '../../src/pipeline/build-release.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { verifyRelease } from '../../src/release/verify-release.ts';
 import { writeReleaseDir } from '../../src/release/write-release-dir.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { cleanLabel } from '../../registry/key-rules.ts';
-import { moderationActions } from '../../barcodes/moderation-actions.ts';
+import { moderationActions } from '../../registry/moderation-actions.ts';
 import { errors } from '../../errors.ts';
 import { createKey } from '../../registry/create-key.ts';
 import { normaliseEmail } from '../../registry/email.ts';

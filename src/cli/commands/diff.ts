@@ -4,7 +4,7 @@ import { diffDatasets } from '../../dataset/diff-datasets.ts';
 import type { Dataset } from '../../dataset/model.ts';
 import { errors } from '../../errors.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
-import { readCurrentManifest, readReleaseManifest } from '../../publish/publish-release.ts';
+import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
 import { openDatasetFile, readReleaseDataset } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import { openBucket } from '../../storage/open-bucket.ts';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
 import { sourceFormat } from '../../source/parse-source.ts';
 import { inspectDocument } from '../../source/pdf/inspect-document.ts';
-import { readSources } from '../../source/read-sources.ts';
+import { readSources } from '../../fetch/read-sources.ts';
 import type { Runner } from '../context.ts';
 import { inspectionCsv, inspectionText } from '../render-inspection.ts';
 

@@ -3,7 +3,7 @@ import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
 import { errors } from '../../errors.ts';
 import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
-import { gtin14Of, moderationActions } from '../../barcodes/moderation-actions.ts';
+import { gtin14Of, moderationActions } from '../../registry/moderation-actions.ts';
 import { publishedTariffCodes } from '../../publish/read-published-rows.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';

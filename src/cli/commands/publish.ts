@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { dryRunLine } from '../../publish/plan-publication.ts';
 import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
-import { listReleases, rollbackRelease } from '../../publish/publish-release.ts';
+import { listReleases, rollbackRelease } from '../../publish/bucket-releases.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';

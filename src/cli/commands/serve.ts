@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
-import { startService } from '../../server/start-service.ts';
-import { superviseWorkers } from '../../server/workers.ts';
+import { startService } from '../../service/start-service.ts';
+import { superviseWorkers } from '../../service/workers.ts';
 import type { Runner } from '../context.ts';
 
 export function registerServe(program: Command, run: Runner): void {

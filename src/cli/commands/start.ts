@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { runRelease } from '../../pipeline/run-release.ts';
 import { createKey } from '../../registry/create-key.ts';
-import { startService } from '../../server/start-service.ts';
-import { readSources } from '../../source/read-sources.ts';
+import { startService } from '../../service/start-service.ts';
+import { readSources } from '../../fetch/read-sources.ts';
 import { buildDate, type Runner } from '../context.ts';
 
 // The authority's real cigar list of 22/07/2026 and sample lists for the other categories (fixtures/adm/README.md).

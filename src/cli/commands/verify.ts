@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
 import { verifyRelease } from '../../release/verify-release.ts';
-import { readCurrentManifest, readReleaseManifest } from '../../publish/publish-release.ts';
+import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
 import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';

@@ -1,6 +1,6 @@
 import type { Registry, WebSession } from '../../registry/registry.ts';
 import { sha256Hex } from '../../util/digests.ts';
-import { parseCookies } from '../../web/cookies.ts';
+import { parseCookies } from '../cookies.ts';
 import { header, type HttpRequest, type HttpResponse } from '../http.ts';
 import type { Middleware, RouteContext } from '../router.ts';
 

@@ -1,9 +1,9 @@
 import { barcodeRule } from '../dataset/barcode-rules.ts';
 import { errors } from '../errors.ts';
 import { checkGtin } from '../gs1/gtin.ts';
-import { normaliseEmail } from '../registry/email.ts';
+import { normaliseEmail } from './email.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';
-import type { Account, BarcodeSummary, Registry } from '../registry/registry.ts';
+import type { Account, BarcodeSummary, Registry } from './registry.ts';
 
 /** A barcode given by a moderator, as its 14-digit identity. Any valid GTIN form is accepted, whatever its prefix. */
 export function gtin14Of(text: string): string {

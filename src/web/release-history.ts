@@ -1,8 +1,8 @@
 import { releaseFileKey } from '../publish/bucket-layout.ts';
-import { readCurrentManifest, readReleaseManifest } from '../publish/publish-release.ts';
+import { readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { openDatasetFile } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { releaseNotes, type ReleaseNotes } from '../web/release-notes.ts';
+import { releaseNotes, type ReleaseNotes } from './release-notes.ts';
 
 export interface ReleaseHistoryOptions {
   /** Releases shown, newest first. */

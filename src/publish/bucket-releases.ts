@@ -2,9 +2,6 @@ import { errors } from '../errors.ts';
 import { sha256Hex } from '../release/gzip.ts';
 import { FORMATS, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { PUBLISH_STEPS, publicationResult, type PublishState } from '../pipeline/publish-steps.ts';
-import { runSteps, type StepReport } from '../pipeline/step-runner.ts';
-import type { CopySource } from './intact-copies.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
 export interface ReleaseFiles {
@@ -29,14 +26,6 @@ export interface PublishResult {
   repaired?: string[];
   /** Damage to the previous current release that no intact copy could repair (it stays kept, damaged). */
   unrepaired?: string[];
-}
-
-export interface PublishOptions {
-  keep: number;
-  /** Where intact bytes of a damaged kept release may be found (the local copies). */
-  copies?: readonly CopySource[];
-  /** Each step's lines, for the operator. */
-  onStep?: StepReport;
 }
 
 /** Reads the current manifest of a bucket, or null when nothing was ever published. */
@@ -64,20 +53,6 @@ const safeJson = (bytes: Buffer): unknown => {
     return null;
   }
 };
-
-/**
- * Publishes a release to a bucket with the pipeline's publish steps (upload and read back, switch,
- * prune): any failure before the switch leaves the previous release current and whole.
- * Re-publishing the current release checks the bucket's files and repairs them when damaged.
- */
-export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
-  const state = await runSteps<PublishState>(
-    PUBLISH_STEPS,
-    { bucket, keep: options.keep, release, copies: options.copies },
-    { report: options.onStep },
-  );
-  return publicationResult(state.plan!);
-}
 
 /** Makes a kept release current again, after checking that its files are whole. */
 export async function rollbackRelease(bucket: Bucket, version: string): Promise<{ version: string; previousVersion: string | null }> {

@@ -3,9 +3,9 @@ import { extname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import type { Settings } from '../config/settings.ts';
-import { fetchSettings } from '../fetch/fetch-settings.ts';
-import { sourceFormat } from './parse-source.ts';
-import { prewarmPdfReader } from './pdf/read-pdf-runs.ts';
+import { fetchSettings } from './fetch-settings.ts';
+import { sourceFormat } from '../source/parse-source.ts';
+import { prewarmPdfReader } from '../source/pdf/read-pdf-runs.ts';
 
 /**
  * Loads the source documents named on the command line: files, directories and http(s) URLs.
@@ -67,7 +67,7 @@ async function readHead(file: string): Promise<Uint8Array> {
  */
 async function download(url: string, settings: Settings): Promise<Uint8Array> {
   // Loaded on first use: most builds read local files, and undici is the slowest module to load.
-  const { fetchAgent, fetchSource } = await import('../fetch/fetch-source.ts');
+  const { fetchAgent, fetchSource } = await import('./fetch-source.ts');
   const { connectTimeoutMs, ...options } = fetchSettings(settings, () => new Date());
   const dispatcher = fetchAgent(connectTimeoutMs);
   try {

@@ -4,13 +4,13 @@ import { createMailer } from '../mail/mailer.ts';
 import { openRegistry } from '../registry/open-registry.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { createWebsite } from '../web/website.ts';
-import { createApp, isApiPath } from './app.ts';
-import { CurrentRelease } from './current-release.ts';
-import type { Handler } from './http.ts';
-import { listen, type ListeningServer } from './node-adapter.ts';
-import { startPurgeLoop } from './purge-loop.ts';
-import { ReleaseHistory } from './release-history.ts';
-import { RequestLog } from './request-log.ts';
+import { createApp, isApiPath } from '../server/app.ts';
+import { CurrentRelease } from '../server/current-release.ts';
+import type { Handler } from '../server/http.ts';
+import { listen, type ListeningServer } from '../server/node-adapter.ts';
+import { startPurgeLoop } from '../server/purge-loop.ts';
+import { ReleaseHistory } from '../web/release-history.ts';
+import { RequestLog } from '../server/request-log.ts';
 
 export interface ServiceOptions {
   settings: Settings;

@@ -1,11 +1,9 @@
 import type { NoticeReport } from '../dataset/apply-notices.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import type { TariffInForce } from '../dataset/select-tariff.ts';
-import { BUILD_STEPS, type BuildState } from '../pipeline/build-steps.ts';
-import { runSteps } from '../pipeline/step-runner.ts';
+import type { Manifest } from '../release/manifest.ts';
+import type { RenderedRelease } from '../release/render-release.ts';
 import type { SetAsideDocument, SourceDocument } from '../source/source-types.ts';
-import type { Manifest } from './manifest.ts';
-import type { RenderedRelease } from './render-release.ts';
 
 export interface BuildOptions {
   sources: SourceDocument[];
@@ -39,21 +37,4 @@ export interface BuiltRelease extends RenderedRelease {
   setAside: SetAsideDocument[];
   /** Milliseconds per stage, for the operator and the benchmark. */
   timings: Record<string, number>;
-}
-
-/**
- * Computes a release from the sources with the pipeline's build steps (parse, select the tariff
- * in force, add barcodes, check against the previous release, render the three formats and the
- * manifest). Writes nothing outside `scratchDir`; putting the release in place is the write
- * step's job (`writeReleaseDir`).
- */
-export async function buildRelease(options: BuildOptions): Promise<BuiltRelease> {
-  const state: BuildState = {
-    ...options,
-    documents: options.sources,
-    previousDataset: options.previousDataset ?? null,
-    timings: {},
-  };
-  await runSteps(BUILD_STEPS, state);
-  return state.built!;
 }

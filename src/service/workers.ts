@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { RequestLog } from './request-log.ts';
+import { RequestLog } from '../server/request-log.ts';
 
 /** A worker gets the service's grace and this much more to close its registry before it is killed. */
 const WORKER_EXIT_MARGIN_MS = 5_000;
