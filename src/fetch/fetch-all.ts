@@ -1,6 +1,6 @@
 import { isTariffError } from '../errors.ts';
 import type { SourceDocument } from '../source/source-types.ts';
-import { sha256Hex } from '../release/gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { parseSource } from '../source/parse-source.ts';
 import { fetchSource, type FetchOptions } from './fetch-source.ts';
 import type { SnapshotStore, SourcesState } from './snapshot-store.ts';

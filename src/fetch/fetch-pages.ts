@@ -1,5 +1,5 @@
 import { errors, isTariffError } from '../errors.ts';
-import { sha256Hex } from '../release/gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import { classify, contentState, readContent, recordedContent } from './classify-document.ts';

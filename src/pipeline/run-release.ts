@@ -12,7 +12,7 @@ import { localCopies } from '../publish/intact-copies.ts';
 import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
 import type { PublishResult } from '../publish/bucket-releases.ts';
 import type { SourceDocument } from '../source/source-types.ts';
-import { sha256Hex } from '../release/gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { dateInRome } from '../util/dates.ts';

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts';
-import { sha256Hex } from '../release/gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { FORMATS, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';

@@ -24,5 +24,3 @@ export function gzipDeterministicAsync(data: Uint8Array): Promise<Buffer> {
 export function gunzip(data: Uint8Array, maxBytes = 2 * 1024 ** 3): Buffer {
   return gunzipSync(data, { maxOutputLength: maxBytes });
 }
-
-export { sha256Hex } from '../util/digests.ts';

@@ -6,7 +6,8 @@ import { formatWithOffset } from '../util/dates.ts';
 import { docdbVersion, writeDatasetDocdb } from './dataset-docdb.ts';
 import { renderDatasetJson } from './dataset-json.ts';
 import { writeDatasetSqlite } from './dataset-sqlite.ts';
-import { gzipDeterministic, gzipDeterministicAsync, sha256Hex } from './gzip.ts';
+import { gzipDeterministic, gzipDeterministicAsync } from './gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { buildManifest, FORMATS, type Format, type Manifest } from './manifest.ts';
 import { nextVersion } from './next-version.ts';
 

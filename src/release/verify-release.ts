@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Dataset } from '../dataset/model.ts';
 import { docdbVersion } from './dataset-docdb.ts';
-import { sha256Hex } from './gzip.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { fileName, FORMATS, type Format, type Manifest } from './manifest.ts';
 import { openDatasetFile, readManifest } from './read-release.ts';
 

@@ -9,7 +9,7 @@ import { runSteps } from '../../src/pipeline/step-runner.ts';
 import { summarisePlan } from '../../src/publish/plan-publication.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { Format } from '../../src/release/manifest.ts';
-import { sha256Hex } from '../../src/release/gzip.ts';
+import { sha256Hex } from '../../src/util/digests.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
