@@ -22,7 +22,7 @@ const built = await buildRelease({
   baseUrl: 'http://127.0.0.1:8080/v1',
   previous: null,
   allowShrink: false,
-  maxShrink: 0.2,
+  maxShrinkPercent: 20,
   now: () => new Date(),
   scratchDir,
 });

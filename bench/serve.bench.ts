@@ -24,7 +24,7 @@ import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
 import { buildRelease } from '../src/pipeline/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
-import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../src/barcodes/load-rules.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -46,7 +46,7 @@ try {
     baseUrl: 'http://127.0.0.1/v1',
     previous: null,
     allowShrink: false,
-    maxShrink: 0.2,
+    maxShrinkPercent: 20,
     now: () => new Date(),
     scratchDir: work,
   });

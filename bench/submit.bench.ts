@@ -16,7 +16,7 @@ import { generateApiKey } from '../src/registry/api-key.ts';
 import { openSqliteRegistry } from '../src/registry/open-registry.ts';
 import { buildRelease } from '../src/pipeline/build-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
-import { DEFAULT_RULES } from '../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../src/barcodes/load-rules.ts';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
 const BARCODES = 100_000;
@@ -39,7 +39,7 @@ try {
     baseUrl: 'http://127.0.0.1/v1',
     previous: null,
     allowShrink: false,
-    maxShrink: 0.2,
+    maxShrinkPercent: 20,
     now: () => new Date(),
     scratchDir: work,
   });

@@ -15,7 +15,7 @@ describe('the error catalogue', () => {
   });
 
   it('keeps one code where the remedy differs, and names the values a message holds for other languages', () => {
-    expect(errors.categoryShrinkRefused('sigari', 10, 20, 0.2)).toMatchObject({
+    expect(errors.categoryShrinkRefused('sigari', 10, 20, 20)).toMatchObject({
       code: 'shrink_refused',
       hint: expect.stringContaining('category'),
     });

@@ -95,9 +95,9 @@ const fail = (code: Code, message: string, exitCode: 1 | 2 = 1, params: Record<s
   new TariffError(code, message, HINTS[code], exitCode, params);
 
 /** `products` is "products" for the whole tariff, "<category> products" for one category. */
-const shrinkMessage = (products: string, dropped: number, previous: number, maxShare: number) =>
+const shrinkMessage = (products: string, dropped: number, previous: number, maxPercent: number) =>
   `The new tariff drops ${dropped} of the ${previous} ${products} of the previous release ` +
-  `(${((dropped / previous) * 100).toFixed(1)} %, more than ${(maxShare * 100).toFixed(0)} %)`;
+  `(${((dropped / previous) * 100).toFixed(1)} %, more than ${maxPercent.toFixed(0)} %)`;
 
 export const errors = {
   usage: (message: string) => fail('usage', message, 2),
@@ -115,13 +115,13 @@ export const errors = {
   noTariffInForce: (date: string, earliest: string) =>
     fail('no_tariff_in_force', `No tariff is in force on ${date}: the earliest source takes effect on ${earliest}`),
   barcodesInvalid: (where: string, detail: string) => fail('barcodes_invalid', `${where}: ${detail}`),
-  shrinkRefused: (dropped: number, previous: number, maxShare: number) =>
-    fail('shrink_refused', shrinkMessage('products', dropped, previous, maxShare)),
+  shrinkRefused: (dropped: number, previous: number, maxPercent: number) =>
+    fail('shrink_refused', shrinkMessage('products', dropped, previous, maxPercent)),
   // Same stable code as a whole-tariff shrink (scripts match on it); the hint points at the category's source.
-  categoryShrinkRefused: (category: string, dropped: number, previous: number, maxShare: number) =>
+  categoryShrinkRefused: (category: string, dropped: number, previous: number, maxPercent: number) =>
     new TariffError(
       'shrink_refused',
-      shrinkMessage(`${category} products`, dropped, previous, maxShare),
+      shrinkMessage(`${category} products`, dropped, previous, maxPercent),
       VARIANT_HINTS.categoryShrinkRefused,
     ),
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),

@@ -1,4 +1,4 @@
-import type { Settings } from '../config/settings.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import type { StatusRules } from './status-rules.ts';
 
 /**
@@ -12,3 +12,6 @@ export function loadRules(settings: Settings): StatusRules {
     vettingDays: settings.vettingDays,
   };
 }
+
+/** The rules at the settings' defaults (quorum 2, every weight 1, 7 vetting days). */
+export const DEFAULT_RULES: StatusRules = loadRules(DEFAULT_SETTINGS);

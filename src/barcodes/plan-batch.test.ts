@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planBatch, type BatchState } from './plan-batch.ts';
-import { DEFAULT_RULES } from './status-rules.ts';
+import { DEFAULT_RULES } from './load-rules.ts';
 import { checkItem } from './validate-item.ts';
 
 const pack = (admCode: number) => ({ admCode, kind: 'pack' as const, units: 1 });

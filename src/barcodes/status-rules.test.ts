@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountType } from './account-types.ts';
-import { barcodeStatus, DEFAULT_RULES, recordStatus, type Match, type Vote } from './status-rules.ts';
+import { barcodeStatus, recordStatus, type Match, type Vote } from './status-rules.ts';
+import { DEFAULT_RULES } from './load-rules.ts';
 
 const A: Match = { admCode: 1001, kind: 'pack', units: 1 };
 const B: Match = { admCode: 1001, kind: 'carton', units: 10 };

@@ -33,8 +33,6 @@ export interface StatusRules {
   vettingDays: number;
 }
 
-export const DEFAULT_RULES: StatusRules = { quorum: 2, weights: { User: 1, Supplier: 1, Integration: 1 }, vettingDays: 7 };
-
 /** When a self-service account created at `createdAt` starts counting, by the rules' vetting days. */
 export function vettedFrom(createdAt: string, rules: Pick<StatusRules, 'vettingDays'>): Date {
   return new Date(Date.parse(createdAt) + rules.vettingDays * 86_400_000);

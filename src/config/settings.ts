@@ -106,6 +106,9 @@ export const settingsSchema = z.strictObject({
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
 
+/** Every setting at its default: the one definition modules and tests take their defaults from. */
+export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
+
 /** Variables whose names do not follow from their keys (TARIFF_ and the key in capitals, words joined by _). */
 const ENV_NAMES: Partial<Record<SettingKey, string>> = {
   signInTtlSeconds: 'TARIFF_SIGNIN_TTL_SECONDS',

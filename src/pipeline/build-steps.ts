@@ -16,8 +16,8 @@ export interface BuildState {
   date: string;
   baseUrl: string;
   allowShrink: boolean;
-  /** The largest share (0 to 1) of the previous products a release may drop. */
-  maxShrink: number;
+  /** The largest percentage of the previous products a release may drop (TARIFF_MAX_SHRINK). */
+  maxShrinkPercent: number;
   now: () => Date;
   /** A private scratch directory: the SQLite and NeDB engines write real files. */
   scratchDir: string;
@@ -101,12 +101,13 @@ export const BUILD_STEPS: Step<BuildState>[] = [
     run: async (state, say) => {
       const { products } = state.assembled!.content;
       const previousDataset = usablePrevious(state);
-      checkShrink(state.previous?.counts.products ?? null, products.length, state.maxShrink, state.allowShrink);
+      const guard = { maxPercent: state.maxShrinkPercent, allowed: state.allowShrink };
+      checkShrink(state.previous?.counts.products ?? null, products.length, guard);
       const before = previousDataset ? categoryCounts(previousDataset.products) : null;
-      checkCategoryShrink(before, categoryCounts(products), state.maxShrink, state.allowShrink);
+      checkCategoryShrink(before, categoryCounts(products), guard);
       say(
         state.previous
-          ? `${products.length} products against ${state.previous.counts.products} in ${state.previous.version}: within the ${Math.round(state.maxShrink * 100)} % a release may drop${state.allowShrink ? ' (or allowed)' : ''}`
+          ? `${products.length} products against ${state.previous.counts.products} in ${state.previous.version}: within the ${state.maxShrinkPercent} % a release may drop${state.allowShrink ? ' (or allowed)' : ''}`
           : `${products.length} products: nothing to compare with`,
       );
     },

@@ -21,7 +21,8 @@ export interface BuildOptions {
   /** Versions already published (kept in the bucket): a new version number goes past them. */
   takenVersions?: string[];
   allowShrink: boolean;
-  maxShrink: number;
+  /** The largest percentage of the previous products a release may drop. */
+  maxShrinkPercent: number;
   now: () => Date;
   /** A private scratch directory: the SQLite and NeDB engines write real files. */
   scratchDir: string;

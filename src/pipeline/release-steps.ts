@@ -62,7 +62,7 @@ export function releaseState(run: ReleaseRun): ReleaseState {
     bucket,
     copies,
     baseUrl: settings.baseUrl ?? 'http://127.0.0.1:8080/v1',
-    maxShrink: settings.maxShrink / 100,
+    maxShrinkPercent: settings.maxShrink,
     keep: settings.keep,
     documents: [],
     barcodes: [],

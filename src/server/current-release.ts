@@ -1,4 +1,5 @@
 import { pipeline, type Readable } from 'node:stream';
+import { DEFAULT_SETTINGS } from '../config/settings.ts';
 import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
@@ -10,7 +11,7 @@ import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/man
 import type { Bucket } from '../storage/bucket.ts';
 import { verifyingStream } from './verifying-stream.ts';
 
-export const DEFAULT_STALE_AFTER_MS = 10 * 60_000;
+export const DEFAULT_STALE_AFTER_MS = DEFAULT_SETTINGS.staleAfterSeconds * 1000;
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
 const RECHECK_REJECTED_MS = 60_000;
 

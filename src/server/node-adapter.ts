@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import type { Handler, HttpRequest, HttpResponse } from './http.ts';
 import { httpErrors } from './http-errors.ts';
@@ -32,14 +33,15 @@ export interface ServerLimits {
   shutdownGraceMs: number;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  idleTimeoutMs: 120_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 1024,
-  shutdownGraceMs: 10_000,
-};
+/** The limits the settings give (TARIFF_HEADERS_TIMEOUT_MS …), at their defaults unless set. */
+export const serverLimits = (settings: Settings): ServerLimits => ({
+  headersTimeoutMs: settings.headersTimeoutMs,
+  requestTimeoutMs: settings.requestTimeoutMs,
+  idleTimeoutMs: settings.idleTimeoutMs,
+  keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+  maxConnections: settings.maxConnections,
+  shutdownGraceMs: settings.shutdownGraceMs,
+});
 
 export interface ListeningServer {
   server: Server;
@@ -52,7 +54,7 @@ export async function listen(
   handler: Handler,
   options: { host: string; port: number; log: RequestLog; limits?: ServerLimits },
 ): Promise<ListeningServer> {
-  const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
+  const limits = options.limits ?? serverLimits(DEFAULT_SETTINGS);
   const server = createServer(
     {
       keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -158,13 +160,13 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
       response = httpErrors.internalError();
     }
   }
-  // A body left unread by an error answer (413, a 401 before the body is looked at) is not read
-  // at all: the connection closes after the answer, so an endless body costs nothing. A small
+  // A body left unread by an error answer (413, a 401 before the body is looked at) is not kept:
+  // the connection closes after the answer, so an endless body costs at most LINGER_MS. A small
   // unread body of a successful answer is drained so the connection can be reused.
   const abandon = !incoming.complete && response.status >= 400;
   if (abandon) {
     response.headers = { ...response.headers, connection: 'close' };
-    outgoing.once('finish', () => incoming.socket.destroy());
+    outgoing.once('finish', () => lingeringClose(incoming));
   } else if (!incoming.complete) incoming.resume();
 
   const { body } = response;
@@ -191,6 +193,23 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
     durationMs: Math.round((performance.now() - started) * 10) / 10,
     account: response.accountId ?? null,
   });
+}
+
+/**
+ * How long a connection closed after an error answer goes on taking (and dropping) what the client
+ * still sends. Closed at once, with its bytes unread, the socket would answer them with a reset,
+ * which can reach the client before it read the answer: it would see no 401, only a broken
+ * connection. nginx's lingering close does the same.
+ */
+const LINGER_MS = 2_000;
+
+function lingeringClose(incoming: IncomingMessage): void {
+  const socket = incoming.socket;
+  incoming.resume();
+  socket.end();
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+  cut.unref();
+  socket.once('close', () => clearTimeout(cut));
 }
 
 async function readBody(incoming: IncomingMessage): Promise<Buffer> {

@@ -7,7 +7,7 @@ import { createWebsite } from '../web/website.ts';
 import { createApp, isApiPath } from '../server/app.ts';
 import { CurrentRelease } from '../server/current-release.ts';
 import type { Handler } from '../server/http.ts';
-import { listen, type ListeningServer } from '../server/node-adapter.ts';
+import { listen, type ListeningServer, serverLimits } from '../server/node-adapter.ts';
 import { startPurgeLoop } from '../server/purge-loop.ts';
 import { ReleaseHistory } from '../web/release-history.ts';
 import { RequestLog } from '../server/request-log.ts';
@@ -75,15 +75,7 @@ export async function startService(options: ServiceOptions): Promise<{ listening
   });
   // /v1, /healthz and /openapi.json are the API; every other path is the website.
   const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
-  const limits = {
-    headersTimeoutMs: settings.headersTimeoutMs,
-    requestTimeoutMs: settings.requestTimeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
-    keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
-    maxConnections: settings.maxConnections,
-    shutdownGraceMs: settings.shutdownGraceMs,
-  };
-  const listening = await listen(handler, { host: settings.host, port: settings.port, log, limits });
+  const listening = await listen(handler, { host: settings.host, port: settings.port, log, limits: serverLimits(settings) });
   if (!settings.siteUrl) siteUrl = listening.url;
   log.write({
     event: 'service.listening',

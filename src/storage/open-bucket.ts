@@ -20,14 +20,9 @@ export async function openBucket(
     const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,62})(?:\/(.*))?$/.exec(value);
     if (!match) throw errors.usage(`bucket ${value} is not s3://<bucket>[/<prefix>]`);
     // Loaded only for S3: the SDK is large and most commands never need it.
-    const { S3Bucket } = await import('./s3-bucket.ts');
+    const { S3Bucket, s3Timeouts } = await import('./s3-bucket.ts');
     const { settings } = options;
-    const timeouts = {
-      connectMs: settings.s3ConnectTimeoutMs,
-      idleMs: settings.s3IdleTimeoutMs,
-      deadlineMs: settings.s3DeadlineSeconds * 1000,
-      attempts: settings.s3Attempts,
-    };
+    const timeouts = s3Timeouts(settings);
     return new S3Bucket({ bucket: match[1]!, prefix: match[2] ?? '', env: options.env, pathStyle: settings.s3PathStyle, timeouts });
   }
   if (value.startsWith('file://')) return new LocalBucket(new URL(value).pathname);

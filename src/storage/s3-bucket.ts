@@ -7,6 +7,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import type { Bucket, BucketObject } from './bucket.ts';
 
@@ -21,7 +22,13 @@ export interface S3Timeouts {
   attempts: number;
 }
 
-export const DEFAULT_S3_TIMEOUTS: S3Timeouts = { connectMs: 5_000, idleMs: 15_000, deadlineMs: 60_000, attempts: 3 };
+/** The timeouts the settings give (TARIFF_S3_*), at their defaults unless set. */
+export const s3Timeouts = (settings: Settings): S3Timeouts => ({
+  connectMs: settings.s3ConnectTimeoutMs,
+  idleMs: settings.s3IdleTimeoutMs,
+  deadlineMs: settings.s3DeadlineSeconds * 1000,
+  attempts: settings.s3Attempts,
+});
 
 export interface S3BucketOptions {
   bucket: string;
@@ -49,7 +56,7 @@ export class S3Bucket implements Bucket {
   private readonly timeouts: S3Timeouts;
 
   constructor(options: S3BucketOptions) {
-    this.timeouts = options.timeouts ?? DEFAULT_S3_TIMEOUTS;
+    this.timeouts = options.timeouts ?? s3Timeouts(DEFAULT_SETTINGS);
     this.bucket = options.bucket;
     this.prefix = options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
     this.description = `s3://${this.bucket}/${this.prefix}`;

@@ -3,14 +3,12 @@ import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { errors } from '../errors.ts';
 
-export const DEFAULT_LOCK_STALE_MS = 120_000;
-
 /**
  * Takes `<dir>/<name>.lock` so that two overlapping cron runs cannot both publish. The holder
  * refreshes the lock while it runs; a lock left by a crashed run is taken over once it is older
  * than `staleMs`. Returns the release function.
  */
-export async function acquireLock(dir: string, name: string, staleMs = DEFAULT_LOCK_STALE_MS): Promise<() => Promise<void>> {
+export async function acquireLock(dir: string, name: string, staleMs: number): Promise<() => Promise<void>> {
   await mkdir(dir, { recursive: true });
   const lockfilePath = join(dir, `${name}.lock`);
   try {

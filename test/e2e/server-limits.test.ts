@@ -5,7 +5,7 @@ import { runCli } from '../helpers/run-cli.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 
 let dataDir: string;
 let service: ServeProcess | null = null;

@@ -8,7 +8,8 @@ import type { Registry } from '../../src/registry/registry.ts';
 import { SqliteStore } from '../../src/registry/sqlite-store.ts';
 import type { Store } from '../../src/registry/store.ts';
 import { tempDir } from './temp-dir.ts';
-import { DEFAULT_RULES, type StatusRules } from '../../src/barcodes/status-rules.ts';
+import { type StatusRules } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 
 /** PostgreSQL for the tests: .ci/run starts one and sets this; without it, PostgreSQL cases are skipped locally and fail in CI. */
 export const PG_URL = process.env.TARIFF_TEST_POSTGRES_URL;

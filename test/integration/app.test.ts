@@ -31,7 +31,7 @@ async function setUp() {
     baseUrl: 'http://127.0.0.1/v1',
     previous: null,
     allowShrink: false,
-    maxShrink: 0.2,
+    maxShrinkPercent: 20,
     now: () => new Date(),
     scratchDir: await tempDir(),
   });

@@ -38,7 +38,7 @@ async function releases(count: number): Promise<ReleaseFiles[]> {
         baseUrl: 'https://tariff.example/v1',
         previous,
         allowShrink: false,
-        maxShrink: 0.2,
+        maxShrinkPercent: 20,
         now: () => new Date('2026-11-22T05:00:00Z'),
         scratchDir: await tempDir(),
       }),

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { openRegistry } from '../../src/registry/open-registry.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import { generateApiKey } from '../../src/registry/api-key.ts';
 import { createRegistry } from '../../src/registry/open-registry.ts';

@@ -7,7 +7,7 @@ import { migrations } from '../../src/registry/schema.ts';
 import { SQLITE_DIALECT } from '../../src/registry/sqlite-store.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { BACKENDS } from '../helpers/registries.ts';
-import { DEFAULT_RULES } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
 async function registry() {

@@ -38,7 +38,7 @@ async function build(overrides: Partial<BuildOptions> = {}) {
     baseUrl: 'https://tariff.example/v1',
     previous: null,
     allowShrink: false,
-    maxShrink: 0.2,
+    maxShrinkPercent: 20,
     now: () => new Date('2026-11-22T05:00:00Z'),
     scratchDir: await tempDir(),
     ...overrides,

@@ -91,7 +91,7 @@ describe('changes carried by a sequence of releases starting from the real list'
         previous: previous?.manifest ?? null,
         previousDataset: previousRows,
         allowShrink: true,
-        maxShrink: 0.2,
+        maxShrinkPercent: 20,
         now: () => new Date(`${date}T05:00:00Z`),
         scratchDir,
       });
@@ -142,7 +142,7 @@ describe('changes carried by a sequence of releases starting from the real list'
       baseUrl: 'https://tariff.example/v1',
       previous: null,
       allowShrink: false,
-      maxShrink: 0.2,
+      maxShrinkPercent: 20,
       now: () => new Date('2026-07-22T05:00:00Z'),
       scratchDir,
     });
@@ -156,7 +156,7 @@ describe('changes carried by a sequence of releases starting from the real list'
       previous: first.manifest,
       previousDataset: firstRows,
       allowShrink: false,
-      maxShrink: 0.2,
+      maxShrinkPercent: 20,
       now: () => new Date('2026-08-01T05:00:00Z'),
       scratchDir,
     });

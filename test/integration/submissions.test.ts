@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { barcodeStatus, DEFAULT_RULES, type Match, type Vote } from '../../src/barcodes/status-rules.ts';
+import { barcodeStatus, type Match, type Vote } from '../../src/barcodes/status-rules.ts';
+import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
 import type { Account } from '../../src/registry/registry.ts';
 import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';

@@ -31,7 +31,7 @@ async function hostileRelease() {
     baseUrl: 'https://tariff.example/v1',
     previous: null,
     allowShrink: false,
-    maxShrink: 0.2,
+    maxShrinkPercent: 20,
     now: () => new Date('2026-11-22T05:00:00Z'),
     scratchDir: await tempDir(),
   });

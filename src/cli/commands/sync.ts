@@ -40,7 +40,7 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
   const key = await apiKey(ctx, options.keyFile, settings.apiKey);
   const dest = resolve(options.dest);
   const deadlineSeconds = settings.syncDeadlineSeconds;
-  const unlock = await acquireLock(dest, 'sync');
+  const unlock = await acquireLock(dest, 'sync', settings.lockStaleSeconds * 1000);
   try {
     const result = await syncDataset({ api, format: options.format, dest, key, now: ctx.io.now, deadlineMs: deadlineSeconds * 1000 });
     // Quiet when current, for cron: only news is printed.
