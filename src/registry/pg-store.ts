@@ -1,6 +1,16 @@
 import pg from 'pg';
 import { errors } from '../errors.ts';
-import type { Dialect, Params, Queries, Row, Store, Transaction, TransactionOptions } from './store.ts';
+import {
+  refuseOuterStatement,
+  withinTransaction,
+  type Dialect,
+  type Params,
+  type Queries,
+  type Row,
+  type Store,
+  type Transaction,
+  type TransactionOptions,
+} from './store.ts';
 
 const PG_DIALECT: Dialect = {
   name: 'postgres',
@@ -77,18 +87,22 @@ export class PgStore implements Store {
   }
 
   all(sql: string, params?: Params): Promise<Row[]> {
+    refuseOuterStatement(this);
     return this.queries.all(sql, params);
   }
 
   one(sql: string, params?: Params): Promise<Row | undefined> {
+    refuseOuterStatement(this);
     return this.queries.one(sql, params);
   }
 
   run(sql: string, params?: Params): Promise<number> {
+    refuseOuterStatement(this);
     return this.queries.run(sql, params);
   }
 
   exec(script: string): Promise<void> {
+    refuseOuterStatement(this);
     return this.queries.exec(script);
   }
 
@@ -105,7 +119,7 @@ export class PgStore implements Store {
     };
     try {
       await client.query(options.durable ? 'BEGIN; SET LOCAL synchronous_commit = on' : 'BEGIN');
-      const result = await work(tx);
+      const result = await withinTransaction(this, () => work(tx));
       await client.query('COMMIT');
       return result;
     } catch (error) {

@@ -1,6 +1,15 @@
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { Dialect, Params, Row, Store, Transaction, TransactionOptions } from './store.ts';
+import {
+  refuseOuterStatement,
+  withinTransaction,
+  type Dialect,
+  type Params,
+  type Row,
+  type Store,
+  type Transaction,
+  type TransactionOptions,
+} from './store.ts';
 
 export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',
@@ -107,7 +116,7 @@ export class SqliteStore implements Store {
       if (options.durable) this.db.pragma('synchronous = FULL');
       try {
         this.db.exec('BEGIN IMMEDIATE');
-        const result = await work(this.direct);
+        const result = await withinTransaction(this, () => work(this.direct));
         this.db.exec('COMMIT');
         return result;
       } catch (error) {
@@ -127,6 +136,7 @@ export class SqliteStore implements Store {
    * hot path: no promise hop), otherwise after them.
    */
   exclusive<T>(work: () => T): Promise<Awaited<T>> {
+    refuseOuterStatement(this);
     if (this.pending === 0) {
       try {
         return Promise.resolve(work()) as Promise<Awaited<T>>;

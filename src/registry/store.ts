@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** A row as a driver returns it: column name to value. */
 export type Row = Record<string, unknown>;
 
@@ -68,6 +70,24 @@ export interface TransactionOptions {
 export interface Store extends Queries {
   transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+/** The store whose transaction the running code is inside, if any. */
+const insideTransactionOf = new AsyncLocalStorage<object>();
+
+/** Runs a transaction's work marked as inside `store`'s transaction (for refuseOuterStatement). */
+export function withinTransaction<T>(store: object, work: () => Promise<T>): Promise<T> {
+  return insideTransactionOf.run(store, work);
+}
+
+/**
+ * Refuses a statement sent to the store itself from inside one of its transactions: on SQLite it
+ * would wait for the transaction that waits for it (a deadlock), on PostgreSQL it would run on
+ * another connection, outside the transaction, unseen by its locks. The work must use its `tx`.
+ */
+export function refuseOuterStatement(store: object): void {
+  if (insideTransactionOf.getStore() === store)
+    throw new Error('a statement was sent to the store inside one of its transactions: use the transaction given to the work (tx)');
 }
 
 /** Whether a driver error is a unique constraint violation (SQLite's code or PostgreSQL's SQLSTATE). */

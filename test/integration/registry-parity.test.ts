@@ -74,6 +74,16 @@ async function everyChange(r: Registry): Promise<void> {
 }
 
 describe.each(BACKENDS)('the %s registry keeps the policies decided once for every backend', (_, location) => {
+  it('refuses a statement sent to the store itself inside one of its transactions, and still serves it outside', async () => {
+    const store = await (await location()).store();
+    // On SQLite it would wait for the transaction that waits for it; on PostgreSQL it would run outside it.
+    await expect(store.transaction(async () => store.one('SELECT 1 AS one'), { durable: false })).rejects.toThrow(
+      'a statement was sent to the store inside one of its transactions: use the transaction given to the work (tx)',
+    );
+    expect(await store.transaction(async (tx) => tx.one('SELECT 1 AS one'), { durable: false })).toEqual({ one: 1 });
+    expect(await store.one('SELECT 1 AS one')).toEqual({ one: 1 });
+  });
+
   it('makes every deliberate change durable, and only the per-request counters and the purge not', async () => {
     const { store, statements } = recording(await (await location()).store());
     await everyChange(createRegistry(store, async () => null, DEFAULT_RULES));
