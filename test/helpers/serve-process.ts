@@ -9,6 +9,8 @@ export interface ServeProcess {
   log: Record<string, unknown>[];
   /** What it wrote on stderr so far. */
   stderr(): Promise<string>;
+  /** The first line logged (so far or from now on) that `matches`: waits for the event itself, never polls. */
+  logged(matches: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   stop(): Promise<number | null>;
 }
 
@@ -23,6 +25,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: Record<string, unknown>[] = [];
+  const waiting: { matches: (entry: Record<string, unknown>) => boolean; resolve: (entry: Record<string, unknown>) => void }[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {
@@ -31,6 +34,10 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>;
       log.push(entry);
+      for (const waiter of waiting.filter((w) => w.matches(entry))) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
       if (entry.event === 'service.listening') {
         clearTimeout(timer);
         child.removeAllListeners('exit');
@@ -39,6 +46,12 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
           child,
           log,
           stderr: async () => stderr,
+          logged: (matches) =>
+            new Promise((resolve) => {
+              const seen = log.find(matches);
+              if (seen) resolve(seen);
+              else waiting.push({ matches, resolve });
+            }),
           stop: () =>
             new Promise((done, fail) => {
               // A service that does not stop is a failure to read, not a hook timing out in silence.
