@@ -189,7 +189,7 @@ describe('a corrupt release in the bucket', () => {
       .catch(() => null);
     if (received && received.body.length === received.length)
       expect(createHash('sha256').update(received.body).digest('hex')).toBe(etag.slice(1, -1));
-    await waitFor(() => service!.log.some((entry) => entry.event === 'release.file_corrupt'), 'the corruption in the log');
+    await service!.logged((entry) => entry.event === 'release.file_corrupt');
   });
 
   it('answers 503 before any header when a streamed file is shorter than its manifest says, and never rolls back to an incomplete version', async () => {

@@ -59,12 +59,16 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     const key = JSON.parse((await runCli(['keys', 'create', 'shop@example.it', '--json', '--data-dir', dataDir])).stdout).key;
     const url = await serve();
     const { socket } = await open(url);
+    const continued = new Promise((resolve) => socket.once('data', resolve));
     socket.write(
-      `POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"items":[`,
+      `POST /v1/barcodes HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 5000\r\nExpect: 100-continue\r\n\r\n`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Node answers 100 Continue once the request reached the handler: the body read is under way.
+    await continued;
+    socket.write('{"items":[');
     socket.destroy();
-    await waitFor(() => service!.log.some((entry) => entry.event === 'request.aborted'), 'the aborted request in the log');
+    await service!.logged((entry) => entry.event === 'request.aborted');
     expect(service!.log.filter((entry) => entry.event === 'request.error')).toEqual([]);
     expect(service!.log.some((entry) => entry.status === 500)).toBe(false);
     expect((await fetch(`${url.origin}/healthz`)).status).toBeLessThan(500);
@@ -143,7 +147,7 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     await registry.confirmSignUp(signUp.tokenHash, [], signedUpAt);
     await registry.close();
     await serve({ TARIFF_PURGE_INTERVAL_SECONDS: '1' });
-    await waitFor(() => service!.log.some((entry) => entry.event === 'accounts.vetted'), 'the vetting in the log');
+    await service!.logged((entry) => entry.event === 'accounts.vetted');
     expect(service!.log.find((entry) => entry.event === 'registry.purged')).toMatchObject({ request_limits: 5 });
     expect(service!.log.find((entry) => entry.event === 'accounts.vetted')).toMatchObject({ count: 1 });
   });
