@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { FORMATS, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
+import { FORMATS, holdsDigest, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
@@ -91,7 +91,7 @@ async function readBack(bucket: Bucket, expected: { key: string; digest: FileDig
   for (const { key, digest } of expected) {
     const bytes = await bucket.get(key);
     if (!bytes) throw errors.bucketFailed(`${bucket.description}${key}`, 'the file is missing');
-    if (bytes.length !== digest.size || sha256Hex(bytes) !== digest.sha256) {
+    if (!holdsDigest(bytes, digest)) {
       throw errors.bucketFailed(
         `${bucket.description}${key}`,
         `the bucket holds ${bytes.length} bytes with SHA-256 ${sha256Hex(bytes)}, expected ${digest.size} bytes with ${digest.sha256}`,

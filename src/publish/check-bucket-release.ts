@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileName, FORMATS, MANIFEST_FILE, renderManifest, type Format, type Manifest } from '../release/manifest.ts';
+import { fileName, FORMATS, MANIFEST_FILE, renderManifest, sameDigest, type Format, type Manifest } from '../release/manifest.ts';
 import { verifyRelease, type VerifyReport } from '../release/verify-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
@@ -36,7 +36,7 @@ export async function bucketFileDamage(bucket: Bucket, manifest: Manifest): Prom
       size += (chunk as Buffer).length;
     }
     const sha256 = hash.digest('hex');
-    if (size !== expected.size || sha256 !== expected.sha256) {
+    if (!sameDigest({ sha256, size }, expected)) {
       const problem = `${key} holds ${size} bytes with SHA-256 ${sha256}, the manifest says ${expected.size} bytes with ${expected.sha256}`;
       damage.push({ format, key, problem });
     }

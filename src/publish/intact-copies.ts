@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '../util/digests.ts';
-import { fileName, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
+import { fileName, holdsDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
 
@@ -11,9 +10,6 @@ export interface CopySource {
   name: string;
   read: (version: string, format: Format) => Promise<Uint8Array | null>;
 }
-
-/** True when `bytes` are exactly the file the digest names. */
-export const holdsDigest = (bytes: Uint8Array, digest: FileDigest) => bytes.length === digest.size && sha256Hex(bytes) === digest.sha256;
 
 /** The bucket's own copy of each release file. */
 export const bucketCopies = (bucket: Bucket): CopySource => ({

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts';
-import { FORMATS, type Manifest } from '../release/manifest.ts';
+import { FORMATS, sameDigest, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { compareVersions, completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
@@ -46,8 +46,7 @@ export interface PlanOptions {
   copies?: readonly CopySource[];
 }
 
-const sameFiles = (a: Manifest, b: Manifest) =>
-  FORMATS.every((format) => a.files[format].sha256 === b.files[format].sha256 && a.files[format].size === b.files[format].size);
+const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => sameDigest(a.files[format], b.files[format]));
 
 /**
  * Plans publishing `release` to `bucket`, reading it and writing nothing. The rules:

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCHEMA_VERSION } from '../dataset/model.ts';
+import { sha256Hex } from '../util/digests.ts';
 
 export const FORMATS = ['json', 'sqlite', 'docdb'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -34,6 +35,13 @@ export interface FileDigest {
   sha256: string;
   size: number;
 }
+
+/** Whether two digests name the same file: the one comparison of size and SHA-256. */
+export const sameDigest = (a: FileDigest, b: FileDigest): boolean => a.size === b.size && a.sha256 === b.sha256;
+
+/** Whether `bytes` are exactly the file the digest names (the size first: it costs nothing). */
+export const holdsDigest = (bytes: Uint8Array, digest: FileDigest): boolean =>
+  bytes.length === digest.size && sha256Hex(bytes) === digest.sha256;
 
 export interface ManifestInput {
   version: string;

@@ -6,8 +6,7 @@ import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';
-import { holdsDigest } from '../publish/intact-copies.ts';
-import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
+import { FORMATS, holdsDigest, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { verifyingStream } from './verifying-stream.ts';
 

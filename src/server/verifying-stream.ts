@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
+import { sameDigest } from '../release/manifest.ts';
 
 /**
  * Passes a streamed file through, holding back its last chunk until the whole file has hashed
@@ -24,7 +25,7 @@ export function verifyingStream(
     },
     flush(done) {
       const sha256 = hash.digest('hex');
-      if (sha256 === expected.sha256 && size === expected.size) return done(null, held ?? undefined);
+      if (sameDigest({ sha256, size }, expected)) return done(null, held ?? undefined);
       log({ event: 'release.file_corrupt', level: 'error', key, size, sha256, expected: expected.sha256 });
       done(new Error(`${key} does not match its manifest`));
     },
