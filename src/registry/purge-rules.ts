@@ -21,10 +21,9 @@ export const PURGE_RULES: PurgeRule[] = [
     name: 'usage_counters',
     sql: 'DELETE FROM usage_counters WHERE (account_id, counter, period_start) IN (SELECT account_id, counter, period_start FROM usage_counters WHERE period_start < ? LIMIT ?)',
   },
-  // Key-form marks have the period 'once'; every other request limit has an ISO period start.
   {
     name: 'request_limits',
-    sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start <> 'once' AND period_start < ? LIMIT ?)",
+    sql: 'DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start < ? LIMIT ?)',
   },
   {
     name: 'sign_in_tokens',
@@ -37,7 +36,7 @@ export const PURGE_RULES: PurgeRule[] = [
   },
   {
     name: 'key_forms',
-    sql: "DELETE FROM request_limits WHERE (key, period_start) IN (SELECT key, period_start FROM request_limits WHERE period_start = 'once' AND key LIKE 'key-form:%' AND substr(key, 10, 64) NOT IN (SELECT id_hash FROM sessions WHERE expires_at >= ?) LIMIT ?)",
+    sql: 'DELETE FROM form_uses WHERE (session_hash, nonce) IN (SELECT session_hash, nonce FROM form_uses WHERE session_hash NOT IN (SELECT id_hash FROM sessions WHERE expires_at >= ?) LIMIT ?)',
   },
 ];
 

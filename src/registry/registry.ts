@@ -100,6 +100,8 @@ export interface Registry {
   /** The session's account, unless the session expired or the account is blocked. */
   findSession(idHash: string, now: Date): Promise<WebSession | null>;
   deleteSession(idHash: string): Promise<void>;
+  /** Marks a form's one-time token used in a session: true the first time, false for a resend. */
+  useFormOnce(sessionHash: string, nonce: string): Promise<boolean>;
   /** Ends every session of the account ("Esci da tutti i dispositivi"); returns how many. */
   deleteAccountSessions(accountId: number): Promise<number>;
   /** A generic counter for request limits (sign-in requests per address and per client). */

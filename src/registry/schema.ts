@@ -157,6 +157,19 @@ export function migrations({ name, schema: d }: Dialect): string[] {
     // accounts there were count as they did.
     `ALTER TABLE accounts ADD COLUMN vetted_at TEXT;
   UPDATE accounts SET vetted_at = created_at;`,
+    // 7: the one-time marks of the key form (a reload must not create a second key) in a table of
+    // their own, by session, instead of request-limit rows with the period 'once'.
+    `${table(
+      'form_uses',
+      `
+    session_hash TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    PRIMARY KEY (session_hash, nonce)`,
+      true,
+    )}
+  INSERT INTO form_uses (session_hash, nonce)
+    SELECT substr(key, 10, 64), substr(key, 75) FROM request_limits WHERE period_start = 'once' AND key LIKE 'key-form:%';
+  DELETE FROM request_limits WHERE period_start = 'once';`,
   ];
 }
 

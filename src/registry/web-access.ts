@@ -60,6 +60,13 @@ export function webAccessRules(store: Store) {
     deleteSession: async (idHash: string): Promise<void> =>
       void (await runDurably(store, 'DELETE FROM sessions WHERE id_hash = ?', [idHash])),
 
+    /**
+     * Marks a form's one-time token used in this session: true the first time, false for a
+     * resend (a reload). Not durable: a mark a power cut undoes lets one resend through, nothing more.
+     */
+    useFormOnce: async (sessionHash: string, nonce: string): Promise<boolean> =>
+      (await store.run('INSERT INTO form_uses (session_hash, nonce) VALUES (?, ?) ON CONFLICT DO NOTHING', [sessionHash, nonce])) === 1,
+
     deleteAccountSessions: (accountId: number): Promise<number> =>
       runDurably(store, 'DELETE FROM sessions WHERE account_id = ?', [accountId]),
   };

@@ -68,7 +68,7 @@ export function accountRoutes(site: SiteKit): Route[] {
         // the others only say so (the key itself is never stored, so it cannot be shown again).
         const nonce = form.get('_form') ?? '';
         if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return site.forbidden();
-        if (!(await registry.countRequest(`key-form:${session.idHash}:${nonce}`, 'once', 1)).allowed) {
+        if (!(await registry.useFormOnce(session.idHash, nonce))) {
           const notice =
             "Questa richiesta era già stata eseguita: la chiave è stata creata e, per sicurezza, non può essere mostrata di nuovo. Se non l'hai copiata, revocala e creane un'altra.";
           return render(session, { notice });
