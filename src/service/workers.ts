@@ -34,8 +34,10 @@ export async function superviseWorkers(options: {
   const running = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
   for (let i = 0; i < workers; i++) fork();
   await new Promise<void>((resolve) => {
+    let finished = false;
     const finishIfDone = () => {
-      if (!stopping || running().length > 0) return;
+      if (finished || !stopping || running().length > 0) return;
+      finished = true;
       clearTimeout(deadline);
       log.write({ event: 'service.stopped' });
       log.flush();

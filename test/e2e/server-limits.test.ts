@@ -136,6 +136,10 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     service = null;
     expect(await stopping.stop()).toBe(0);
     expect(stopping.log.at(-1)).toMatchObject({ event: 'service.stopped' });
+    // Each process says it stopped once at most (a worker still starting when SIGTERM came says nothing), its supervisor last.
+    const stopped = stopping.log.filter((entry) => entry.event === 'service.stopped').length;
+    expect(stopped).toBeGreaterThanOrEqual(1);
+    expect(stopped).toBeLessThanOrEqual(workers === 1 ? 1 : workers + 1);
   });
 
   it('purges expired registry rows and vets the self-service accounts of age in the background', async () => {
