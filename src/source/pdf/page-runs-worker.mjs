@@ -170,6 +170,7 @@ class PdfReadError extends Error {
 
 parentPort.on('message', (job) => {
   heapLimit = job.limits.heapBytes;
+  heapRefused = false;
   try {
     const pages = readPages(job);
     parentPort.postMessage(
@@ -180,8 +181,9 @@ parentPort.on('message', (job) => {
     // Any error from inside WebAssembly (an abort, a trap) leaves the module unusable: the thread is done.
     const fatal = error instanceof WebAssembly.RuntimeError;
     if (heapRefused) {
+      // Whatever PDFium made of the refusal, a thread that ran out of heap is not trusted with the next document.
       const message = `more than ${job.limits.heapBytes / 1048576} MB of memory to read`;
-      parentPort.postMessage({ id: job.id, fatal, error: { reason: 'too_large_memory', page: null, message } });
+      parentPort.postMessage({ id: job.id, fatal: true, error: { reason: 'too_large_memory', page: null, message } });
       return;
     }
     const reason = error instanceof PdfReadError ? error.reason : 'damaged';
