@@ -166,7 +166,9 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
   const abandon = !incoming.complete && response.status >= 400;
   if (abandon) {
     response.headers = { ...response.headers, connection: 'close' };
-    outgoing.once('finish', () => lingeringClose(incoming));
+    // Node ends a `connection: close` answer with the socket's destroySoon(), which resets a
+    // connection the client is still sending on: this one lingers instead.
+    (incoming.socket as Socket).destroySoon = () => lingeringClose(incoming);
   } else if (!incoming.complete) incoming.resume();
 
   const { body } = response;
