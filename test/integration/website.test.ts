@@ -330,6 +330,36 @@ describe.each(BACKENDS)('sign-up on the website on %s', (_, location) => {
     expect((await stand.call('GET', path)).status).toBe(410);
   });
 
+  it('gives two plus-addressed sign-ups of one mailbox no way to approve a barcode, fresh or vetted', async () => {
+    const stand = await setUp();
+    const accounts: Account[] = [];
+    for (const [i, email] of ['anna+1@tabacchi.it', 'anna+2@tabacchi.it'].entries()) {
+      // Two organisation names, as someone gaming the quorum would give.
+      expect((await signUp(stand, { email, organisation: `Tabaccheria ${i + 1}` }, `10.0.1.${i}`)).status).toBe(200);
+      const confirm = await stand.call('GET', linkOf(stand.mailbox.at(-1)!.text)!);
+      const token = /name="token" value="([^"]+)"/.exec(confirm.text)![1]!;
+      expect((await stand.call('POST', '/conferma-registrazione', { token, _csrf: stand.csrf(confirm.text) })).status).toBe(303);
+      stand.clearCookies();
+      accounts.push((await stand.registry.findAccount(email))!);
+    }
+    const vote = (account: Account) =>
+      stand.registry.submitBarcodes(
+        {
+          account,
+          periodStart: '2026-11-22T10:00:00.000Z',
+          checks: [checkItem({ barcode: '8001001001005', admCode: 1001 }, 'User', () => true)],
+        },
+        new Date('2026-11-22T10:00:00Z'),
+      );
+    for (const account of accounts) await vote(account);
+    expect((await stand.registry.barcodeVotes('08001001001005')).summary!.status).toBe('to_confirm');
+    // Vetted (by the operator, or by age): still one mailbox, so one organisation and one vote.
+    for (const account of accounts) await stand.registry.vetAccount(account.email, 'test', new Date('2026-11-22T10:00:00Z'));
+    expect((await stand.registry.barcodeVotes('08001001001005')).summary!.status).toBe('to_confirm');
+    expect((await stand.registry.barcodeVotes('08001001001005')).votes.map((v) => v.notCounted)).toEqual([null, 'same_organisation']);
+    expect(await stand.registry.approvedBarcodes()).toEqual([]);
+  });
+
   it('looks nothing up and writes nothing before its answer to /accedi and /registrati is out, so timing tells nothing', async () => {
     const registry = await (await backend()).open();
     await registry.createAccount({ email: 'shop@example.it', type: 'User' }, new Date());
