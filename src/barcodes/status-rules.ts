@@ -33,9 +33,12 @@ export interface StatusRules {
   vettingDays: number;
 }
 
+/** How long a self-service account waits before its votes count. */
+export const vettingWaitMs = (rules: Pick<StatusRules, 'vettingDays'>): number => rules.vettingDays * 86_400_000;
+
 /** When a self-service account created at `createdAt` starts counting, by the rules' vetting days. */
 export function vettedFrom(createdAt: string, rules: Pick<StatusRules, 'vettingDays'>): Date {
-  return new Date(Date.parse(createdAt) + rules.vettingDays * 86_400_000);
+  return new Date(Date.parse(createdAt) + vettingWaitMs(rules));
 }
 
 export const sameMatch = (a: Match, b: Match) => a.admCode === b.admCode && a.kind === b.kind && a.units === b.units;

@@ -1,4 +1,4 @@
-import type { StatusRules } from '../barcodes/status-rules.ts';
+import { vettingWaitMs, type StatusRules } from '../barcodes/status-rules.ts';
 import { errors } from '../errors.ts';
 import { writeAudit } from './audit.ts';
 import { recomputeBarcodes } from './barcode-state.ts';
@@ -93,7 +93,8 @@ export function accountRules(store: Store, statusRules: StatusRules) {
     vetAccountsOfAge: (now: Date): Promise<string[]> =>
       store.transaction(
         async (tx) => {
-          const createdBefore = new Date(now.getTime() - statusRules.vettingDays * 86_400_000).toISOString();
+          // Created at least the vetting wait ago: vettedFrom(created_at) is now or past.
+          const createdBefore = new Date(now.getTime() - vettingWaitMs(statusRules)).toISOString();
           const rows = await tx.all(
             'UPDATE accounts SET vetted_at = ? WHERE vetted_at IS NULL AND NOT blocked AND created_at <= ? RETURNING id, email',
             [now.toISOString(), createdBefore],
