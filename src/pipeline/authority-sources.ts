@@ -79,5 +79,5 @@ export function describeReport(report: SourceReport): string {
   if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
   if (report.found) return `${what}: links to ${report.found.documents} document(s)`;
   if (report.status === 'unchanged') return `${what} unchanged, in force from ${dates}`;
-  return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${report.sha256!.slice(0, 12)}`;
+  return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${(report.sha256 ?? '').slice(0, 12)}`;
 }

@@ -26,6 +26,8 @@ export interface BuildOptions {
   now: () => Date;
   /** A private scratch directory: the SQLite and NeDB engines write real files. */
   scratchDir: string;
+  /** Where the release goes, for the build's lines ("var/release", "the bucket …"); memory by default. */
+  destination?: string;
 }
 
 export interface BuiltRelease extends RenderedRelease {

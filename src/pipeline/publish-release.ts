@@ -1,8 +1,8 @@
 import type { CopySource } from '../publish/intact-copies.ts';
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { PUBLISH_STEPS, publicationResult, type PublishState } from './publish-steps.ts';
-import { runSteps, type StepReport } from './step-runner.ts';
+import { publicationResult, publishSteps } from './publish-steps.ts';
+import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface PublishOptions {
   keep: number;
@@ -13,15 +13,11 @@ export interface PublishOptions {
 }
 
 /**
- * Publishes a release to a bucket with the pipeline's publish steps (upload and read back, switch,
- * prune): any failure before the switch leaves the previous release current and whole.
+ * Publishes a release to a bucket with the pipeline's publish steps (plan, upload and read back,
+ * switch, prune): any failure before the switch leaves the previous release current and whole.
  * Re-publishing the current release checks the bucket's files and repairs them when damaged.
  */
 export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
-  const state = await runSteps<PublishState>(
-    PUBLISH_STEPS,
-    { bucket, keep: options.keep, release, copies: options.copies },
-    { report: options.onStep },
-  );
-  return publicationResult(state.plan!);
+  const runner = new StepRunner({ report: options.onStep });
+  return publicationResult(await publishSteps(runner, { bucket, keep: options.keep, copies: options.copies }, release));
 }

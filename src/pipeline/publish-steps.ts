@@ -10,114 +10,125 @@ import {
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
 import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
-import { renderManifest } from '../release/manifest.ts';
+import { renderManifest, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import type { Step } from './step-runner.ts';
+import type { StepRunner } from './step-runner.ts';
 
-/** What the publish steps read and leave: the bucket, the release to put in it, the plan, and the outcome. */
-export interface PublishState {
+type Switch = NonNullable<PublicationPlan['switch']>;
+
+/** Where a release is published, and what the plan may take from besides it. */
+export interface PublishTarget {
   bucket: Bucket;
   keep: number;
-  release?: ReleaseFiles;
   /** Where intact bytes of a damaged kept release may be found (the local copies). */
   copies?: readonly CopySource[];
-  /** Set by the plan step: everything the publication does. */
-  plan?: PublicationPlan;
 }
 
 /** A bucket error before the switch leaves the previous release current and whole: said so. */
-async function beforeSwitch<T>(state: PublishState, work: () => Promise<T>): Promise<T> {
+async function beforeSwitch<T>(bucket: Bucket, plan: PublicationPlan, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (isTariffError(error)) throw error;
-    const { current } = state.plan!;
-    const still = current ? `${current.version} is still current` : 'nothing is current';
-    throw errors.bucketFailed(state.bucket.description, `publishing ${state.plan!.version} failed, ${still}: ${(error as Error).message}`);
+    const still = plan.current ? `${plan.current.version} is still current` : 'nothing is current';
+    throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${(error as Error).message}`);
   }
 }
 
 const repairLine = (repair: PlannedRepair) => `repair ${repair.key} from ${repair.from} (${repair.problem.replace(`${repair.key} `, '')})`;
 
-/** Nothing to switch: the release is current already (whole, or repaired by the upload step). */
-const noSwitch = (state: PublishState) => (state.plan!.switch ? null : `${state.plan!.version} is current already`);
-
 /** The upload step's writes, in order: repairs first (a kept release whole again), then the release's files. */
 const writesOf = (plan: PublicationPlan) => [...plan.repairs, ...plan.uploads];
 
-/**
- * Publishing, as one plan applied in steps: the plan reads the bucket and decides everything
- * (upload, repair, switch from → to, prune, clean; or refuses: version_conflict, version_behind,
- * bucket_damaged); a dry run prints it, the run applies it. Files are uploaded under the release's
- * own prefix and read back (size and SHA-256) before the current manifest switches; a failure
- * before the switch leaves the previous release current and whole.
- */
-export const PUBLISH_STEPS: Step<PublishState>[] = [
-  {
-    name: 'plan',
-    dryRunSafe: true,
-    run: async (state, say) => {
-      const plan = await planPublication(state.bucket, state.release!, { keep: state.keep, copies: state.copies });
-      state.plan = plan;
-      if (!plan.switch && plan.unrepairable.length > 0)
-        throw errors.bucketDamaged(plan.version, state.bucket.description, plan.unrepairable);
-      for (const problem of plan.unrepairable) say(`${plan.current!.version} stays damaged: ${problem}`);
-      const headline = planHeadline(summarisePlan(plan));
-      say(changesNothing(plan) ? `${headline}: nothing to do` : headline);
-    },
-  },
-  {
-    name: 'upload',
-    dryRunSafe: false,
-    skip: (state) => (writesOf(state.plan!).length === 0 ? 'nothing to upload' : null),
-    run: async (state, say) => {
-      const { bucket, plan } = state;
-      await beforeSwitch(state, async () => {
-        for (const repair of plan!.repairs) {
+/** Reads the bucket and decides everything the publication does, or refuses (version_conflict, version_behind, bucket_damaged). */
+export function planStep(runner: StepRunner, target: PublishTarget, release: ReleaseFiles): Promise<PublicationPlan> {
+  return runner.compute('plan', async (say) => {
+    const plan = await planPublication(target.bucket, release, { keep: target.keep, copies: target.copies });
+    if (!plan.switch && plan.unrepairable.length > 0)
+      throw errors.bucketDamaged(plan.version, target.bucket.description, plan.unrepairable);
+    for (const problem of plan.unrepairable) say(`${plan.current?.version} stays damaged: ${problem}`);
+    const headline = planHeadline(summarisePlan(plan));
+    say(changesNothing(plan) ? `${headline}: nothing to do` : headline);
+    return plan;
+  });
+}
+
+async function uploadStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan): Promise<void> {
+  const writes = writesOf(plan);
+  if (writes.length === 0) return runner.skip('upload', 'nothing to upload');
+  await runner.effect('upload', {
+    run: async (say) => {
+      await beforeSwitch(bucket, plan, async () => {
+        for (const repair of plan.repairs) {
           say(repairLine(repair));
           await bucket.put(repair.key, repair.bytes, 'application/gzip');
         }
-        for (const upload of plan!.uploads) {
+        for (const upload of plan.uploads) {
           say(`${upload.key} (${upload.bytes.length} bytes)`);
           await bucket.put(upload.key, upload.bytes, 'application/gzip');
         }
-        await verifyWritten(bucket, writesOf(plan!));
+        await verifyWritten(bucket, writes);
       });
-      say(`read back: ${writesOf(plan!).length} file(s) whole`);
+      say(`read back: ${writes.length} file(s) whole`);
     },
-    wouldDo: async (state) => [
-      ...state.plan!.repairs.map(repairLine),
-      ...state.plan!.uploads.map((upload) => `upload ${upload.key} (${upload.bytes.length} bytes)`),
+    wouldDo: () => [
+      ...plan.repairs.map(repairLine),
+      ...plan.uploads.map((upload) => `upload ${upload.key} (${upload.bytes.length} bytes)`),
     ],
-  },
-  {
-    name: 'switch',
-    dryRunSafe: false,
-    skip: noSwitch,
-    run: async (state, say) => {
-      const { manifest } = state.release!;
-      const { from, to } = state.plan!.switch!;
-      await beforeSwitch(state, async () => {
-        await state.bucket.put(releaseManifestKey(to), Buffer.from(renderManifest(manifest)), 'application/json');
-        await state.bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
+  });
+}
+
+async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan, manifest: Manifest, move: Switch): Promise<void> {
+  await runner.effect('switch', {
+    run: async (say) => {
+      await beforeSwitch(bucket, plan, async () => {
+        await bucket.put(releaseManifestKey(move.to), Buffer.from(renderManifest(manifest)), 'application/json');
+        await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
       });
-      say(`${CURRENT_KEY} → ${to} (was ${from ?? 'none'})`);
+      say(`${CURRENT_KEY} → ${move.to} (was ${move.from ?? 'none'})`);
     },
-    wouldDo: async (state) => [`make ${state.plan!.switch!.to} current (was ${state.plan!.switch!.from ?? 'none'})`],
-  },
-  {
-    name: 'prune',
-    dryRunSafe: false,
-    skip: noSwitch,
-    run: async (state, say) => {
-      const { prune, clean } = state.plan!;
-      await removeVersions(state.bucket, [...prune, ...clean]);
-      say(`keep ${state.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}` : 'nothing to remove'}`);
+    wouldDo: () => [`make ${move.to} current (was ${move.from ?? 'none'})`],
+  });
+}
+
+async function pruneStep(runner: StepRunner, target: PublishTarget, plan: PublicationPlan): Promise<void> {
+  const { prune, clean } = plan;
+  await runner.effect('prune', {
+    run: async (say) => {
+      await removeVersions(target.bucket, [...prune, ...clean]);
+      say(`keep ${target.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}` : 'nothing to remove'}`);
       for (const orphan of clean) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
     },
-    wouldDo: async (state) => [`keep ${state.keep}: remove ${[...state.plan!.prune, ...state.plan!.clean].join(', ') || 'nothing'}`],
-  },
-];
+    wouldDo: () => [`keep ${target.keep}: remove ${[...prune, ...clean].join(', ') || 'nothing'}`],
+  });
+}
+
+/**
+ * Applies a publication plan in steps: files uploaded under the release's own prefix and read back
+ * (size and SHA-256) before the current manifest switches, then the bucket pruned. A failure before
+ * the switch leaves the previous release current and whole. A dry run says what each would do.
+ */
+export async function applyPlan(runner: StepRunner, target: PublishTarget, manifest: Manifest, plan: PublicationPlan): Promise<void> {
+  await uploadStep(runner, target.bucket, plan);
+  const move = plan.switch;
+  if (!move) {
+    for (const step of ['switch', 'prune']) runner.skip(step, `${plan.version} is current already`);
+    return;
+  }
+  await switchStep(runner, target.bucket, plan, manifest, move);
+  await pruneStep(runner, target, plan);
+}
+
+/**
+ * Publishing, as one plan applied in steps: the plan reads the bucket and decides everything
+ * (upload, repair, switch from → to, prune, clean; or refuses); a dry run prints it, the run
+ * applies it, so the two cannot disagree.
+ */
+export async function publishSteps(runner: StepRunner, target: PublishTarget, release: ReleaseFiles): Promise<PublicationPlan> {
+  const plan = await planStep(runner, target, release);
+  await applyPlan(runner, target, release.manifest, plan);
+  return plan;
+}
 
 /** What the publication did, once its steps ran: the plan, applied. */
 export function publicationResult(plan: PublicationPlan): PublishResult {

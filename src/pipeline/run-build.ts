@@ -8,8 +8,8 @@ import { readSources } from '../fetch/read-sources.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
 import { approvedBarcodes, previousInFolder } from './release-inputs.ts';
-import { BUILD_COMMAND_STEPS, releaseState } from './release-steps.ts';
-import { runSteps, type StepReport } from './step-runner.ts';
+import { runReleaseSteps } from './release-steps.ts';
+import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface BuildRunOptions {
   settings: Settings;
@@ -46,22 +46,25 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
   try {
     const { settings } = options;
-    const state = releaseState({
-      ...options,
-      scratchDir,
-      destination: options.out,
-      inputs: {
-        documents: async () => ({
-          documents: withNoticeDates(await readSources(options.sources, settings), options.noticeDates ?? new Map()),
-          reports: [],
-        }),
-        barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),
-        previous: (say) => previousInFolder(options.previous, say),
+    const runner = new StepRunner(options);
+    const { built } = await runReleaseSteps(
+      {
+        ...options,
+        scratchDir,
+        destination: options.out,
+        inputs: {
+          documents: async () => ({
+            documents: withNoticeDates(await readSources(options.sources, settings), options.noticeDates ?? new Map()),
+            reports: [],
+          }),
+          barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),
+          previous: (say) => previousInFolder(options.previous, say),
+        },
+        out: { dir: options.out },
       },
-      out: { dir: options.out },
-    });
-    await runSteps(BUILD_COMMAND_STEPS, state, { dryRun: options.dryRun, report: options.report });
-    return state.built!;
+      runner,
+    );
+    return built;
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
   }

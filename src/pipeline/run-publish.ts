@@ -8,8 +8,8 @@ import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts'
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { PUBLISH_STEPS, publicationResult, type PublishState } from './publish-steps.ts';
-import { runSteps, type Step, type StepReport } from './step-runner.ts';
+import { publicationResult, publishSteps } from './publish-steps.ts';
+import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface PublishRunOptions {
   settings: Settings;
@@ -21,24 +21,20 @@ export interface PublishRunOptions {
   report: StepReport;
 }
 
-type FolderState = PublishState & { dir: string };
-
 /** Reads a release folder into memory once it verifies (every format opened by its own engine). */
-const VERIFY_FOLDER: Step<FolderState> = {
-  name: 'verify',
-  dryRunSafe: true,
-  run: async (state, say) => {
-    const report = await verifyRelease(state.dir);
-    if (!report.ok) throw errors.verifyFailed(state.dir, report.problems);
-    const manifest = JSON.parse(await readFile(join(state.dir, 'manifest.json'), 'utf8'));
-    const read = (format: Format) => readFile(join(state.dir, fileName(format)));
+function verifyFolder(runner: StepRunner, dir: string): Promise<ReleaseFiles> {
+  return runner.compute('verify', async (say) => {
+    const report = await verifyRelease(dir);
+    if (!report.ok) throw errors.verifyFailed(dir, report.problems);
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    const read = (format: Format) => readFile(join(dir, fileName(format)));
     const files = Object.fromEntries(
       await Promise.all(FORMATS.map(async (format) => [format, await read(format)])),
     ) as ReleaseFiles['files'];
-    state.release = { manifest, files };
-    say(`${manifest.version} in ${state.dir}: json, sqlite and docdb match the manifest and hold the same rows`);
-  },
-};
+    say(`${manifest.version} in ${dir}: json, sqlite and docdb match the manifest and hold the same rows`);
+    return { manifest, files };
+  });
+}
 
 /**
  * `tariff publish` as a service: verify a release folder, then the publish steps (upload and read
@@ -51,12 +47,13 @@ export async function runPublish(
   const bucket = await openBucket(settings.bucket, { dataDir: options.dataDir, settings, env: options.env });
   // A damaged kept release is repaired from its local copy when there is one.
   const copies = [localCopies(join(options.dataDir, 'releases'))];
-  const state: FolderState = { bucket, keep: settings.keep, dir: options.dir, copies };
-  await runSteps<FolderState>([VERIFY_FOLDER, ...(PUBLISH_STEPS as Step<FolderState>[])], state, options);
+  const runner = new StepRunner(options);
+  const release = await verifyFolder(runner, options.dir);
+  const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies }, release);
   return {
-    result: options.dryRun ? null : publicationResult(state.plan!),
-    version: state.release!.manifest.version,
+    result: options.dryRun ? null : publicationResult(plan),
+    version: release.manifest.version,
     bucket: bucket.description,
-    plan: summarisePlan(state.plan!),
+    plan: summarisePlan(plan),
   };
 }

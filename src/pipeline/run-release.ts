@@ -21,8 +21,8 @@ import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
 import { publicationResult } from './publish-steps.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
-import { RELEASE_STEPS, releaseState, type ReleaseInputs } from './release-steps.ts';
-import { runSteps, type StepReport } from './step-runner.ts';
+import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
+import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface ReleaseRunOptions {
   settings: Settings;
@@ -95,47 +95,50 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
         progress: options.progress,
         done: options.done,
       });
-    const state = releaseState({
-      ...options,
-      scratchDir,
-      destination: bucket.description,
-      inputs: {
-        documents: options.documents ?? fetchAuthority,
-        barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
-        previous: (say) => previousInBucket(bucket, say, copies),
+    const runner = new StepRunner(options);
+    const { fetched, built, plan } = await runReleaseSteps(
+      {
+        ...options,
+        scratchDir,
+        destination: bucket.description,
+        inputs: {
+          documents: options.documents ?? fetchAuthority,
+          barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
+          previous: (say) => previousInBucket(bucket, say, copies),
+        },
+        publish: { bucket, copies },
+        out: {
+          dir: join(dataDir, 'releases', '{version}'),
+          // The provenance names the snapshots of the authority's documents (bundled ones have none).
+          extra: options.documents
+            ? undefined
+            : async (release, { documents }) => ({
+                'provenance.json': await provenance(release.manifest.version, documents, options.barcodesFile, dataDir),
+              }),
+        },
       },
-      bucket,
-      copies,
-      out: {
-        dir: join(dataDir, 'releases', '{version}'),
-        // The provenance names the snapshots of the authority's documents (bundled ones have none).
-        extra: options.documents
-          ? {}
-          : { 'provenance.json': () => provenance(state.built!.manifest.version, state.documents, options.barcodesFile, dataDir) },
-      },
-    });
-    await runSteps(RELEASE_STEPS, state, { dryRun: options.dryRun, report: options.report });
-    const built = state.built!;
+      runner,
+    );
     if (options.dryRun && options.candidateDir) {
       await writeReleaseDir(built, options.candidateDir);
       options.report('candidate', `${built.manifest.version} in ${options.candidateDir}`);
     }
-    const published = !options.dryRun && state.plan ? publicationResult(state.plan) : undefined;
+    const published = !options.dryRun && plan ? publicationResult(plan) : undefined;
     if (published?.status === 'published') await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
     const status = options.dryRun ? 'dry-run' : published && published.status !== 'already-current' ? published.status : 'unchanged';
     return {
       status,
       date: options.date,
       today,
-      fetch: state.reports,
+      fetch: fetched.reports,
       version: built.manifest.version,
-      previousVersion: state.previous?.version ?? null,
+      previousVersion: fetched.previous.manifest?.version ?? null,
       bucket: bucket.description,
       changesSince: built.changesSince,
       changes: summariseChanges(built.changes),
       duplicates: built.duplicates,
       ...(published ? { published } : {}),
-      ...(state.plan ? { plan: summarisePlan(state.plan) } : {}),
+      ...(plan ? { plan: summarisePlan(plan) } : {}),
     };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });

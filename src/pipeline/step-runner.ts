@@ -1,51 +1,61 @@
 /** What a step tells as it runs: lines of what it did (or, in a dry run, would do). */
 export type StepReport = (step: string, line: string) => void;
 
-/**
- * One step of a pipeline, as data: its name, whether it may run in a dry run (it reads and
- * computes, and changes nothing outside memory), and what it does. A step that is not safe says
- * in a dry run what it would do instead.
- */
-export interface Step<S> {
-  name: string;
-  dryRunSafe: boolean;
-  /** A reason to pass over this step in this run (say, nothing changed to publish), or null. */
-  skip?: (state: S) => string | null;
-  run: (state: S, say: (line: string) => void) => Promise<void>;
-  /** In a dry run, for a step that is not safe: what it would do. */
-  wouldDo?: (state: S) => Promise<string[]>;
-}
+/** A step's own voice: its lines, reported under its name. */
+export type Say = (line: string) => void;
 
 export interface RunOptions {
   dryRun?: boolean;
   report?: StepReport;
 }
 
+/** A step that changes something outside memory (writes a folder, uploads, switches the current release). */
+export interface Effect<T> {
+  run: (say: Say) => Promise<T>;
+  /** What it would do, said in a dry run instead of running it. */
+  wouldDo: () => string[];
+}
+
 /**
- * Runs steps in order over one state, reporting each: its lines as it goes, `skipped: …` when it
- * has nothing to do, `would …` in a dry run. A failing step stops the run: the error goes up
- * unchanged (the CLI prints it once), after the report names the step that failed.
+ * Runs a pipeline's steps as plain typed calls: each step takes what it needs as arguments and
+ * returns what it makes, and the runner reports it under its name. A step that only reads and
+ * computes runs in a dry run too; one that changes things says `would …` instead. A failing step
+ * stops the run: the error goes up unchanged (the CLI prints it once) after `<step>: failed`.
  *
- * @example await runSteps(RELEASE_STEPS, state, { dryRun: true, report: (step, line) => console.error(`${step}: ${line}`) });
+ * @example const runner = new StepRunner({ dryRun: true, report: (step, line) => console.error(`${step}: ${line}`) });
  */
-export async function runSteps<S>(steps: readonly Step<S>[], state: S, options: RunOptions = {}): Promise<S> {
-  const report = options.report ?? (() => {});
-  for (const step of steps) {
-    const reason = step.skip?.(state) ?? null;
-    if (reason !== null) {
-      report(step.name, `skipped: ${reason}`);
-      continue;
-    }
-    if (options.dryRun && !step.dryRunSafe) {
-      for (const line of (await step.wouldDo?.(state)) ?? ['run']) report(step.name, `would ${line}`);
-      continue;
-    }
+export class StepRunner {
+  readonly dryRun: boolean;
+  private readonly report: StepReport;
+
+  constructor(options: RunOptions = {}) {
+    this.dryRun = options.dryRun ?? false;
+    this.report = options.report ?? (() => {});
+  }
+
+  /** A step that reads and computes, changing nothing outside memory (or a private scratch folder). */
+  compute<T>(name: string, work: (say: Say) => T | Promise<T>): Promise<T> {
+    return this.attempt(name, work);
+  }
+
+  /** A step that changes things: run, or in a dry run said and not run (null). */
+  async effect<T>(name: string, effect: Effect<T>): Promise<T | null> {
+    if (!this.dryRun) return this.attempt(name, effect.run);
+    for (const line of effect.wouldDo()) this.report(name, `would ${line}`);
+    return null;
+  }
+
+  /** A step passed over in this run, with the reason (say, nothing changed to publish). */
+  skip(name: string, reason: string): void {
+    this.report(name, `skipped: ${reason}`);
+  }
+
+  private async attempt<T>(name: string, work: (say: Say) => T | Promise<T>): Promise<T> {
     try {
-      await step.run(state, (line) => report(step.name, line));
+      return await work((line) => this.report(name, line));
     } catch (error) {
-      report(step.name, 'failed');
+      this.report(name, 'failed');
       throw error;
     }
   }
-  return state;
 }

@@ -4,8 +4,8 @@ import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { CURRENT_KEY, releaseFileKey } from '../../src/publish/bucket-layout.ts';
 import { listReleases, readCurrentManifest, rollbackRelease, type ReleaseFiles } from '../../src/publish/bucket-releases.ts';
 import { publishRelease } from '../../src/pipeline/publish-release.ts';
-import { PUBLISH_STEPS, type PublishState } from '../../src/pipeline/publish-steps.ts';
-import { runSteps } from '../../src/pipeline/step-runner.ts';
+import { publishSteps } from '../../src/pipeline/publish-steps.ts';
+import { StepRunner } from '../../src/pipeline/step-runner.ts';
 import { summarisePlan } from '../../src/publish/plan-publication.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { Format } from '../../src/release/manifest.ts';
@@ -184,20 +184,16 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       return {
         said,
         run: () =>
-          runSteps<PublishState>(
-            PUBLISH_STEPS,
-            { bucket, keep: 2, release: all[2]! },
-            { dryRun, report: (step, line) => said.push(`${step}: ${line}`) },
-          ),
+          publishSteps(new StepRunner({ dryRun, report: (step, line) => said.push(`${step}: ${line}`) }), { bucket, keep: 2 }, all[2]!),
       };
     };
     const dry = lines(true);
-    const planned = summarisePlan((await dry.run()).plan!);
+    const planned = summarisePlan(await dry.run());
     expect(planned).toMatchObject({ current: '20261101.2', switch: { from: '20261101.2', to: '20261101.3' }, prune: ['20261101.1'] });
     expect(dry.said).toContain('switch: would make 20261101.3 current (was 20261101.2)');
     expect(dry.said).toContain('prune: would keep 2: remove 20261101.1');
     const real = lines(false);
-    expect(summarisePlan((await real.run()).plan!)).toEqual(planned);
+    expect(summarisePlan(await real.run())).toEqual(planned);
     expect(real.said).toContain('switch: current.json → 20261101.3 (was 20261101.2)');
     expect(real.said).toContain('prune: keep 2: removed 20261101.1');
   });
@@ -208,7 +204,7 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     await publishRelease(bucket, second!, { keep: 30 });
     const impostor = { ...first!, manifest: { ...first!.manifest, version: second!.manifest.version } };
     for (const dryRun of [true, false]) {
-      const run = (release: ReleaseFiles) => runSteps<PublishState>(PUBLISH_STEPS, { bucket, keep: 30, release }, { dryRun });
+      const run = (release: ReleaseFiles) => publishSteps(new StepRunner({ dryRun }), { bucket, keep: 30 }, release);
       await expect(run(impostor)).rejects.toMatchObject({ code: 'version_conflict' });
       await expect(run(first!)).rejects.toMatchObject({
         code: 'version_behind',
