@@ -1,4 +1,4 @@
-import { DomHandler, DomUtils, Parser } from 'htmlparser2';
+import { DomHandler, DomUtils, ElementType, Parser } from 'htmlparser2';
 import type { AnyNode, Document, Element } from 'domhandler';
 import type { FeedCategory } from '../source/categories.ts';
 import { categoryNamed, foldText } from '../source/category-names.ts';
@@ -102,8 +102,8 @@ function boundedText(node: AnyNode, max: number): string {
   const stack: { node: AnyNode; next: number }[] = [{ node, next: 0 }];
   while (stack.length > 0 && text.length <= max) {
     const top = stack.at(-1)!;
-    if (top.node.type === 'text') {
-      text += (top.node as unknown as { data: string }).data;
+    if (top.node.type === ElementType.Text) {
+      text += top.node.data;
       stack.pop();
       continue;
     }

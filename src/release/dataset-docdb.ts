@@ -72,10 +72,8 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
   const store = Datastore.create({ filename: path, autoload: false });
   await store.load();
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
-  const documents = (await store.find({ type: 'product' }).sort({ admCode: 1 })) as unknown as ProductDocument[];
-  const changes = ((await store.find({ type: 'change' }).sort({ _id: 1 })) as unknown as { change: Change }[]).map((doc) =>
-    changeFields(doc.change),
-  );
+  const documents = await store.find<ProductDocument>({ type: 'product' }).sort({ admCode: 1 });
+  const changes = (await store.find<{ change: Change }>({ type: 'change' }).sort({ _id: 1 })).map((doc) => changeFields(doc.change));
   const products: Product[] = [];
   const barcodes: Barcode[] = [];
   for (const { _id, type, barcodes: entries, ...product } of documents) {

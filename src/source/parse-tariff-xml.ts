@@ -12,7 +12,7 @@ import { parseTariffCode } from './tariff-code.ts';
 export type { SourceList, SourceProduct } from './source-types.ts';
 
 const MAX_PROBLEMS = 20;
-const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
+const META = XMLParser.getMetaDataSymbol() as symbol;
 
 /**
  * The parser for one document. Entity declarations are refused before parsing (below), so the
