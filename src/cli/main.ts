@@ -20,11 +20,13 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   release: async () => (await import('./commands/release.ts')).registerRelease,
   serve: async () => (await import('./commands/serve.ts')).registerServe,
   accounts: async () => (await import('./commands/accounts.ts')).registerAccounts,
+  keys: async () => (await import('./commands/keys.ts')).registerKeys,
   barcodes: async () => (await import('./commands/moderation.ts')).registerModeration,
+  contributors: async () => (await import('./commands/contributors.ts')).registerContributors,
   start: async () => (await import('./commands/start.ts')).registerStart,
   sync: async () => (await import('./commands/sync.ts')).registerSync,
 };
-const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish', keys: 'accounts', contributors: 'barcodes' };
+const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish' };
 
 /** The command named on the command line (skipping global options and their values), if any. */
 function requestedCommand(argv: string[]): string | undefined {

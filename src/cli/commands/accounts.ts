@@ -1,27 +1,10 @@
 import type { Command } from 'commander';
-import { cleanLabel } from '../../registry/key-rules.ts';
 import { moderationActions } from '../../registry/moderation-actions.ts';
 import { errors } from '../../errors.ts';
-import { createKey } from '../../registry/create-key.ts';
-import { normaliseEmail } from '../../registry/email.ts';
-import { ACCOUNT_TYPES, type Account, type AccountType, type Registry } from '../../registry/registry.ts';
+import { ACCOUNT_TYPES, type Account, type AccountType } from '../../registry/registry.ts';
 import { wholeArgument, type Runner } from '../context.ts';
+import { emailArgument, OPERATOR } from '../operator.ts';
 import { renderTable } from '../render-table.ts';
-
-/** Operator actions are recorded in the audit log under this actor. */
-const OPERATOR = 'operator (cli)';
-
-function email(value: string): string {
-  const normalised = normaliseEmail(value);
-  if (!normalised) throw errors.invalidEmail(value);
-  return normalised;
-}
-
-async function requireAccount(registry: Registry, address: string): Promise<Account> {
-  const account = await registry.findAccount(email(address));
-  if (!account) throw errors.accountNotFound(address);
-  return account;
-}
 
 const accountRow = (a: Account) => [
   a.email,
@@ -33,8 +16,7 @@ const accountRow = (a: Account) => [
   a.createdAt,
 ];
 
-export function registerAccounts(program: Command, run: Runner): void {
-  const accounts = program.command('accounts').description('Manage accounts in the registry (operator)');
+function createCommand(accounts: Command, run: Runner): void {
   accounts
     .command('create')
     .description('Create an account')
@@ -48,11 +30,14 @@ export function registerAccounts(program: Command, run: Runner): void {
           throw errors.usage(`--type ${options.type} is not one of ${ACCOUNT_TYPES.join(', ')}`);
         const submitLimit = wholeArgument(options.submitLimit, '--submit-limit');
         const account = await ctx.withRegistry((registry) =>
-          registry.createAccount({ email: email(address), type: options.type as AccountType, submitLimit }, ctx.io.now()),
+          registry.createAccount({ email: emailArgument(address), type: options.type as AccountType, submitLimit }, ctx.io.now()),
         );
         ctx.result(account, `created ${account.email} (${account.type}, ${account.submitLimit} submissions/hour)`);
       }),
     );
+}
+
+function listCommand(accounts: Command, run: Runner): void {
   accounts
     .command('list')
     .description('List the accounts')
@@ -68,24 +53,31 @@ export function registerAccounts(program: Command, run: Runner): void {
         );
       }),
     );
-  for (const [name, blocked] of [
-    ['block', true],
-    ['unblock', false],
-  ] as const) {
+}
+
+/** `block` and `unblock`: one command each, the same action. */
+function blockCommands(accounts: Command, run: Runner): void {
+  const commands = [
+    { name: 'block', blocked: true, description: 'Block an account: its keys stop working at once' },
+    { name: 'unblock', blocked: false, description: 'Unblock an account' },
+  ];
+  for (const { name, blocked, description } of commands)
     accounts
       .command(name)
-      .description(blocked ? 'Block an account: its keys stop working at once' : 'Unblock an account')
+      .description(description)
       .argument('<email>')
       .addHelpText('after', `\nExample:\n  tariff accounts ${name} tabacchi.rossi@example.it`)
       .action(
         run(async (ctx, address: string) => {
           const account = await ctx.withRegistry((registry) =>
-            moderationActions(registry).blockAccount(email(address), blocked, OPERATOR, ctx.io.now()),
+            moderationActions(registry).blockAccount(emailArgument(address), blocked, OPERATOR, ctx.io.now()),
           );
           ctx.result(account, `${account.email} ${blocked ? 'blocked' : 'unblocked'}`);
         }),
       );
-  }
+}
+
+function vetCommand(accounts: Command, run: Runner): void {
   accounts
     .command('vet')
     .description('Vet a self-service account now: its votes count at once, without waiting the vetting days')
@@ -96,10 +88,13 @@ export function registerAccounts(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, address: string) => {
-        const account = await ctx.withRegistry((registry) => registry.vetAccount(email(address), OPERATOR, ctx.io.now()));
+        const account = await ctx.withRegistry((registry) => registry.vetAccount(emailArgument(address), OPERATOR, ctx.io.now()));
         ctx.result(account, `${account.email} vetted: its votes count`);
       }),
     );
+}
+
+function adminCommand(accounts: Command, run: Runner): void {
   accounts
     .command('admin')
     .description("Let an account use the website's moderation desk (or, with --remove, no longer)")
@@ -108,10 +103,15 @@ export function registerAccounts(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff accounts admin moderazione@example.it')
     .action(
       run(async (ctx, address: string, options: { remove?: boolean }) => {
-        const account = await ctx.withRegistry((registry) => registry.setAdmin(email(address), !options.remove, OPERATOR, ctx.io.now()));
+        const account = await ctx.withRegistry((registry) =>
+          registry.setAdmin(emailArgument(address), !options.remove, OPERATOR, ctx.io.now()),
+        );
         ctx.result(account, `${account.email} ${account.admin ? 'is an administrator' : 'is no longer an administrator'}`);
       }),
     );
+}
+
+function setLimitCommand(accounts: Command, run: Runner): void {
   accounts
     .command('set-limit')
     .description("Set an account's hourly barcode submission limit")
@@ -121,64 +121,16 @@ export function registerAccounts(program: Command, run: Runner): void {
     .action(
       run(async (ctx, address: string, options: { submit: string }) => {
         const limit = wholeArgument(options.submit, '--submit')!;
-        const account = await ctx.withRegistry((registry) => registry.setSubmitLimit(email(address), limit, OPERATOR, ctx.io.now()));
+        const account = await ctx.withRegistry((registry) =>
+          registry.setSubmitLimit(emailArgument(address), limit, OPERATOR, ctx.io.now()),
+        );
         ctx.result(account, `${account.email}: ${account.submitLimit} submissions/hour`);
       }),
     );
+}
 
-  const keys = program.command('keys').description("Manage an account's API keys (operator)");
-  keys
-    .command('create')
-    .description('Create an API key; the full key is printed once and never stored')
-    .argument('<email>')
-    .option('--label <text>', 'a note for the owner', '')
-    .addHelpText(
-      'after',
-      '\nWith --json: {"key": "ttd_…", …}.\n\nExample:\n  tariff keys create tabacchi.rossi@example.it --label "cassa 1"',
-    )
-    .action(
-      run(async (ctx, address: string, options: { label: string }) => {
-        const created = await ctx.withRegistry(async (registry) =>
-          createKey(registry, await requireAccount(registry, address), options.label, ctx.io.now()),
-        );
-        ctx.result({ key: created.key, ...created.record }, created.key);
-        if (!ctx.json) ctx.io.stderr.write('tariff: this is the only time the full key is shown: store it now\n');
-      }),
-    );
-  keys
-    .command('list')
-    .description("List an account's active keys (first characters, label, created, last used)")
-    .argument('<email>')
-    .option('--all', 'include revoked keys')
-    .addHelpText('after', '\nExample:\n  tariff keys list tabacchi.rossi@example.it')
-    .action(
-      run(async (ctx, address: string, options: { all?: boolean }) => {
-        const list = await ctx.withRegistry(async (registry) =>
-          registry.listKeys((await requireAccount(registry, address)).id, { includeRevoked: options.all }),
-        );
-        ctx.result(
-          list,
-          list.length
-            ? renderTable(
-                ['prefix', 'label', 'created', 'last used', 'revoked'],
-                list.map((k) => [k.prefix, cleanLabel(k.label), k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
-              )
-            : 'no key',
-        );
-      }),
-    );
-  keys
-    .command('revoke')
-    .description('Revoke a key at once and for good')
-    .argument('<email>')
-    .argument('<key-prefix>', 'the first characters of the key, as `tariff keys list` shows them')
-    .addHelpText('after', '\nExample:\n  tariff keys revoke tabacchi.rossi@example.it ttd_AbCd1234')
-    .action(
-      run(async (ctx, address: string, prefix: string) => {
-        const revoked = await ctx.withRegistry(async (registry) =>
-          registry.revokeKey((await requireAccount(registry, address)).id, prefix, OPERATOR, ctx.io.now()),
-        );
-        ctx.result(revoked, `revoked ${revoked.prefix}…`);
-      }),
-    );
+/** `tariff accounts …`: the operator's account commands. */
+export function registerAccounts(program: Command, run: Runner): void {
+  const accounts = program.command('accounts').description('Manage accounts in the registry (operator)');
+  for (const add of [createCommand, listCommand, blockCommands, vetCommand, adminCommand, setLimitCommand]) add(accounts, run);
 }

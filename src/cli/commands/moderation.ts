@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { BarcodeStatus } from '../../barcodes/status-rules.ts';
+import type { BarcodeVote } from '../../registry/records.ts';
 import { errors } from '../../errors.ts';
 import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
@@ -7,15 +8,23 @@ import { gtin14Of, moderationActions } from '../../registry/moderation-actions.t
 import { publishedTariffCodes } from '../../publish/read-published-rows.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
+import { OPERATOR } from '../operator.ts';
 
-const OPERATOR = 'operator (cli)';
 const STATUSES: BarcodeStatus[] = ['to_confirm', 'approved', 'conflict', 'revoked'];
 
 const matchText = (match: { admCode: number; kind: string; units: number } | null) =>
   match ? `${match.admCode} ${match.kind}×${match.units}` : '-';
 
-export function registerModeration(program: Command, run: Runner): void {
-  const barcodes = program.command('barcodes').description('Moderate crowdsourced barcode matches (operator)');
+/** Whether a vote counts, and if not, why (and from when, for an account not vetted yet). */
+function countedText(vote: BarcodeVote): string {
+  if (vote.counted) return 'yes';
+  if (vote.notCounted === 'not_vetted') return `no (account not vetted yet: counts from ${(vote.countsFrom ?? '').slice(0, 10)})`;
+  if (vote.notCounted === 'same_organisation') return `no (same organisation as ${vote.sameOrganisationAs})`;
+  if (vote.notCounted === 'organisation_disagrees') return 'no (its organisation disagrees)';
+  return 'no (blocked)';
+}
+
+function listCommand(barcodes: Command, run: Runner): void {
   barcodes
     .command('list')
     .description('List barcodes with their status, match and number of votes')
@@ -44,6 +53,9 @@ export function registerModeration(program: Command, run: Runner): void {
         );
       }),
     );
+}
+
+function showCommand(barcodes: Command, run: Runner): void {
   barcodes
     .command('show')
     .description("A barcode's status and every vote on it")
@@ -60,27 +72,15 @@ export function registerModeration(program: Command, run: Runner): void {
             (votes.length
               ? renderTable(
                   ['account', 'type', 'contributor', 'match', 'submitted', 'counted'],
-                  votes.map((v) => [
-                    v.email,
-                    v.accountType,
-                    v.contributorRef ?? '-',
-                    matchText(v),
-                    v.submittedAt,
-                    v.counted
-                      ? 'yes'
-                      : v.notCounted === 'not_vetted'
-                        ? `no (account not vetted yet: counts from ${v.countsFrom!.slice(0, 10)})`
-                        : v.notCounted === 'same_organisation'
-                          ? `no (same organisation as ${v.sameOrganisationAs})`
-                          : v.notCounted === 'organisation_disagrees'
-                            ? 'no (its organisation disagrees)'
-                            : 'no (blocked)',
-                  ]),
+                  votes.map((v) => [v.email, v.accountType, v.contributorRef ?? '-', matchText(v), v.submittedAt, countedText(v)]),
                 )
               : 'no vote'),
         );
       }),
     );
+}
+
+function approveCommand(barcodes: Command, run: Runner): void {
   barcodes
     .command('approve')
     .description('Fix the match of a barcode, whatever the votes say, until changed by the administrator')
@@ -109,6 +109,9 @@ export function registerModeration(program: Command, run: Runner): void {
         ctx.result(summary, `${summary.barcode}: approved ${matchText(summary.match)}`);
       }),
     );
+}
+
+function revokeCommand(barcodes: Command, run: Runner): void {
   barcodes
     .command('revoke')
     .description('Revoke a barcode: it leaves the next release and accepts no more submissions')
@@ -120,27 +123,10 @@ export function registerModeration(program: Command, run: Runner): void {
         ctx.result(summary, `${summary.barcode}: revoked`);
       }),
     );
+}
 
-  const contributors = program.command('contributors').description("Block or unblock an integration's point of sale (operator)");
-  for (const [name, blocked] of [
-    ['block', true],
-    ['unblock', false],
-  ] as const) {
-    contributors
-      .command(name)
-      .description(
-        blocked
-          ? 'Block a contributor: its submissions are refused and its votes stop counting'
-          : 'Unblock a contributor: its votes count again',
-      )
-      .argument('<email>', 'the integration account')
-      .argument('<contributorRef>', 'the point of sale, as the integration sends it')
-      .addHelpText('after', `\nExample:\n  tariff contributors ${name} cassa@integrazione.example negozio-042`)
-      .action(
-        run(async (ctx, email: string, ref: string) => {
-          await ctx.withRegistry((registry) => moderationActions(registry).blockContributor(email, ref, blocked, OPERATOR, ctx.io.now()));
-          ctx.result({ email, contributorRef: ref, blocked }, `${email} ${ref}: ${blocked ? 'blocked' : 'unblocked'}`);
-        }),
-      );
-  }
+/** `tariff barcodes …`: the operator's moderation commands. */
+export function registerModeration(program: Command, run: Runner): void {
+  const barcodes = program.command('barcodes').description('Moderate crowdsourced barcode matches (operator)');
+  for (const add of [listCommand, showCommand, approveCommand, revokeCommand]) add(barcodes, run);
 }
