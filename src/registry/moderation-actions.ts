@@ -57,3 +57,6 @@ export function moderationActions(registry: Registry) {
     },
   };
 }
+
+/** The moderation actions the CLI and the desk share, bound to one registry. */
+export type ModerationActions = ReturnType<typeof moderationActions>;
