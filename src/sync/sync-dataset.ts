@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { errors } from '../errors.ts';
 import { manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
-import { mustWait, retryNotBefore } from './retry-rules.ts';
+import { headerOf, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+
+type Installed = NonNullable<SyncState['installed']>;
 
 export interface SyncOptions {
   /** The API's base URL, with /v1 ("https://tariff.example.it/v1"). */
@@ -54,37 +56,12 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   if (state.notBefore && Date.parse(state.notBefore) > now.getTime())
     throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
 
-  const signal = AbortSignal.timeout(options.deadlineMs);
-  const base = options.api.replace(/\/+$/, '');
-  let reads = 0;
-  const call = async (path: string) => {
-    const url = `${base}${path}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(url, {
-        headers: { authorization: `Bearer ${options.key}`, 'user-agent': 'tariff-sync' },
-        dispatcher: options.dispatcher,
-        signal,
-      });
-    } catch (error) {
-      throw errors.syncFailed(url, `cannot reach the service: ${(error as Error).message}`);
-    }
-    reads += 1;
-    if (response.statusCode === 200) return { url, response };
-    const body = await response.body.text().catch(() => '');
-    const code = errorCode(body) ?? `http_${response.statusCode}`;
-    if (mustWait(response.statusCode)) {
-      const retryAfter = response.headers['retry-after'];
-      const notBefore = retryNotBefore(response.statusCode, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, options.now());
-      const waitReason = `${response.statusCode} ${code}`;
-      const until = notBefore.toISOString().replace('.000Z', 'Z');
-      await writeSyncState(dest, { ...state, notBefore: until, waitReason, lastCheckAt: now.toISOString() });
-      throw errors.syncRefused(url, response.statusCode, code, `try again after ${until}; until then this command makes no call`);
-    }
-    throw errors.syncRefused(url, response.statusCode, code, refusalDetail(response.statusCode, code, base));
-  };
-
-  const { url: versionUrl, response: versionResponse } = await call('/version');
+  const service = new ServiceClient({
+    ...options,
+    signal: AbortSignal.timeout(options.deadlineMs),
+    recordWait: (notBefore, waitReason) => writeSyncState(dest, { ...state, notBefore, waitReason, lastCheckAt: now.toISOString() }),
+  });
+  const { url: versionUrl, response: versionResponse } = await service.get('/version');
   const manifest = parseManifest(versionUrl, await versionResponse.body.text());
   const installed = state.installed;
   const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString() };
@@ -96,16 +73,39 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
       previousVersion: installed.version,
       file: join(dest, installed.file),
       sha256: installed.sha256,
-      reads,
+      reads: service.reads,
       bytes: 0,
     };
   }
 
-  const expected = manifest.files[format];
-  const { url, response } = await call(`/dataset.${format}.gz`);
+  const installedNow = await install(options, manifest, await service.get(`/dataset.${format}.gz`));
+  await writeSyncState(dest, { ...checked, installed: installedNow });
+  // Another format installed before (the till switched formats): its file is no longer kept current.
+  if (installed && installed.file !== installedNow.file) await rm(join(dest, installed.file), { force: true });
+  return {
+    status: 'updated',
+    version: manifest.version,
+    previousVersion: installed?.version ?? null,
+    file: join(dest, installedNow.file),
+    sha256: installedNow.sha256,
+    reads: service.reads,
+    bytes: expected(manifest, format).size,
+  };
+}
+
+const expected = (manifest: Manifest, format: Format) => manifest.files[format];
+
+/**
+ * Downloads a release file and installs it: checked against the manifest (the ETag naming the same
+ * file, then size and SHA-256) before anything is unpacked, unpacked with a bound, opened with its
+ * engine, then renamed into place. Temporary files go whatever happens.
+ */
+async function install(options: SyncOptions, manifest: Manifest, { url, response }: ServiceAnswer): Promise<Installed> {
+  const { dest, format } = options;
+  const { sha256: expectedSha, size } = expected(manifest, format);
   const etag = headerOf(response.headers.etag);
   // The release switched between the two calls: this file is not the manifest's. The next run gets both anew.
-  if (etag !== null && etag !== `"${expected.sha256}"`) {
+  if (etag !== null && etag !== `"${expectedSha}"`) {
     // Dropping the body is our choice: its abort is not an error of this run.
     response.body.on('error', () => {});
     response.body.destroy();
@@ -115,31 +115,17 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const downloaded = join(dest, `.${name}.gz.download-${process.pid}`);
   const unpacked = join(dest, `.${name}.download-${process.pid}`);
   try {
-    const { sha256, bytes } = await download(response.body, downloaded, expected.size, url);
+    const { sha256, bytes } = await download(response.body, downloaded, size, url);
     // The compressed bytes are checked before anything is unpacked: a file the manifest does not name is never opened.
-    if (bytes !== expected.size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${expected.size}`);
-    if (sha256 !== expected.sha256) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expected.sha256}`);
+    if (bytes !== size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${size}`);
+    if (sha256 !== expectedSha) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expectedSha}`);
     await unpack(downloaded, unpacked, bytes, url);
     // Loaded only here: a sync with nothing new (the usual run at a till) needs no dataset engine.
     const { checkInstallable } = await import('./check-installable.ts');
     const problem = await checkInstallable(format, unpacked, manifest);
     if (problem) throw errors.syncVerifyFailed(url, problem);
     await rename(unpacked, join(dest, name));
-    await writeSyncState(dest, {
-      ...checked,
-      installed: { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() },
-    });
-    // Another format installed before (the till switched formats): its file is no longer kept current.
-    if (installed && installed.file !== name) await rm(join(dest, installed.file), { force: true });
-    return {
-      status: 'updated',
-      version: manifest.version,
-      previousVersion: installed?.version ?? null,
-      file: join(dest, name),
-      sha256,
-      reads,
-      bytes,
-    };
+    return { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() };
   } finally {
     await rm(downloaded, { force: true });
     await rm(unpacked, { force: true });
@@ -206,24 +192,4 @@ function parseManifest(url: string, text: string): Manifest {
       `the answer is not a release manifest (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message})`,
     );
   return parsed.data;
-}
-
-function errorCode(body: string): string | null {
-  try {
-    const code = (JSON.parse(body) as { error?: unknown }).error;
-    return typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? code : null;
-  } catch {
-    return null;
-  }
-}
-
-const headerOf = (value: string | string[] | undefined): string | null => (Array.isArray(value) ? (value[0] ?? null) : (value ?? null));
-
-/** What a refusal means for the operator: a 404 that is not the service's own answer is a wrong --api. */
-function refusalDetail(status: number, code: string, base: string): string {
-  if (status === 404 && code === 'no_release') return 'nothing has been published yet';
-  if (status === 404 && !/\/v1$/.test(base))
-    return `not synced: --api must be the service's /v1 base URL (e.g. ${base.replace(/\/+$/, '')}/v1), which answers /version`;
-  if (status === 404) return "not synced: no such path; is --api the service's /v1 base URL?";
-  return 'not synced';
 }
