@@ -24,46 +24,59 @@ export interface AppOptions {
 export const isApiPath = (path: string): boolean =>
   path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
 
-/** The machine-readable description of this API (docs/openapi.json), served as kept in the repository. */
 /** The methods of a read: HEAD is answered wherever GET is, and under /v1 spends a read like it. */
 const READ = ['GET', 'HEAD'] as const;
 
+/** The machine-readable description of this API (docs/openapi.json), served as kept in the repository. */
 const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url));
 
-/**
- * The HTTP service: `/healthz` and `/openapi.json` outside /v1, and the /v1 routes of interface
- * spec section 4. Order: route match (unknown path 404, wrong method 405, both free), the key
- * (401), the request's parameters or body (400, free), then the quota and the call. A GET takes
- * one read from the account's daily counter in the same transaction as the key lookup (429 when
- * spent); POST /v1/barcodes takes one submission per item, atomically with recording the batch.
- */
-export function createApp(options: AppOptions) {
-  const { registry, release } = options;
-  const reading = <Input = undefined>(parse?: Parse<Input>) => apiKey<Input>({ registry, now: options.now, spendsRead: true, parse });
+/** A release file, with its SHA-256 as ETag: 304 when the client holds it, the file otherwise. */
+const download =
+  (release: CurrentRelease, format: Format) =>
+  async ({ request, rateHeaders }: ApiContext): Promise<HttpResponse> => {
+    const current = release.current;
+    if (!current) return httpErrors.noRelease(rateHeaders);
+    const etag = `"${current.manifest.files[format].sha256}"`;
+    // Spreads go last on this path: Node 20 builds `{ ...a, more }` some twenty times slower.
+    const headers = { etag, 'cache-control': 'private, no-cache', ...rateHeaders };
+    if (matchesEtag(header(request, 'if-none-match'), etag)) return { status: 304, headers, body: null };
+    const file = await release.file(current, format);
+    if (!file) return httpErrors.releaseUnavailable(rateHeaders);
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'application/gzip',
+        'content-length': String(file.size),
+        'content-disposition': `attachment; filename="${PRODUCT_SLUG}-${file.version}.${format}.gz"`,
+        ...headers,
+      },
+      body: file.body,
+    };
+  };
 
-  const download = (format: Format) =>
-    reading()(async ({ request, rateHeaders }) => {
-      const current = release.current;
-      if (!current) return httpErrors.noRelease(rateHeaders);
-      const etag = `"${current.manifest.files[format].sha256}"`;
-      // Spreads go last on this path: Node 20 builds `{ ...a, more }` some twenty times slower.
-      const headers = { etag, 'cache-control': 'private, no-cache', ...rateHeaders };
-      if (matchesEtag(header(request, 'if-none-match'), etag)) return { status: 304, headers, body: null };
-      const file = await release.file(current, format);
-      if (!file) return httpErrors.releaseUnavailable(rateHeaders);
-      return {
-        status: 200,
-        headers: {
-          'content-type': 'application/gzip',
-          'content-length': String(file.size),
-          'content-disposition': `attachment; filename="${PRODUCT_SLUG}-${file.version}.${format}.gz"`,
-          ...headers,
-        },
-        body: file.body,
-      };
-    });
+/** The current manifest, as the bucket holds it. */
+const version =
+  (release: CurrentRelease) =>
+  async ({ rateHeaders }: ApiContext): Promise<HttpResponse> => {
+    const current = release.current;
+    if (!current) return httpErrors.noRelease(rateHeaders);
+    const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...rateHeaders };
+    return { status: 200, headers, body: current.manifestBody };
+  };
 
-  const me = async ({ principal, now, rateHeaders }: ApiContext) => {
+/** One counter of `/v1/me`'s limits. */
+const counter = (period: string, limit: number, used: number, resetsAt: Date) => ({
+  period,
+  limit,
+  used,
+  remaining: Math.max(0, limit - used),
+  resetsAt: formatWithOffset(resetsAt),
+});
+
+/** The account and its two counters: reads today, submissions this hour. */
+const me =
+  (registry: Registry) =>
+  async ({ principal, now, rateHeaders }: ApiContext): Promise<HttpResponse> => {
     const { account } = principal;
     const day = dayWindow(now);
     const hour = hourWindow(now);
@@ -71,13 +84,6 @@ export function createApp(options: AppOptions) {
       registry.usage(account.id, 'read', day.periodStart),
       registry.usage(account.id, 'submit', hour.periodStart),
     ]);
-    const counter = (period: string, limit: number, used: number, resetsAt: Date) => ({
-      period,
-      limit,
-      used,
-      remaining: Math.max(0, limit - used),
-      resetsAt: formatWithOffset(resetsAt),
-    });
     const limits = {
       read: counter('day', READ_LIMIT, reads, day.resetsAt),
       submit: counter('hour', account.submitLimit, submits, hour.resetsAt),
@@ -85,7 +91,10 @@ export function createApp(options: AppOptions) {
     return json(200, { email: account.email, type: account.type, limits }, rateHeaders);
   };
 
-  const submit = async ({ principal, now, input }: ApiContext<unknown[]>): Promise<HttpResponse> => {
+/** A batch of barcode matches: each item checked, then recorded with its submissions counted, in one transaction. */
+const submit =
+  (registry: Registry, release: CurrentRelease) =>
+  async ({ principal, now, input }: ApiContext<unknown[]>): Promise<HttpResponse> => {
     const { account } = principal;
     const hour = hourWindow(now);
     const admCodes = release.current?.admCodes;
@@ -101,31 +110,35 @@ export function createApp(options: AppOptions) {
     return json(200, body, headers);
   };
 
+/** 503 when stale, so a load balancer or monitor acts on it (docs/operations.md). */
+const healthz = (release: CurrentRelease) => async (): Promise<HttpResponse> => {
+  const health = release.health();
+  return json(health.status === 'ok' ? 200 : 503, health);
+};
+
+/**
+ * The HTTP service: `/healthz` and `/openapi.json` outside /v1, and the /v1 routes of interface
+ * spec section 4. Order: route match (unknown path 404, wrong method 405, both free), the key
+ * (401), the request's parameters or body (400, free), then the quota and the call. A GET takes
+ * one read from the account's daily counter in the same transaction as the key lookup (429 when
+ * spent); POST /v1/barcodes takes one submission per item, atomically with recording the batch.
+ */
+export function createApp(options: AppOptions) {
+  const { registry, release } = options;
+  const reading = <Input = undefined>(parse?: Parse<Input>) => apiKey<Input>({ registry, now: options.now, spendsRead: true, parse });
+
   const routes: Route[] = [
-    route(READ, '/healthz', async () => {
-      // 503 when stale, so a load balancer or monitor acts on it (docs/operations.md).
-      const health = release.health();
-      return json(health.status === 'ok' ? 200 : 503, health);
-    }),
+    route(READ, '/healthz', healthz(release)),
     route(READ, '/openapi.json', async () => ({
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },
       body: OPENAPI,
     })),
-    route(
-      READ,
-      '/v1/version',
-      reading()(async ({ rateHeaders }) => {
-        const current = release.current;
-        if (!current) return httpErrors.noRelease(rateHeaders);
-        const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...rateHeaders };
-        return { status: 200, headers, body: current.manifestBody };
-      }),
-    ),
-    route(READ, '/v1/dataset.json.gz', download('json')),
-    route(READ, '/v1/dataset.sqlite.gz', download('sqlite')),
-    route(READ, '/v1/dataset.docdb.gz', download('docdb')),
-    route(READ, '/v1/me', reading()(me)),
+    route(READ, '/v1/version', reading()(version(release))),
+    route(READ, '/v1/dataset.json.gz', reading()(download(release, 'json'))),
+    route(READ, '/v1/dataset.sqlite.gz', reading()(download(release, 'sqlite'))),
+    route(READ, '/v1/dataset.docdb.gz', reading()(download(release, 'docdb'))),
+    route(READ, '/v1/me', reading()(me(registry))),
     route(
       READ,
       '/v1/my-submissions',
@@ -133,7 +146,7 @@ export function createApp(options: AppOptions) {
         json(200, { items: await registry.mySubmissions(principal.account.id, input.limit, input.offset) }, rateHeaders),
       ),
     ),
-    route('POST', '/v1/barcodes', apiKey({ registry, now: options.now, spendsRead: false, parse: parseBatch })(submit)),
+    route('POST', '/v1/barcodes', apiKey({ registry, now: options.now, spendsRead: false, parse: parseBatch })(submit(registry, release))),
   ];
   return createRouter(routes, {
     notFound: () => httpErrors.notFound(),
