@@ -16,5 +16,5 @@ process.stdout.on('error', (error) => {
 });
 
 register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv);
+const { main, cliIo } = await import('../src/cli/main.ts');
+process.exitCode = await main(process.argv, cliIo(process.env, { stdout: process.stdout, stderr: process.stderr }));

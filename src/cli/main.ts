@@ -43,10 +43,11 @@ function builderVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-const defaultIo = (): CliIo => {
-  const pinned = pinnedNow(process.env);
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, now: pinned ? () => new Date(pinned) : () => new Date() };
-};
+/** The IO of a run in `env`, writing to `streams`: its clock pinned by SOURCE_DATE_EPOCH when set. */
+export function cliIo(env: NodeJS.ProcessEnv, streams: Pick<CliIo, 'stdout' | 'stderr'>): CliIo {
+  const pinned = pinnedNow(env);
+  return { ...streams, env, now: pinned ? () => new Date(pinned) : () => new Date() };
+}
 
 /**
  * SOURCE_DATE_EPOCH (reproducible-builds.org) pins the clock, so a rebuild's manifest is
@@ -59,9 +60,9 @@ function pinnedNow(env: NodeJS.ProcessEnv): number | null {
 
 /**
  * The `tariff` command line. Parses arguments, runs one command, prints, and sets the exit
- * status: 0 ok, 1 failure, 2 usage (diff: 0 identical, 1 different, 2 error).
+ * status it returns: 0 ok, 1 failure, 2 usage (diff: 0 identical, 1 different, 2 error).
  */
-export async function main(argv: string[], io: CliIo = defaultIo()): Promise<void> {
+export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
   const program = new Command('tariff')
     .description('Builds, publishes and serves releases of the tariff of manufactured tobacco')
     .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
@@ -104,7 +105,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<voi
     if (error instanceof CommanderError) status = error.exitCode === 0 ? 0 : 2;
     else status = report(error, new CommandContext(io, { dataDir: '.', json: argv.includes('--json') }));
   }
-  process.exitCode = status;
+  return status;
 }
 
 function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): ExitStatus {

@@ -12,9 +12,10 @@ const SAMPLE_TARIFF = join(REPO, 'fixtures/sample/tariff');
 const SAMPLE_BARCODES = join(REPO, 'fixtures/sample/barcodes.csv');
 
 describe('tariff build', () => {
-  it('writes the release and prints its version', async () => {
+  it('writes the release and prints its version (a real process, as CI runs it)', async () => {
     const out = join(await tempDir(), 'release');
-    const result = await runCli(['build', '--source', SAMPLE_TARIFF, '--barcodes', SAMPLE_BARCODES, '--out', out, '--date', '2026-11-22']);
+    const args = ['build', '--source', SAMPLE_TARIFF, '--barcodes', SAMPLE_BARCODES, '--out', out, '--date', '2026-11-22'];
+    const result = await runCli(args, { process: true });
     expect(result).toMatchObject({ status: 0, stdout: '20261101.1\n' });
     expect(result.stderr).toContain('built 20261101.1: tariff in force from 2026-11-01, 14 products, 10 barcodes');
     expect(result.stderr).toContain('waiting: sigarette list takes effect on 2026-12-01');

@@ -22,16 +22,18 @@ afterEach(async () => {
   await authority.close();
 });
 
-const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) =>
+const release = (date: string, extra: string[] = [], env: Record<string, string> = {}, how: { process?: boolean } = {}) =>
   runCli(['release', '--data-dir', dataDir, '--quiet', ...extra], {
     env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...onDay(date), ...env },
+    ...how,
   });
 const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
 const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
 
 describe('tariff release over a sequence of days', () => {
   it('publishes the tariff in force, then nothing until the future tariff takes effect on its day', async () => {
-    const first = await release('2026-11-22');
+    // The cron job's first run as cron runs it: a real process, whose every byte of output is checked.
+    const first = await release('2026-11-22', [], {}, { process: true });
     expect(first).toMatchObject({ status: 0, stdout: 'published 20261101.1 (was none)\n', stderr: '' });
     expect(current()).toMatchObject({ version: '20261101.1', tariffDate: '2026-11-01', counts: { products: 14 } });
 

@@ -37,8 +37,10 @@ async function current(version: string): Promise<void> {
   await waitFor(async () => (await (await fetch(`${serviceUrl()}/healthz`)).json()).release === version, `the service to serve ${version}`);
 }
 
-const sync = (format: string, dest: string, key: string, options: { api?: string; extra?: string[] } = {}) =>
-  runCli(['sync', '--api', options.api ?? apiUrl(), '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])]);
+const sync = (format: string, dest: string, key: string, options: { api?: string; extra?: string[]; process?: boolean } = {}) =>
+  runCli(['sync', '--api', options.api ?? apiUrl(), '--format', format, '--dest', dest, '--key-file', key, ...(options.extra ?? [])], {
+    process: options.process,
+  });
 
 /** The /v1 requests the service logged since `from` (an index in its log). */
 const requestsSince = (from: number) =>
@@ -83,7 +85,8 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     const dest = join(await tempDir(), 'tariffa');
 
     let from = stand.service.log.length;
-    const first = await sync(format, dest, key, { extra: ['--json'] });
+    // A till's sync as its scheduler runs it: a real process.
+    const first = await sync(format, dest, key, { extra: ['--json'], process: true });
     expect(first.status).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({
       status: 'updated',

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { cliIo, main } from '../../src/cli/main.ts';
 
 export const CLI = fileURLToPath(new URL('../../bin/tariff.js', import.meta.url));
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,8 +12,42 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface CliOptions {
+  env?: Record<string, string>;
+  /** Run `bin/tariff.js` as a real process, as cron or CI would (start-up, exit status, stray output). */
+  process?: boolean;
+  /** The working directory of a real process (an in-process run resolves paths from the repository, as vitest runs there). */
+  cwd?: string;
+}
+
+/** A stream that keeps what is written to it, as text. */
+class Captured extends Writable {
+  private readonly chunks: Buffer[] = [];
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(Buffer.from(chunk));
+    done();
+  }
+  get text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * Runs `tariff` with these arguments: in this process through the CLI's own `main` (the same
+ * parsing, commands, output and exit status, without a start-up of tsx per call), or, with
+ * `process: true` or a `cwd`, as a real process.
+ */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  if (options.process || options.cwd) return runCliProcess(args, options);
+  const stdout = new Captured();
+  const stderr = new Captured();
+  const env = { ...process.env, NO_COLOR: '1', ...options.env };
+  const status = await main([process.execPath, CLI, ...args], cliIo(env, { stdout, stderr }));
+  return { status, stdout: stdout.text, stderr: stderr.text };
+}
+
 /** Runs `tariff` as a real process, as cron or CI would. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
+export function runCliProcess(args: string[], options: Omit<CliOptions, 'process'> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
