@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every core (vitest leaves one free by default): much of a test's time is a child process's
+    // (the service, Chromium), so two files at once keep a 2-core machine busy.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Checks every response of the service that a test fetches against docs/openapi.json.
     setupFiles: ['test/setup/openapi-fetch.ts'],
     // Tests that load the S3 client in-process silence its Node.js version notice as bin/tariff.js

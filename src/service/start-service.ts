@@ -23,11 +23,20 @@ export interface ServiceOptions {
 }
 
 /**
- * Starts the service (the /v1 API and the website, on one router each, behind one port) and
- * resolves once it listens; `stopped` resolves when SIGINT or SIGTERM ended it, after the
- * requests under way, the mail being sent and the registry were closed.
+ * A service listening: `stop()` (once, however often called) closes it after the requests under
+ * way, the mail being sent and the registry.
  */
-export async function startService(options: ServiceOptions): Promise<{ listening: ListeningServer; stopped: Promise<void> }> {
+export interface RunningService {
+  listening: ListeningServer;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the service (the /v1 API and the website, on one router each, behind one port) and
+ * resolves once it listens. What stops it is the caller's: the CLI stops it on SIGINT or SIGTERM
+ * (`untilSignalled`), a test when it is done.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, dataDir } = options;
   const log = new RequestLog(options.stdout);
   const write = (event: Record<string, unknown>) => log.write(event);
@@ -85,10 +94,9 @@ export async function startService(options: ServiceOptions): Promise<{ listening
   });
   log.flush();
 
-  const stopped = new Promise<void>((resolve) => {
-    const stop = async () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
       release.stop();
       await listening.close();
       await purge.stop();
@@ -96,10 +104,6 @@ export async function startService(options: ServiceOptions): Promise<{ listening
       await registry.close();
       log.write({ event: 'service.stopped' });
       log.flush();
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  return { listening, stopped };
+    })());
+  return { listening, stop };
 }

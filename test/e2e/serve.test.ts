@@ -4,12 +4,13 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample');
 let dataDir: string;
-let service: ServeProcess | null = null;
+let service: RunningServe | null = null;
 
 beforeEach(async () => {
   dataDir = await tempDir();
@@ -41,10 +42,9 @@ async function publish(date = '2026-11-22', barcodes = true) {
   expect(result.status).toBe(0);
   return JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
 }
+/** The service of `tariff serve --base-url https://tariff.example/v1`, in this process (what needs a process of its own uses startServe). */
 async function serve() {
-  service = await startServe(['serve', '--data-dir', dataDir, '--base-url', 'https://tariff.example/v1'], {
-    TARIFF_MANIFEST_POLL_MS: '100',
-  });
+  service = await serveInProcess(dataDir, { TARIFF_BASE_URL: 'https://tariff.example/v1', TARIFF_MANIFEST_POLL_MS: '100' });
   return service.url;
 }
 const get = (url: string, path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });

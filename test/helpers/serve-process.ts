@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CLI, REPO } from './run-cli.ts';
 
-export interface ServeProcess {
+/** A running service as a test sees it: its address, its log, and a way to stop it. */
+export interface RunningServe {
   url: string;
-  child: ChildProcess;
   /** Every JSON line the service logged so far. */
   log: Record<string, unknown>[];
   /** What it wrote on stderr so far. */
@@ -12,6 +12,10 @@ export interface ServeProcess {
   /** The first line logged (so far or from now on) that `matches`: waits for the event itself, never polls. */
   logged(matches: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   stop(): Promise<number | null>;
+}
+
+export interface ServeProcess extends RunningServe {
+  child: ChildProcess;
 }
 
 /** Beyond the service's own shutdown grace (10 s by default) and the kill of a stuck worker. */

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { startService } from '../../service/start-service.ts';
+import { untilSignalled } from '../../service/until-signalled.ts';
 import { superviseWorkers } from '../../service/workers.ts';
 import type { Runner } from '../context.ts';
 
@@ -22,8 +23,8 @@ export function registerServe(program: Command, run: Runner): void {
         const settings = await ctx.settings(options);
         if (settings.workers > 1 && cluster.isPrimary)
           return superviseWorkers({ workers: settings.workers, shutdownGraceMs: settings.shutdownGraceMs, stdout: ctx.io.stdout });
-        const { stopped } = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });
-        await stopped;
+        const service = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });
+        await untilSignalled(service);
         // A worker's IPC channel to the primary would keep it alive after its server closed.
         if (cluster.isWorker) cluster.worker!.disconnect();
       }),

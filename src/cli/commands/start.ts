@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { runRelease } from '../../pipeline/run-release.ts';
 import { createKey } from '../../registry/create-key.ts';
 import { startService } from '../../service/start-service.ts';
+import { untilSignalled } from '../../service/until-signalled.ts';
 import { readSources } from '../../fetch/read-sources.ts';
 import { buildDate, type Runner } from '../context.ts';
 
@@ -53,15 +54,15 @@ export function registerStart(program: Command, run: Runner): void {
           say(`try: curl -H "Authorization: Bearer ${key}" http://${settings.host}:${settings.port}/v1/version`);
         });
 
-        const { listening, stopped } = await startService({
+        const service = await startService({
           settings,
           dataDir: ctx.dataDir,
           env: ctx.io.env,
           now: ctx.io.now,
           stdout: ctx.io.stdout,
         });
-        say(`serving ${summary.bucket} on ${listening.url}/v1 (Ctrl-C to stop)`);
-        await stopped;
+        say(`serving ${summary.bucket} on ${service.listening.url}/v1 (Ctrl-C to stop)`);
+        await untilSignalled(service);
       }),
     );
 }
