@@ -43,8 +43,7 @@ async function check(page: Page, name: string): Promise<void> {
           ) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }>;
         };
       }
-    )// The WCAG 2.1 A and AA rules (the law's bar for public services), not axe's best practices.
-    .axe
+    ).axe // The WCAG 2.1 A and AA rules (the law's bar for public services), not axe's best practices.
       .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
