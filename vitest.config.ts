@@ -3,7 +3,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -17,5 +16,11 @@ export default defineConfig({
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-report.json' }]],
+    projects: [
+      // The pure core's tests share their processes (no state of their own outlives a test): seconds, not a fork per file.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      // The integration and end-to-end files keep a process each: their helpers register hooks and open services.
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });

@@ -1,5 +1,11 @@
-import { isApiPath } from '../../src/server/app.ts';
-import { openApiProblems } from '../helpers/openapi-check.ts';
+/** The API's paths (as app.ts names them) and the checker, loaded by the first fetch: most test files fetch nothing. */
+const checker = async () => {
+  const [{ isApiPath }, { openApiProblems }] = await Promise.all([
+    import('../../src/server/app.ts'),
+    import('../helpers/openapi-check.ts'),
+  ]);
+  return { isApiPath, openApiProblems };
+};
 
 /**
  * Every response a test receives from the service through fetch is checked against
@@ -9,6 +15,7 @@ import { openApiProblems } from '../helpers/openapi-check.ts';
 const original = globalThis.fetch;
 globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const response = await original(input, init);
+  const { isApiPath, openApiProblems } = await checker();
   const url = new URL(input instanceof Request ? input.url : String(input));
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
   if (url.hostname !== '127.0.0.1' || !isApiPath(url.pathname) || method === 'HEAD') return response;
