@@ -46,7 +46,7 @@ export function planStep(runner: StepRunner, target: PublishTarget, release: Rel
     const plan = await planPublication(target.bucket, release, { keep: target.keep, copies: target.copies });
     if (!plan.switch && plan.unrepairable.length > 0)
       throw errors.bucketDamaged(plan.version, target.bucket.description, plan.unrepairable);
-    for (const problem of plan.unrepairable) say(`${plan.current?.version} stays damaged: ${problem}`);
+    for (const problem of plan.unrepairable) say(`${plan.current?.version ?? 'the current release'} stays damaged: ${problem}`);
     const headline = planHeadline(summarisePlan(plan));
     say(changesNothing(plan) ? `${headline}: nothing to do` : headline);
     return plan;
