@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts';
 import { loadRules } from '../barcodes/load-rules.ts';
 import { createMailer } from '../mail/mailer.ts';
 import { openRegistry } from '../registry/open-registry.ts';
+import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { createWebsite } from '../web/website.ts';
 import { createApp, isApiPath } from '../server/app.ts';
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   now: () => Date;
   /** Where the request log goes, one JSON line a request. */
   stdout: NodeJS.WritableStream;
+  /** The bucket to serve; by default the one the settings name. */
+  bucket?: Bucket;
 }
 
 /**
@@ -40,7 +43,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { settings, dataDir } = options;
   const log = new RequestLog(options.stdout);
   const write = (event: Record<string, unknown>) => log.write(event);
-  const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+  const bucket = options.bucket ?? (await openBucket(settings.bucket, { dataDir, settings, env: options.env }));
   const registry = await openRegistry({
     dataDir,
     url: settings.registry,

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -21,7 +22,7 @@ const QUICK_S3 = {
 };
 
 let dataDir: string;
-let service: ServeProcess | null = null;
+let service: RunningServe | null = null;
 const cleanups: (() => Promise<unknown>)[] = [];
 beforeEach(async () => {
   dataDir = await tempDir();
@@ -168,7 +169,7 @@ describe('a corrupt release in the bucket', () => {
   it('is never streamed whole under the manifest ETag', async () => {
     const key = await account();
     expect((await cli(['publish', await build('a')])).status).toBe(0);
-    service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_CACHE_BYTES: '1' });
+    service = await serveInProcess(dataDir, { TARIFF_CACHE_BYTES: '1' });
     const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.json.gz');
     const good = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } });
     const etag = good.headers.get('etag')!;
@@ -195,7 +196,7 @@ describe('a corrupt release in the bucket', () => {
   it('answers 503 before any header when a streamed file is shorter than its manifest says, and never rolls back to an incomplete version', async () => {
     const key = await account();
     expect((await cli(['publish', await build('a')])).status).toBe(0);
-    service = await startServe(['serve', '--data-dir', dataDir], { TARIFF_CACHE_BYTES: '1' });
+    service = await serveInProcess(dataDir, { TARIFF_CACHE_BYTES: '1' });
     const file = join(dataDir, 'bucket', 'releases', '20261101.1', 'dataset.json.gz');
     writeFileSync(file, readFileSync(file).subarray(0, 100));
     const short = await fetch(`${service.url}/v1/dataset.json.gz`, { headers: { authorization: `Bearer ${key}` } });
@@ -233,7 +234,7 @@ describe('a corrupt release in the bucket', () => {
       `${join(dataDir, 'bucket')}/releases/20251101.1/`,
     );
 
-    service = await startServe(['serve', '--data-dir', dataDir]);
+    service = await serveInProcess(dataDir);
     const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
     expect(((await version.json()) as { version: string }).version).toBe('20261101.1');
     expect(service.log.find((entry) => entry.event === 'release.fallback')).toMatchObject({

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Bucket } from '../../src/storage/bucket.ts';
+import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import { startServe, type RunningServe } from '../helpers/serve-process.ts';
@@ -47,6 +50,44 @@ async function serve() {
   service = await serveInProcess(dataDir, { TARIFF_BASE_URL: 'https://tariff.example/v1', TARIFF_MANIFEST_POLL_MS: '100' });
   return service.url;
 }
+/** A bucket whose streams of one key, opened between `hold()` and `letGo()`, send nothing until then; `opened()` settles once one was. */
+class HeldStreams implements Bucket {
+  readonly description: string;
+  private readonly starts: (() => void)[] = [];
+  private held = false;
+  private wasOpened = false;
+  private onOpen: () => void = () => {};
+  constructor(
+    private readonly inner: Bucket,
+    private readonly key: string,
+  ) {
+    this.description = inner.description;
+  }
+  get = (key: string) => this.inner.get(key);
+  put = (key: string, data: Uint8Array, contentType: string) => this.inner.put(key, data, contentType);
+  list = (prefix: string) => this.inner.list(prefix);
+  delete = (keys: string[]) => this.inner.delete(keys);
+  async open(key: string) {
+    const object = await this.inner.open(key);
+    if (!object || key !== this.key || !this.held) return object;
+    const body = new PassThrough();
+    this.starts.push(() => object.body.pipe(body));
+    this.wasOpened = true;
+    this.onOpen();
+    return { size: object.size, body };
+  }
+  hold(): void {
+    this.held = true;
+  }
+  opened(): Promise<void> {
+    return this.wasOpened ? Promise.resolve() : new Promise((resolve) => (this.onOpen = resolve));
+  }
+  letGo(): void {
+    this.held = false;
+    for (const start of this.starts.splice(0)) start();
+  }
+}
+
 const get = (url: string, path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -205,13 +246,22 @@ describe('tariff serve', () => {
   it('serves a newly published release without a restart, never mixing two releases in one download', async () => {
     const first = await publish('2026-11-22');
     const key = await account('shop@example.it');
-    const url = await serve();
-    const before = await get(url, '/v1/dataset.json.gz', bearer(key));
+    // The files stream from the bucket (no cache), and the bucket holds each stream until the test lets it go:
+    // the second release becomes current while the first download is under way.
+    const bucket = new HeldStreams(new LocalBucket(join(dataDir, 'bucket')), 'releases/20261101.1/dataset.json.gz');
+    service = await serveInProcess(dataDir, { TARIFF_MANIFEST_POLL_MS: '100', TARIFF_CACHE_BYTES: '1' }, { bucket });
+    const url = service.url;
+    bucket.hold();
+    const downloading = get(url, '/v1/dataset.json.gz', bearer(key));
+    await bucket.opened();
     const second = await publish('2026-12-01');
     expect(second.version).not.toBe(first.version);
+    await service.logged((entry) => entry.event === 'release.switch' && entry.version === second.version);
+    bucket.letGo();
+    const before = await downloading;
     const bytes = Buffer.from(await before.arrayBuffer());
+    expect(before.headers.get('etag')).toBe(`"${first.files.json.sha256}"`);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(first.files.json.sha256);
-    await service!.logged((entry) => entry.event === 'release.switch' && entry.version === second.version);
     const other = await account('shop2@example.it');
     expect((await (await get(url, '/v1/version', bearer(other))).json()).version).toBe(second.version);
   });

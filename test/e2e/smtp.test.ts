@@ -6,10 +6,11 @@ import { signInLinkIn } from '../helpers/outbox.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { signInWithLink } from '../helpers/web-sign-in.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-let service: ServeProcess | null = null;
+let service: RunningServe | null = null;
 let smtp: SMTPServer | null = null;
 afterEach(async () => {
   await service?.stop();
@@ -43,7 +44,7 @@ describe('sign-in e-mail over SMTP', () => {
 
     const dataDir = await tempDir();
     await runCli(['accounts', 'create', 'shop@example.it', '--type', 'User', '--data-dir', dataDir]);
-    service = await startServe(['serve', '--data-dir', dataDir], {
+    service = await serveInProcess(dataDir, {
       SMTP_URL: `smtp://127.0.0.1:${port}`,
       SMTP_FROM: 'Servizio tariffa <tariffa@example.it>',
     });

@@ -4,13 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
 const gtin = (body: string) => body + gs1CheckDigit(body);
 let dataDir: string;
-let service: ServeProcess | null = null;
+let service: RunningServe | null = null;
 
 beforeEach(async () => {
   dataDir = await tempDir();
@@ -29,7 +30,7 @@ async function account(email: string, type = 'User', limit?: number): Promise<st
   return JSON.parse((await cli(['keys', 'create', email, '--json'])).stdout).key;
 }
 async function serve() {
-  service = await startServe(['serve', '--data-dir', dataDir]);
+  service = await serveInProcess(dataDir);
   return service.url;
 }
 const submit = (url: string, key: string, body: unknown) =>

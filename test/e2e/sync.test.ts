@@ -15,7 +15,8 @@ import { waitFor } from '../helpers/wait-for.ts';
 
 const JULY = '20260722.1';
 const AUGUST = '20260801.1';
-const stand = serveRealReleases({ TARIFF_MANIFEST_POLL_MS: '100' });
+// The till's service as it runs: a `tariff serve` process.
+const stand = serveRealReleases({ TARIFF_MANIFEST_POLL_MS: '100' }, { process: true });
 const cli = (args: string[]) => runCli([...args, '--data-dir', stand.dataDir]);
 const serviceUrl = () => stand.service.url;
 const apiUrl = () => `${stand.service.url}/v1`;

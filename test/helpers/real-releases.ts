@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { makeNoticePdf } from '../../fixtures/adm-pdf.ts';
 import { REPO, runCli } from './run-cli.ts';
-import { startServe, type ServeProcess } from './serve-process.ts';
+import { serveInProcess } from './serve-in-process.ts';
+import { startServe, type RunningServe } from './serve-process.ts';
 
 /** The authority's real cigar list (22/07/2026). */
 export const REAL_LIST = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
@@ -60,16 +61,19 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
 }
 
 /**
- * For a whole test file: a data dir holding the two real releases, served by `tariff serve` as a
- * process. The dir is the file's own (tempDir's are removed after each test, and the service reads
+ * For a whole test file: a data dir holding the two real releases, served by the service in this
+ * process (with `process: true`, by `tariff serve` as a process). The dir is the file's own (tempDir's are removed after each test, and the service reads
  * it throughout), removed after the file.
  */
-export function serveRealReleases(env: Record<string, string>): { dataDir: string; service: ServeProcess } {
-  const stand = { dataDir: '', service: null as unknown as ServeProcess };
+export function serveRealReleases(
+  env: Record<string, string>,
+  how: { process?: boolean } = {},
+): { dataDir: string; service: RunningServe } {
+  const stand = { dataDir: '', service: null as unknown as RunningServe };
   beforeAll(async () => {
     stand.dataDir = await mkdtemp(join(tmpdir(), 'tariff-real-'));
     await publishRealReleases(stand.dataDir);
-    stand.service = await startServe(['serve', '--data-dir', stand.dataDir], env);
+    stand.service = how.process ? await startServe(['serve', '--data-dir', stand.dataDir], env) : await serveInProcess(stand.dataDir, env);
   });
   afterAll(async () => {
     await stand.service?.stop();

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { resolveSettings } from '../../src/config/resolve-settings.ts';
 import { startService } from '../../src/service/start-service.ts';
+import type { Bucket } from '../../src/storage/bucket.ts';
 import type { RunningServe } from './serve-process.ts';
 
 /**
@@ -8,7 +9,11 @@ import type { RunningServe } from './serve-process.ts';
  * variables, on an ephemeral loopback port: the same service without a process start-up, for the
  * tests of what it answers. What needs a process (signals, workers, the exit status) uses `startServe`.
  */
-export async function serveInProcess(dataDir: string, env: Record<string, string> = {}, now = () => new Date()): Promise<RunningServe> {
+export async function serveInProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  edges: { now?: () => Date; bucket?: Bucket } = {},
+): Promise<RunningServe> {
   const variables = { ...process.env, ...env };
   const { settings } = await resolveSettings({ flags: { host: '127.0.0.1', port: '0' }, env: variables, dataDir });
   const log: Record<string, unknown>[] = [];
@@ -29,7 +34,7 @@ export async function serveInProcess(dataDir: string, env: Record<string, string
       done();
     },
   });
-  const service = await startService({ settings, dataDir, env: variables, now, stdout });
+  const service = await startService({ settings, dataDir, env: variables, now: edges.now ?? (() => new Date()), stdout, bucket: edges.bucket });
   return {
     url: service.listening.url,
     log,
