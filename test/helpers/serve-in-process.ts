@@ -34,7 +34,14 @@ export async function serveInProcess(
       done();
     },
   });
-  const service = await startService({ settings, dataDir, env: variables, now: edges.now ?? (() => new Date()), stdout, bucket: edges.bucket });
+  const service = await startService({
+    settings,
+    dataDir,
+    env: variables,
+    now: edges.now ?? (() => new Date()),
+    stdout,
+    bucket: edges.bucket,
+  });
   return {
     url: service.listening.url,
     log,
