@@ -62,8 +62,8 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
 
 /**
  * For a whole test file: a data dir holding the two real releases, served by the service in this
- * process (with `process: true`, by `tariff serve` as a process). The dir is the file's own (tempDir's are removed after each test, and the service reads
- * it throughout), removed after the file.
+ * process (with `process: true`, by `tariff serve` as a process). The dir is the file's own
+ * (tempDir's are removed after each test, and the service reads it throughout), removed after the file.
  */
 export function serveRealReleases(
   env: Record<string, string>,
