@@ -12,7 +12,7 @@ import { toAccount } from './rows.ts';
 /**
  * Authentication on PostgreSQL, written apart from the registry's rules because every API
  * request runs it: the requests that arrive in one turn of the event loop go to the database in
- * one call of `tariff_authenticate` (schema.ts, version 5), set-based, in one round trip and one
+ * one call of `tariff_authenticate` (pg-authenticate.sql), set-based, in one round trip and one
  * commit for the group. An account's counter goes up by as many of its requests as fit under the
  * limit; they are the first ones in request order, as one statement each would have decided.
  * Under load this multiplies throughput; alone, a request costs what it did. A named statement:

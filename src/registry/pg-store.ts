@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { errors } from '../errors.ts';
 import {
@@ -21,6 +22,8 @@ const PG_DIALECT: Dialect = {
       .join(', ')})`,
   forUpdate: ' FOR UPDATE',
   schema: { identity: 'INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY', falseFlag: 'BOOLEAN NOT NULL DEFAULT false', withoutRowid: '' },
+  // The hot path's function, in a file of its own (pg-authenticate.ts calls it).
+  routines: [readFileSync(new URL('./pg-authenticate.sql', import.meta.url), 'utf8')],
 };
 
 const numberedCache = new Map<string, string>();

@@ -148,11 +148,11 @@ export function migrations({ name, schema: d }: Dialect): string[] {
   )}
   CREATE INDEX sign_ups_status ON sign_ups (status, created_at);`,
     // 5: a counter remembers how much its last increment added (so that one statement can raise
-    // many counters and say what each took); PostgreSQL authenticates a whole group of requests in
-    // one call (pg-authenticate.ts), and compares the hashes and periods it looks up byte for
-    // byte, as SQLite always does (a locale's collation costs several times more per comparison).
+    // many counters and say what each took: PostgreSQL's tariff_authenticate, pg-authenticate.sql,
+    // applied after the migrations); PostgreSQL compares the hashes and periods it looks up byte
+    // for byte, as SQLite always does (a locale's collation costs several times more per comparison).
     `ALTER TABLE usage_counters ADD COLUMN applied INTEGER NOT NULL DEFAULT 0;
-    ${name === 'postgres' ? `${PG_BYTE_ORDER}${PG_AUTHENTICATE_FUNCTION}` : ''}`,
+    ${name === 'postgres' ? PG_BYTE_ORDER : ''}`,
     // 6: from when an account's votes count (null: a self-service account not yet vetted). The
     // accounts there were count as they did.
     `ALTER TABLE accounts ADD COLUMN vetted_at TEXT;
@@ -185,46 +185,9 @@ const PG_BYTE_ORDER = `
   ALTER TABLE votes ALTER COLUMN gtin TYPE text COLLATE "C";`;
 
 /**
- * The hot path on PostgreSQL: a whole group of requests in one statement, one round trip and one
- * commit. The requests' keys and accounts; each reading account's counter raised by its requests
- * up to the limit, recording how much it added (`applied`: computed under the row's lock from the
- * row as it stands, so concurrent instances stay exact); the last-use stamps (at most once a
- * minute a key). Every request comes back with its key, its account and its account's counter
- * before and after; pg-authenticate.ts decides, in request order, which requests fitted.
- */
-const PG_AUTHENTICATE_FUNCTION = `
-  CREATE FUNCTION tariff_authenticate(fingerprints text[], stamps text[], touch_before text[], periods text[], read_limit integer)
-  RETURNS TABLE (ord integer, key_id integer, fingerprint text, account jsonb, period text, used_before integer, used_after integer)
-  LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
-  #variable_conflict use_column
-  BEGIN
-    RETURN QUERY
-      WITH req AS (
-        SELECT r.ord::integer AS ord, k.id AS key_id, k.fingerprint, k.last_used_at, a.id AS owner, to_jsonb(a) AS account,
-          r.period, r.stamp, r.before
-        FROM unnest(fingerprints, periods, stamps, touch_before) WITH ORDINALITY AS r(fp, period, stamp, before, ord)
-        JOIN api_keys k ON k.fingerprint = r.fp AND k.revoked_at IS NULL
-        JOIN accounts a ON a.id = k.account_id AND NOT a.blocked),
-      want AS (SELECT owner, period, LEAST(count(*)::integer, read_limit) AS n FROM req WHERE period IS NOT NULL GROUP BY owner, period),
-      bumped AS (
-        INSERT INTO usage_counters AS u (account_id, counter, period_start, used, applied)
-          SELECT owner, 'read', period, n, n FROM want WHERE true
-        ON CONFLICT (account_id, counter, period_start) DO UPDATE
-          SET used = u.used + GREATEST(0, LEAST(excluded.applied, read_limit - u.used)),
-            applied = GREATEST(0, LEAST(excluded.applied, read_limit - u.used))
-        RETURNING u.account_id, u.period_start, u.used - u.applied AS used_before, u.used AS used_after),
-      touched AS (
-        UPDATE api_keys k SET last_used_at = t.stamp
-        FROM (SELECT DISTINCT ON (key_id) key_id, stamp FROM req WHERE last_used_at IS NULL OR last_used_at <= before ORDER BY key_id, ord) t
-        WHERE k.id = t.key_id)
-      SELECT req.ord, req.key_id, req.fingerprint, req.account, req.period, b.used_before, b.used_after
-      FROM req LEFT JOIN bumped b ON b.account_id = req.owner AND b.period_start = req.period;
-  END
-  $fn$;`;
-
-/**
  * Applies the versions not yet applied, each in its own transaction under a lock, so instances
- * that start at once apply each version once.
+ * that start at once apply each version once; then the dialect's routines (CREATE OR REPLACE),
+ * under the same lock, so the database runs the routines of the code that opened it.
  */
 export async function migrate(store: Store, now: Date = new Date()): Promise<void> {
   const versions = migrations(store.dialect);
@@ -241,4 +204,13 @@ export async function migrate(store: Store, now: Date = new Date()): Promise<voi
       { durable: true },
     );
   }
+  const { routines } = store.dialect;
+  if (routines.length === 0) return;
+  await store.transaction(
+    async (tx) => {
+      await tx.lock(['schema_migrations']);
+      for (const routine of routines) await tx.exec(routine);
+    },
+    { durable: true },
+  );
 }

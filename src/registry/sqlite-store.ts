@@ -20,6 +20,7 @@ export const SQLITE_DIALECT: Dialect = {
       .join(', ')} FROM json_each(?)) AS t`,
   forUpdate: '',
   schema: { identity: 'INTEGER PRIMARY KEY', falseFlag: 'INTEGER NOT NULL DEFAULT 0', withoutRowid: ' WITHOUT ROWID' },
+  routines: [],
 };
 
 const CHECKPOINT_INTERVAL_MS = 1_000;

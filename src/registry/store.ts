@@ -27,6 +27,8 @@ export interface Dialect {
   forUpdate: string;
   /** The column declarations the schema needs that the two engines write differently. */
   schema: { identity: string; falseFlag: string; withoutRowid: string };
+  /** Routines of the engine (CREATE OR REPLACE), applied after the migrations whenever the registry opens. */
+  routines: readonly string[];
 }
 
 /** Statements on one connection (or, outside a transaction, on any). */
