@@ -1,5 +1,5 @@
 import type { Consumption, Principal } from './records.ts';
-import type { Registry } from './registry.ts';
+import type { Authenticate } from './store.ts';
 
 /** What authenticating a key gives: its account and key, and the read taken when one was asked for. */
 export type Authenticated = (Principal & { read?: Consumption }) | null;
@@ -20,7 +20,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
  * costs more than the work it holds, so under load this multiplies throughput; alone, a request
  * costs what it did. `run` answers each request, in order.
  */
-export function groupedAuthentication(run: (group: AuthenticationRequest[]) => Promise<Authenticated[]>): Registry['authenticate'] {
+export function groupedAuthentication(run: (group: AuthenticationRequest[]) => Promise<Authenticated[]>): Authenticate {
   type Waiting = AuthenticationRequest & { resolve: (value: Authenticated) => void; reject: (error: unknown) => void };
   let waiting: Waiting[] = [];
   const flush = () => {

@@ -11,18 +11,17 @@ import type { Registry } from './registry.ts';
 import { registryPath } from './registry-path.ts';
 import { migrate } from './schema.ts';
 import { signUpRules } from './sign-ups.ts';
-import { sqliteAuthenticator } from './sqlite-authenticate.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 import { submissionRules } from './submissions.ts';
 import { webAccessRules } from './web-access.ts';
 
 /**
- * The registry over a migrated store: the rules, written once, and the engine's own authentication.
+ * The registry over a migrated store: the rules, written once, and the store's own authentication.
  * `statusRules` (the moderation settings) are bound here, once: every recomputation of a barcode's
  * status uses them, whichever command or page caused it.
  */
-export function createRegistry(store: Store, authenticate: Registry['authenticate'], statusRules: StatusRules): Registry {
+export function createRegistry(store: Store, statusRules: StatusRules): Registry {
   return {
     ...accountRules(store, statusRules),
     ...keyRules(store),
@@ -33,7 +32,7 @@ export function createRegistry(store: Store, authenticate: Registry['authenticat
     ...signUpRules(store, statusRules),
     ...auditRules(store),
     ...purgeRules(store),
-    authenticate,
+    authenticate: store.authenticate,
     close: () => store.close(),
   };
 }
@@ -46,13 +45,13 @@ export async function openSqliteRegistry(path: string, options: { rules: StatusR
   await privateFile(path);
   const store = new SqliteStore(path, { checkpointInBackground: options.longRunning });
   await migrate(store);
-  return createRegistry(store, sqliteAuthenticator(store), options.rules);
+  return createRegistry(store, options.rules);
 }
 
 /** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
 export async function openPgRegistry(url: string, options: { rules: StatusRules; poolSize?: number }): Promise<Registry> {
   // Loaded only for PostgreSQL: most installations never need the driver, and every command would load it.
-  const [{ PgStore }, { pgAuthenticator }] = await Promise.all([import('./pg-store.ts'), import('./pg-authenticate.ts')]);
+  const { PgStore } = await import('./pg-store.ts');
   const store = await PgStore.open(url, options);
   try {
     await migrate(store);
@@ -60,7 +59,7 @@ export async function openPgRegistry(url: string, options: { rules: StatusRules;
     await store.close();
     throw error;
   }
-  return createRegistry(store, pgAuthenticator(store), options.rules);
+  return createRegistry(store, options.rules);
 }
 
 /**

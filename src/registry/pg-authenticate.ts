@@ -5,8 +5,8 @@ import {
   type Authenticated,
   type AuthenticationRequest,
 } from './grouped-authentication.ts';
-import type { PgStore } from './pg-store.ts';
-import type { Registry } from './registry.ts';
+import type pg from 'pg';
+import type { Authenticate } from './store.ts';
 import { toAccount } from './rows.ts';
 
 /**
@@ -18,7 +18,7 @@ import { toAccount } from './rows.ts';
  * Under load this multiplies throughput; alone, a request costs what it did. A named statement:
  * parsed and planned once per connection.
  */
-export function pgAuthenticator(store: PgStore): Registry['authenticate'] {
+export function pgAuthenticator(store: { pool: pg.Pool }): Authenticate {
   return groupedAuthentication(async (group) => {
     const { rows } = await store.pool.query({
       name: 'tariff_authenticate',

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { pgAuthenticator } from './pg-authenticate.ts';
 import { errors } from '../errors.ts';
 import {
+  type Authenticate,
   refuseOuterStatement,
   withinTransaction,
   type Dialect,
@@ -56,6 +58,7 @@ function queriesOn(db: pg.Pool | pg.PoolClient): Queries {
  */
 export class PgStore implements Store {
   readonly dialect = PG_DIALECT;
+  readonly authenticate: Authenticate = pgAuthenticator(this);
   private readonly queries: Queries;
 
   private constructor(readonly pool: pg.Pool) {

@@ -2,6 +2,7 @@ import type { BarcodeStatus, Match } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import type { PurgeCounts } from './purge-rules.ts';
+import type { Authenticate } from './store.ts';
 import type {
   Account,
   AccountType,
@@ -12,7 +13,6 @@ import type {
   BarcodeVote,
   Consumption,
   Counter,
-  Principal,
   SignUp,
   SignUpConfirmation,
   SignUpRequest,
@@ -56,13 +56,9 @@ export interface Registry {
   /**
    * The account of an active key with this fingerprint, unless the account is blocked. Records
    * the key's use and, when `read` is given, takes one unit from the account's read counter, all in
-   * one transaction: a GET costs one database round trip.
+   * one transaction: a GET costs one database round trip. The store's own (store.ts).
    */
-  authenticate(
-    fingerprint: string,
-    now: Date,
-    read?: { periodStart: string; limit: number },
-  ): Promise<(Principal & { read?: Consumption }) | null>;
+  authenticate: Authenticate;
 
   /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
   consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;

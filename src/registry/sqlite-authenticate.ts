@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { sameFingerprint } from './api-key.ts';
 import { USAGE } from './counters.ts';
 import {
@@ -6,16 +7,22 @@ import {
   type Authenticated,
   type AuthenticationRequest,
 } from './grouped-authentication.ts';
-import type { Registry } from './registry.ts';
 import { toAccount } from './rows.ts';
-import type { SqliteStore } from './sqlite-store.ts';
+import type { Authenticate } from './store.ts';
+
+/** What the authenticator needs of the SQLite store: its database, its statement cache, its turn. */
+export interface SqliteHandle {
+  db: Database.Database;
+  prepare(sql: string): Database.Statement;
+  exclusive<T>(work: () => T): Promise<Awaited<T>>;
+}
 
 /**
  * Authentication on SQLite, written apart from the registry's rules because every API request
  * runs it: prepared statements called directly, a group of requests in one transaction
  * (grouped-authentication.ts).
  */
-export function sqliteAuthenticator(store: SqliteStore): Registry['authenticate'] {
+export function sqliteAuthenticator(store: SqliteHandle): Authenticate {
   const principal = store.prepare(
     `SELECT k.id AS key_id, k.fingerprint, k.last_used_at, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
      WHERE k.fingerprint = ? AND k.revoked_at IS NULL AND NOT a.blocked`,

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { sqliteAuthenticator } from './sqlite-authenticate.ts';
 import {
+  type Authenticate,
   refuseOuterStatement,
   withinTransaction,
   type Dialect,
@@ -40,6 +42,10 @@ const bind = (params: Params): unknown[] =>
  */
 export class SqliteStore implements Store {
   readonly dialect = SQLITE_DIALECT;
+  private authenticator: Authenticate | null = null;
+  /** Its statements are prepared at the first request, once the migrations made the tables. */
+  readonly authenticate: Authenticate = (fingerprint, now, read) =>
+    (this.authenticator ??= sqliteAuthenticator(this))(fingerprint, now, read);
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   /** Transactions queued or open; while there are any, other work waits behind them. */

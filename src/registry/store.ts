@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Consumption, Principal } from './records.ts';
 
 /** A row as a driver returns it: column name to value. */
 export type Row = Record<string, unknown>;
@@ -69,8 +70,21 @@ export interface TransactionOptions {
  * @example
  *   await store.transaction(async (tx) => tx.run('UPDATE accounts SET blocked = ? WHERE id = ?', [true, 7]), { durable: true });
  */
+/**
+ * The hot path (every API request): the account of an active key with this fingerprint, unless
+ * blocked; the key's use recorded; with `read`, one read taken under the limit; all in one
+ * transaction. A capability of the port with one implementation per engine beside its store
+ * (sqlite-authenticate.ts, pg-authenticate.ts + pg-authenticate.sql): `registry.authenticate`.
+ */
+export type Authenticate = (
+  fingerprint: string,
+  now: Date,
+  read?: { periodStart: string; limit: number },
+) => Promise<(Principal & { read?: Consumption }) | null>;
+
 export interface Store extends Queries {
   transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T>;
+  readonly authenticate: Authenticate;
   close(): Promise<void>;
 }
 

@@ -86,7 +86,7 @@ describe.each(BACKENDS)('the %s registry keeps the policies decided once for eve
 
   it('makes every deliberate change durable, and only the per-request counters and the purge not', async () => {
     const { store, statements } = recording(await (await location()).store());
-    await everyChange(createRegistry(store, async () => null, DEFAULT_RULES));
+    await everyChange(createRegistry(store, DEFAULT_RULES));
     const notDurable = writes(statements).filter(({ where }) => where !== 'durable');
     // What a power cut may undo: counters of reads and requests, and a purge that the next one repeats.
     expect(notDurable.length).toBeGreaterThan(0);
@@ -134,7 +134,7 @@ describe.each(BACKENDS)('the %s registry keeps the policies decided once for eve
 
   it('recomputes the statuses a block touches in a fixed number of statements, however many barcodes', async () => {
     const { store, statements } = recording(await (await location()).store());
-    const r = createRegistry(store, async () => null, DEFAULT_RULES);
+    const r = createRegistry(store, DEFAULT_RULES);
     const voter = await r.createAccount({ email: 'voter@example.it', type: 'User', submitLimit: 1000 }, now);
     const barcodes = (n: number) => Array.from({ length: n }, (_, i) => `80${String(i).padStart(10, '0')}`);
     const withCheckDigit = (body: string) =>
