@@ -68,6 +68,15 @@ const HINTS = {
   sync_verify_failed: 'It was not installed: the installed copy is unchanged. The next run downloads it again.',
   output_failed: 'Check that the output directory is writable and the disk has space.',
   output_not_release: 'Give --out a new or empty folder, or a release folder to replace; nothing was deleted.',
+  signing_key_required:
+    'Set TARIFF_SIGNING_KEY to the private key file `tariff signing-key create` wrote (docs/operations.md, "Signing releases"); nothing was published unsigned.',
+  signing_key_unknown:
+    'Point TARIFF_SIGNING_KEY at a key in use (`tariff signing-key list`), or create one (`tariff signing-key create`); nothing was published.',
+  signing_key_unreadable: 'TARIFF_SIGNING_KEY names the private key file `tariff signing-key create` wrote (mode 0600).',
+  manifest_untrusted:
+    'Nothing was installed and no further read was spent; the installed copy is unchanged. See docs/sync.md, "Signed manifests".',
+  rebuild_differs:
+    'The published release is not what its documents give: see which file differs, and check the snapshots in <data-dir>/snapshots against the provenance.',
   internal_error: 'This is a bug: please report it with the command you ran.',
 } as const;
 
@@ -183,6 +192,15 @@ export const errors = {
   syncFailed: (where: string, detail: string) => fail('sync_failed', `${where}: ${detail}`),
   syncVerifyFailed: (where: string, detail: string) =>
     fail('sync_verify_failed', `${where}: the downloaded file does not verify: ${detail}`),
+  signingKeyRequired: (where: string, keyIds: string[]) =>
+    fail('signing_key_required', `${where}keys.json lists signing key(s) ${keyIds.join(', ')} in use, and no signing key is configured`),
+  signingKeyUnknown: (keyId: string, where: string, why: string) =>
+    fail('signing_key_unknown', `The signing key ${keyId} ${why} in ${where}keys.json: clients could not check its signatures`),
+  signingKeyUnreadable: (path: string, detail: string) => fail('signing_key_unreadable', `${path}: cannot read the signing key: ${detail}`),
+  manifestUntrusted: (where: string, refusal: string, detail: string) =>
+    fail('manifest_untrusted', `${where}: the manifest is not trusted (${refusal}): ${detail}`, 1, { refusal }),
+  rebuildDiffers: (version: string, problems: string[]) =>
+    fail('rebuild_differs', `${version} does not match its rebuild:\n  - ${problems.join('\n  - ')}`),
   outputFailed: (where: string, detail: string) => fail('output_failed', `${where}: cannot write the release: ${detail}`),
   outputNotRelease: (where: string, foreign: string[]) =>
     fail(

@@ -25,6 +25,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   contributors: async () => (await import('./commands/contributors.ts')).registerContributors,
   start: async () => (await import('./commands/start.ts')).registerStart,
   sync: async () => (await import('./commands/sync.ts')).registerSync,
+  'signing-key': async () => (await import('./commands/signing-key.ts')).registerSigningKey,
 };
 const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish' };
 

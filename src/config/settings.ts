@@ -65,6 +65,9 @@ export const settingsSchema = z.strictObject({
   ...wholes({ fetchRetryBaseMs: 2_000, fetchRetryMaxMs: 60_000 }),
   ...wholes({ s3ConnectTimeoutMs: 5_000, s3IdleTimeoutMs: 15_000, s3DeadlineSeconds: 60, s3Attempts: 3 }),
   s3PathStyle: flag.default(false),
+  // Signing the current manifest (docs/operations.md, "Signing releases"): the private key's file, how long a signature holds.
+  signingKey: z.string().min(1, { error: 'the path of a private key file' }).optional(),
+  signatureDays: whole(1, 366).default(7),
   // The service: where it listens, what it keeps, how long things last, what it allows.
   host: z.string().min(1, { error: 'an address to listen on' }).default('127.0.0.1'),
   port: whole(0, 65535).default(8080),
@@ -101,6 +104,8 @@ export const settingsSchema = z.strictObject({
   apiUrl: httpUrl.optional(),
   apiKey: z.string().optional(),
   syncDeadlineSeconds: whole(1).default(600),
+  // The keys a till trusts to sign manifests: key id:base64, or files (a key list or a PEM public key).
+  syncPublicKeys: list(z.string().min(1)).default([]),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -119,6 +124,7 @@ const ENV_NAMES: Partial<Record<SettingKey, string>> = {
   keepAliveTimeoutMs: 'TARIFF_KEEPALIVE_TIMEOUT_MS',
   smtpUrl: 'SMTP_URL',
   smtpFrom: 'SMTP_FROM',
+  syncPublicKeys: 'TARIFF_SYNC_PUBLIC_KEY',
 };
 
 /** The settings an option of a command sets, by commander's name of the option. */
@@ -127,6 +133,7 @@ const FLAGS: Partial<Record<SettingKey, string>> = {
   sourceUrls: 'sourceUrl',
   sourcePages: 'sourcePage',
   apiUrl: 'api',
+  syncPublicKeys: 'publicKey',
 };
 
 const SECRETS = new Set<SettingKey>(['registry', 'smtpUrl', 'apiKey']);

@@ -10,7 +10,8 @@ import {
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
 import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
-import { renderManifest, type Manifest } from '../release/manifest.ts';
+import { releaseManifestOf, renderManifest, type Manifest } from '../release/manifest.ts';
+import type { Signing } from '../publish/current-signing.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import type { StepRunner } from './step-runner.ts';
 
@@ -22,6 +23,8 @@ export interface PublishTarget {
   keep: number;
   /** Where intact bytes of a damaged kept release may be found (the local copies). */
   copies?: readonly CopySource[];
+  /** Who signs the current manifest, and when (docs/operations.md, "Signing releases"). */
+  signing?: Signing;
 }
 
 /** A bucket error before the switch leaves the previous release current and whole: said so. */
@@ -43,7 +46,7 @@ const writesOf = (plan: PublicationPlan) => [...plan.repairs, ...plan.uploads];
 /** Reads the bucket and decides everything the publication does, or refuses (version_conflict, version_behind, bucket_damaged). */
 export function planStep(runner: StepRunner, target: PublishTarget, release: ReleaseFiles): Promise<PublicationPlan> {
   return runner.compute('plan', async (say) => {
-    const plan = await planPublication(target.bucket, release, { keep: target.keep, copies: target.copies });
+    const plan = await planPublication(target.bucket, release, { keep: target.keep, copies: target.copies, signing: target.signing });
     if (!plan.switch && plan.unrepairable.length > 0)
       throw errors.bucketDamaged(plan.version, target.bucket.description, plan.unrepairable);
     for (const problem of plan.unrepairable) say(`${plan.current?.version ?? 'the current release'} stays damaged: ${problem}`);
@@ -78,16 +81,31 @@ async function uploadStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
   });
 }
 
+/** ", signed by key … until …" when the manifest made current is signed. */
+const signedUntil = (next: Manifest) => (next.signature ? `, signed by key ${next.signature.keyId} until ${next.expires}` : '');
+
 async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan, manifest: Manifest, move: Switch): Promise<void> {
+  const next = plan.next ?? releaseManifestOf(manifest);
   await runner.effect('switch', {
     run: async (say) => {
       await beforeSwitch(bucket, plan, async () => {
-        await bucket.put(releaseManifestKey(move.to), Buffer.from(renderManifest(manifest)), 'application/json');
-        await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
+        await bucket.put(releaseManifestKey(move.to), Buffer.from(renderManifest(releaseManifestOf(manifest))), 'application/json');
+        await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json');
       });
-      say(`${CURRENT_KEY} → ${move.to} (was ${move.from ?? 'none'})`);
+      say(`${CURRENT_KEY} → ${move.to} (was ${move.from ?? 'none'})${signedUntil(next)}`);
     },
-    wouldDo: () => [`make ${move.to} current (was ${move.from ?? 'none'})`],
+    wouldDo: () => [`make ${move.to} current (was ${move.from ?? 'none'})${signedUntil(next)}`],
+  });
+}
+
+/** The release stays current; its manifest is signed again (renewed before it expires, or by a new key). */
+async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan, next: Manifest): Promise<void> {
+  await runner.effect('sign', {
+    run: async (say) => {
+      await beforeSwitch(bucket, plan, () => bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json'));
+      say(`${CURRENT_KEY}: ${plan.version} re-signed (${plan.resign})${signedUntil(next)}`);
+    },
+    wouldDo: () => [`re-sign ${plan.version} (${plan.resign})${signedUntil(next)}`],
   });
 }
 
@@ -112,6 +130,7 @@ export async function applyPlan(runner: StepRunner, target: PublishTarget, manif
   await uploadStep(runner, target.bucket, plan);
   const move = plan.switch;
   if (!move) {
+    if (plan.next) await signStep(runner, target.bucket, plan, plan.next);
     for (const step of ['switch', 'prune']) runner.skip(step, `${plan.version} is current already`);
     return;
   }
@@ -134,15 +153,18 @@ export async function publishSteps(runner: StepRunner, target: PublishTarget, re
 export function publicationResult(plan: PublicationPlan): PublishResult {
   const repaired = plan.repairs.map((repair) => repair.problem);
   const unrepaired = plan.unrepairable.length > 0 ? { unrepaired: plan.unrepairable } : {};
+  const expires = plan.next?.expires ? { expires: plan.next.expires } : {};
   if (!plan.switch) {
-    const done = { version: plan.version, previousVersion: plan.version, pruned: [] };
-    return repaired.length > 0 ? { status: 'repaired', ...done, repaired } : { status: 'already-current', ...done };
+    const done = { version: plan.version, previousVersion: plan.version, pruned: [], ...expires };
+    if (repaired.length > 0) return { status: 'repaired', ...done, repaired };
+    return plan.resign ? { status: 're-signed', ...done, resigned: plan.resign } : { status: 'already-current', ...done };
   }
   return {
     status: 'published',
     version: plan.version,
     previousVersion: plan.switch.from,
     pruned: plan.prune,
+    ...expires,
     ...(plan.clean.length > 0 ? { cleaned: plan.clean } : {}),
     ...(repaired.length > 0 ? { repaired } : {}),
     ...unrepaired,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import { localCopies } from '../publish/intact-copies.ts';
+import { signingOf } from '../publish/signing-key-file.ts';
 import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
@@ -15,6 +16,7 @@ export interface PublishRunOptions {
   settings: Settings;
   dataDir: string;
   env: NodeJS.ProcessEnv;
+  now: () => Date;
   /** A release folder written by `tariff build`. */
   dir: string;
   dryRun?: boolean;
@@ -49,7 +51,8 @@ export async function runPublish(
   const copies = [localCopies(join(options.dataDir, 'releases'))];
   const runner = new StepRunner(options);
   const release = await verifyFolder(runner, options.dir);
-  const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies }, release);
+  const signing = await signingOf(settings, options.now);
+  const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies, signing }, release);
   return {
     result: options.dryRun ? null : publicationResult(plan),
     version: release.manifest.version,

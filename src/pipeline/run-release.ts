@@ -19,6 +19,7 @@ import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
+import { signingOf } from '../publish/signing-key-file.ts';
 import { publicationResult } from './publish-steps.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
@@ -48,7 +49,7 @@ export interface ReleaseRunOptions {
 }
 
 export interface ReleaseSummary {
-  status: 'published' | 'unchanged' | 'repaired' | 'dry-run';
+  status: 'published' | 'unchanged' | 'repaired' | 're-signed' | 'dry-run';
   /** The day whose tariff was built, and today (Italian calendar): they differ only under --allow-other-date or a dry run. */
   date: string;
   today: string;
@@ -106,7 +107,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
           barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
           previous: (say) => previousInBucket(bucket, say, copies),
         },
-        publish: { bucket, copies },
+        publish: { bucket, copies, signing: await signingOf(settings, options.now) },
         out: {
           dir: join(dataDir, 'releases', '{version}'),
           // The provenance names the snapshots of the authority's documents (bundled ones have none).

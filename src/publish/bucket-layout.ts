@@ -3,6 +3,8 @@ import { fileName, FORMATS, MANIFEST_FILE } from '../release/manifest.ts';
 
 /** The manifest of the release being served. Written last when publishing. */
 export const CURRENT_KEY = 'current.json';
+/** The public keys that sign current manifests (release/signing-keys.ts): outside releases/, never pruned. */
+export const KEYS_KEY = 'keys.json';
 export const RELEASES_PREFIX = 'releases/';
 
 /** Each release lives under its own prefix and is never modified once published. */

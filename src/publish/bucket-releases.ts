@@ -2,6 +2,7 @@ import { errors } from '../errors.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { FORMATS, holdsDigest, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { checkSigningKey, nextCurrent, type Signing } from './current-signing.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
 export interface ReleaseFiles {
@@ -16,12 +17,17 @@ export interface ReleaseFiles {
 
 export interface PublishResult {
   /** repaired: the release was current already, but the bucket's files did not match it and were written again. */
-  status: 'published' | 'already-current' | 'repaired';
+  /** re-signed: the release stays current, its manifest signed again (renewed before it expires, or by a new key). */
+  status: 'published' | 'already-current' | 'repaired' | 're-signed';
   version: string;
   previousVersion: string | null;
   pruned: string[];
   /** Incomplete versions a crashed run left, removed after the switch. */
   cleaned?: string[];
+  /** Until when the current manifest's signature holds, when signed. */
+  expires?: string;
+  /** Why it was signed again, when re-signed. */
+  resigned?: string;
   /** What was wrong, when repaired. */
   repaired?: string[];
   /** Damage to the previous current release that no intact copy could repair (it stays kept, damaged). */
@@ -54,16 +60,25 @@ const safeJson = (bytes: Buffer): unknown => {
   }
 };
 
-/** Makes a kept release current again, after checking that its files are whole. */
-export async function rollbackRelease(bucket: Bucket, version: string): Promise<{ version: string; previousVersion: string | null }> {
+/**
+ * Makes a kept release current again, after checking that its files are whole; signed with the next
+ * sequence when there is a signer, so clients follow the rollback and still refuse a replayed old answer.
+ */
+export async function rollbackRelease(
+  bucket: Bucket,
+  version: string,
+  signing?: Signing,
+): Promise<{ version: string; previousVersion: string | null; expires?: string }> {
   const manifest = await readManifestObject(bucket, releaseManifestKey(version));
   const { complete } = completeVersionsIn(await bucket.list(RELEASES_PREFIX));
   // An incomplete version (a crash left it without all its files) is not kept: it is never made current.
   if (!manifest || !complete.includes(version)) throw errors.releaseNotKept(version, bucket.description, complete);
   await verifyUploaded(bucket, manifest);
+  await checkSigningKey(bucket, signing);
   const current = await readCurrentManifest(bucket);
-  await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(manifest)), 'application/json');
-  return { version, previousVersion: current?.version ?? null };
+  const next = nextCurrent(manifest, current, signing);
+  await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json');
+  return { version, previousVersion: current?.version ?? null, ...(next.expires ? { expires: next.expires } : {}) };
 }
 
 /** The versions kept whole in the bucket, oldest first, the current one, and the incomplete ones a crash left. */

@@ -5,6 +5,7 @@ import { compareVersions, completeVersionsIn, RELEASES_PREFIX, releaseFileKey, v
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
 import { readCurrentManifest, readReleaseManifest, type ReleaseFiles } from './bucket-releases.ts';
+import { checkSigningKey, nextCurrent, resignReason, type Signing } from './current-signing.ts';
 
 /** One file written under its key: a release file uploaded, or a damaged one written again. */
 export interface PlannedWrite {
@@ -35,6 +36,10 @@ export interface PublicationPlan {
   unrepairable: string[];
   /** The current manifest's move, or null when the release is current already. */
   switch: { from: string | null; to: string } | null;
+  /** Why the current manifest is signed again though its release stays current (renewal, a new key), or null. */
+  resign: string | null;
+  /** What the bucket's current manifest becomes (signed when there is a signer), or null when it stays as it is. */
+  next: Manifest | null;
   /** Kept versions beyond retention, then incomplete ones a crashed run left: removed after the switch. */
   prune: string[];
   clean: string[];
@@ -44,6 +49,8 @@ export interface PlanOptions {
   keep: number;
   /** Where intact bytes of a damaged file may be found besides the release itself (the local copies). */
   copies?: readonly CopySource[];
+  /** The key that signs the current manifest, and when; none: unsigned (refused once the bucket lists a key in use). */
+  signing?: Signing;
 }
 
 const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => sameDigest(a.files[format], b.files[format]));
@@ -63,13 +70,16 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
   const isCurrent = current?.version === manifest.version && (sameFiles(current, manifest) || release.sameContentAs === current.version);
   if (current?.version === manifest.version && !isCurrent) throw errors.versionConflict(manifest.version, bucket.description);
   if (!isCurrent) await refuseConflicts(bucket, manifest, current);
+  await checkSigningKey(bucket, options.signing);
 
   // The release's own bytes repair its files only when they are the bucket's (another zlib may differ).
   const self: CopySource = { name: 'the release just built', read: async (_, format) => release.files[format] };
   const copies = options.copies ?? [];
   if (isCurrent) {
     const { repairs, unrepairable } = await planRepairs(bucket, current, [self, ...copies]);
-    return { version: manifest.version, current, uploads: [], repairs, unrepairable, switch: null, prune: [], clean: [] };
+    const resign = resignReason(current, options.signing);
+    const next = resign ? nextCurrent(current, current, options.signing) : null;
+    return { version: manifest.version, current, uploads: [], repairs, unrepairable, switch: null, resign, next, prune: [], clean: [] };
   }
   const { pruned, cleaned } = pruningPlan(await bucket.list(RELEASES_PREFIX), options.keep, manifest.version);
   // The release it replaces stays kept for a rollback, unless pruned now: then its damage no longer matters.
@@ -82,14 +92,16 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
     repairs,
     unrepairable,
     switch: { from: current?.version ?? null, to: manifest.version },
+    resign: null,
+    next: nextCurrent(manifest, current, options.signing),
     prune: pruned,
     clean: cleaned,
   };
 }
 
 /** True when the plan (or its summary) changes nothing in the bucket. */
-export const changesNothing = (plan: Pick<PublicationPlan | PlanSummary, 'uploads' | 'repairs' | 'switch'>) =>
-  plan.uploads.length === 0 && plan.repairs.length === 0 && plan.switch === null;
+export const changesNothing = (plan: Pick<PublicationPlan | PlanSummary, 'uploads' | 'repairs' | 'switch' | 'resign'>) =>
+  plan.uploads.length === 0 && plan.repairs.length === 0 && plan.switch === null && plan.resign === null;
 
 /**
  * What a dry run says of its plan, `where` the bucket when it is named: "dry run: would publish …",
@@ -112,6 +124,8 @@ export function summarisePlan(plan: PublicationPlan) {
     repairs: plan.repairs.map(({ version, key, from, problem }) => ({ version, key, from, problem })),
     unrepairable: plan.unrepairable,
     switch: plan.switch,
+    resign: plan.resign,
+    expires: plan.next?.expires ?? null,
     prune: plan.prune,
     clean: plan.clean,
   };
@@ -121,7 +135,9 @@ export function summarisePlan(plan: PublicationPlan) {
 export function planHeadline(plan: PlanSummary): string {
   const repairs = plan.repairs.length > 0 ? `repair ${plan.repairs.length} file(s) of ${plan.repairs[0]!.version}` : null;
   if (plan.switch) return `publish ${plan.version} (current: ${plan.switch.from ?? 'none'})${repairs ? `, ${repairs}` : ''}`;
-  return repairs ?? `${plan.version} is current and whole`;
+  const resign = plan.resign ? `re-sign ${plan.version} (${plan.resign})` : null;
+  const parts = [repairs, resign].filter(Boolean);
+  return parts.length > 0 ? parts.join(', ') : `${plan.version} is current and whole`;
 }
 
 async function refuseConflicts(bucket: Bucket, manifest: Manifest, current: Manifest | null): Promise<void> {

@@ -14,11 +14,47 @@ const fileEntry = z.strictObject({
   size: z.number().int().nonnegative(),
 });
 
-/** The release manifest, field for field as section 2.1 of the interface spec. */
+const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+
+/** One document of the authority a release was built from (docs/dataset.md, "Provenance"). */
+const provenanceDocument = z.strictObject({
+  url: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+  /** The effective date the page linking the document gave it (an undated notice), else null. */
+  pageDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable(),
+});
+
+/** What a release was built from, so anyone can build it again (`tariff verify --rebuild`). */
+export const provenanceSchema = z.strictObject({
+  /** The builder that made it: `tariff <version>`. */
+  builder: z.string().min(1),
+  /** The day whose tariff in force was built. */
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  documents: z.array(provenanceDocument),
+});
+export type Provenance = z.infer<typeof provenanceSchema>;
+
+/** A manifest's signature: by which key, how, and the value (base64) over its signed form (manifest-signature.ts). */
+export const signatureSchema = z.strictObject({
+  keyId: z.string().regex(/^[0-9a-f]{16}$/),
+  algorithm: z.literal('ed25519'),
+  value: z.string().regex(/^[A-Za-z0-9+/]{86}==$/),
+});
+export type ManifestSignature = z.infer<typeof signatureSchema>;
+
+/**
+ * The release manifest, field for field as section 2.1 of the interface spec, then the additions
+ * of docs/dataset.md: the release's provenance, and on the bucket's current manifest when the
+ * operator signs (`sequence`, `expires`, `signature`).
+ */
 export const manifestSchema = z.strictObject({
   version: z.string().regex(/^\d{8}\.[1-9]\d*$/),
   tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  generatedAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/),
+  generatedAt: isoInstant,
   source: z.string().min(1),
   schemaVersion: z.number().int(),
   counts: z.strictObject({ products: z.number().int().nonnegative(), barcodes: z.number().int().nonnegative() }),
@@ -27,6 +63,12 @@ export const manifestSchema = z.strictObject({
     sqlite: fileEntry,
     docdb: fileEntry.extend({ docdbVersion: z.string().min(1), schemaVersion: z.number().int() }),
   }),
+  provenance: provenanceSchema.optional(),
+  /** Grows by one with every manifest the bucket makes current (publication, re-signing, rollback). */
+  sequence: z.number().int().positive().optional(),
+  /** After this instant the signed manifest is refused: the operator re-signs well before. */
+  expires: isoInstant.optional(),
+  signature: signatureSchema.optional(),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
@@ -52,6 +94,7 @@ export interface ManifestInput {
   baseUrl: string;
   digests: Record<Format, FileDigest>;
   docdbVersion: string;
+  provenance?: Provenance;
 }
 
 /** Builds the manifest with its fields in the spec's order. */
@@ -74,7 +117,14 @@ export function buildManifest(input: ManifestInput): Manifest {
       sqlite: entry('sqlite'),
       docdb: { ...entry('docdb'), docdbVersion: input.docdbVersion, schemaVersion: SCHEMA_VERSION },
     },
+    ...(input.provenance ? { provenance: input.provenance } : {}),
   };
+}
+
+/** The manifest of the release itself, without what the bucket's current copy adds (sequence, expiry, signature). */
+export function releaseManifestOf(manifest: Manifest): Manifest {
+  const { sequence: _sequence, expires: _expires, signature: _signature, ...release } = manifest;
+  return release;
 }
 
 export function renderManifest(manifest: Manifest): string {

@@ -22,7 +22,10 @@ export interface AppOptions {
 
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
 export const isApiPath = (path: string): boolean =>
-  path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json';
+  path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json' || path === KEYS_PATH;
+
+/** The public keys that sign manifests, outside /v1 so checking a signature costs no read. */
+export const KEYS_PATH = '/.well-known/tariff-keys.json';
 
 /** The methods of a read: HEAD is answered wherever GET is, and under /v1 spends a read like it. */
 const READ = ['GET', 'HEAD'] as const;
@@ -133,6 +136,11 @@ export function createApp(options: AppOptions) {
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },
       body: OPENAPI,
+    })),
+    route(READ, KEYS_PATH, async () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
+      body: release.keys,
     })),
     route(READ, '/v1/version', reading()(version(release))),
     route(READ, '/v1/dataset.json.gz', reading()(download(release, 'json'))),

@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { DEFAULT_SETTINGS } from '../config/settings.ts';
 import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
+import { readKeyList } from '../publish/current-signing.ts';
 import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
@@ -26,11 +27,18 @@ export interface ReleaseHealth {
   problem: string | null;
   /** Serving an older kept release because the current one does not verify. */
   fallback: boolean;
+  /** When the served manifest's signature expires (null: unsigned). */
+  expires: string | null;
+  /** What an operator should know that is not (yet) a failure: a signature that expires within a day. */
+  warning: string | null;
 }
 
-/** What tells two manifests apart: version, build time and the files' digests. */
+/** /healthz warns this long before the served manifest's signature expires (a release run re-signs it well before). */
+const EXPIRY_WARNING_MS = 86_400_000;
+
+/** What tells two manifests apart: version, build time, the files' digests, and the signature (a re-signed manifest is served anew). */
 const identity = (manifest: Manifest) =>
-  `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((format) => manifest.files[format].sha256).join(' ')}`;
+  `${manifest.version} ${manifest.generatedAt} ${FORMATS.map((format) => manifest.files[format].sha256).join(' ')} ${manifest.signature?.value ?? ''}`;
 
 export interface ServedRelease {
   manifest: Manifest;
@@ -80,6 +88,7 @@ export class CurrentRelease {
   private problem: string | null = null;
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
+  private keyList: Buffer = Buffer.from(`${JSON.stringify({ keys: [] })}\n`);
 
   /** Before the first good refresh, staleness counts from here. */
   private readonly createdAt: Date;
@@ -107,15 +116,30 @@ export class CurrentRelease {
   health(): ReleaseHealth {
     const staleAfter = this.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     // Counted from the last good refresh, not from a failure: a read that hangs until its deadline fails late, and is stale all the same.
-    const stale = this.now().getTime() - (this.lastRefreshAt ?? this.createdAt).getTime() > staleAfter;
+    const now = this.now().getTime();
+    const stale = now - (this.lastRefreshAt ?? this.createdAt).getTime() > staleAfter;
+    const expires = this.served?.manifest.expires ?? null;
+    const left = expires === null ? Infinity : Date.parse(expires) - now;
+    // An expired manifest is refused by every client that checks signatures: as bad as a stale one.
+    const expired = left <= 0 ? `the current manifest expired on ${expires}: run tariff release (it signs it again)` : null;
     return {
-      status: stale ? 'stale' : 'ok',
+      status: stale || expired ? 'stale' : 'ok',
       release: this.served?.manifest.version ?? null,
       lastRefreshAt: this.lastRefreshAt?.toISOString() ?? null,
       failingSince: this.failingSince?.toISOString() ?? null,
-      problem: this.problem,
+      problem: this.problem ?? expired,
       fallback: this.fallback,
+      expires,
+      warning:
+        !expired && left < EXPIRY_WARNING_MS
+          ? `the current manifest expires on ${expires}, within a day: run tariff release (it signs it again)`
+          : null,
     };
+  }
+
+  /** The bucket's public signing keys as /.well-known/tariff-keys.json serves them (read with each refresh). */
+  get keys(): Buffer {
+    return this.keyList;
   }
 
   stop(): void {
@@ -153,7 +177,8 @@ export class CurrentRelease {
   /** One refresh; returns the error it met (already logged), or null. */
   private async load(): Promise<unknown> {
     try {
-      const manifest = await readCurrentManifest(this.bucket);
+      const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), readKeyList(this.bucket)]);
+      this.keyList = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
@@ -191,7 +216,7 @@ export class CurrentRelease {
     const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
     this.cache = cache;
     this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))), admCodes };
-    this.options.log({ event: 'release.switch', version: manifest.version, cachedFiles: cache.size });
+    this.options.log({ event: 'release.switch', version: manifest.version, sequence: manifest.sequence ?? null, cachedFiles: cache.size });
   }
 
   /** With nothing good to serve, the newest kept release whose files verify; loudly. */

@@ -8,6 +8,8 @@ import { createGunzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { errors } from '../errors.ts';
 import { manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
+import type { TrustedKey } from '../release/signing-keys.ts';
+import { checkManifestTrust } from './manifest-trust.ts';
 import { headerOf, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
 
@@ -23,6 +25,8 @@ export interface SyncOptions {
   /** Seconds for the whole run; a download slower than this fails and installs nothing. */
   deadlineMs: number;
   dispatcher?: Dispatcher;
+  /** The keys the till trusts to sign manifests (--public-key): with any, an unsigned or untrusted manifest is refused. */
+  publicKeys?: readonly TrustedKey[];
 }
 
 export interface SyncResult {
@@ -56,15 +60,26 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   if (state.notBefore && Date.parse(state.notBefore) > now.getTime())
     throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
 
+  const signal = AbortSignal.timeout(options.deadlineMs);
   const service = new ServiceClient({
     ...options,
-    signal: AbortSignal.timeout(options.deadlineMs),
+    signal,
     recordWait: (notBefore, waitReason) => writeSyncState(dest, { ...state, notBefore, waitReason, lastCheckAt: now.toISOString() }),
   });
   const { url: versionUrl, response: versionResponse } = await service.get('/version');
   const manifest = parseManifest(versionUrl, await versionResponse.body.text());
+  const pinned = options.publicKeys ?? [];
+  // Checked before anything else is asked: a manifest the till does not trust costs no further read.
+  if (pinned.length > 0)
+    await checkManifestTrust(
+      manifest,
+      versionUrl,
+      { pinned, now, last: state.accepted, api: options.api },
+      { dispatcher: options.dispatcher, signal },
+    );
   const installed = state.installed;
-  const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString() };
+  const accepted = pinned.length > 0 ? { sequence: manifest.sequence!, version: manifest.version } : state.accepted;
+  const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString(), accepted };
   if (installed && installed.version === manifest.version && installed.format === format) {
     await writeSyncState(dest, checked);
     return {

@@ -23,10 +23,12 @@ const stateSchema = z.object({
   /** Why it asked (the status and error code of its answer). */
   waitReason: z.string().nullable(),
   lastCheckAt: z.string().nullable(),
+  /** The last signed manifest accepted (with --public-key): an older one is a replay. */
+  accepted: z.object({ sequence: z.number().int(), version: z.string() }).nullable().default(null),
 });
 export type SyncState = z.infer<typeof stateSchema>;
 
-export const EMPTY_STATE: SyncState = { installed: null, notBefore: null, waitReason: null, lastCheckAt: null };
+export const EMPTY_STATE: SyncState = { installed: null, notBefore: null, waitReason: null, lastCheckAt: null, accepted: null };
 
 /** The state of a destination directory, or the empty state before a first sync. */
 export async function readSyncState(dest: string): Promise<SyncState> {

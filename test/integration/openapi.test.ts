@@ -18,6 +18,7 @@ describe('docs/openapi.json', () => {
       [
         '/healthz',
         '/openapi.json',
+        '/.well-known/tariff-keys.json',
         '/v1/barcodes',
         '/v1/dataset.docdb.gz',
         '/v1/dataset.json.gz',

@@ -3,6 +3,7 @@ import { dryRunLine } from '../../publish/plan-publication.ts';
 import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/bucket-releases.ts';
+import { signingOf } from '../../publish/signing-key-file.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';
@@ -31,6 +32,7 @@ export function registerPublish(program: Command, run: Runner): void {
           settings,
           dataDir: ctx.dataDir,
           env: ctx.io.env,
+          now: ctx.io.now,
           dir,
           dryRun: options.dryRun,
           report: reporter.step,
@@ -44,7 +46,9 @@ export function registerPublish(program: Command, run: Runner): void {
             ? `${result.version} (already current)`
             : result.status === 'repaired'
               ? `${result.version} (already current; repaired: ${result.repaired!.join('; ')})`
-              : result.version;
+              : result.status === 're-signed'
+                ? `${result.version} (already current; re-signed until ${result.expires})`
+                : result.version;
         ctx.result({ ...result, bucket }, human);
       }),
     );
@@ -58,12 +62,14 @@ export function registerPublish(program: Command, run: Runner): void {
     .action(
       run(async (ctx, version: string, options: object) => {
         if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
-        const bucket = await bucketOf(ctx, options);
-        const result = await rollbackRelease(bucket, version);
+        const settings = await ctx.settings(options);
+        const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
+        const result = await rollbackRelease(bucket, version, await signingOf(settings, ctx.io.now));
         const human =
-          result.previousVersion === result.version
+          (result.previousVersion === result.version
             ? `${result.version} is already current`
-            : `${result.version} is current (was ${result.previousVersion ?? 'none'})`;
+            : `${result.version} is current (was ${result.previousVersion ?? 'none'})`) +
+          (result.expires ? `, signed until ${result.expires}` : '');
         ctx.result({ ...result, bucket: bucket.description }, human);
       }),
     );

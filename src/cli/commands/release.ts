@@ -47,9 +47,11 @@ function said(summary: ReleaseSummary): string {
         : `dry run: ${version}, nothing to publish`
       : summary.status === 'repaired'
         ? `repaired ${version}`
-        : summary.status === 'published'
-          ? `published ${version} (was ${published?.previousVersion ?? 'none'})${published?.repaired ? `, repaired ${published.previousVersion}` : ''}`
-          : `unchanged ${version}`;
+        : summary.status === 're-signed'
+          ? `re-signed ${version} until ${published?.expires}`
+          : summary.status === 'published'
+            ? `published ${version} (was ${published?.previousVersion ?? 'none'})${published?.repaired ? `, repaired ${published.previousVersion}` : ''}`
+            : `unchanged ${version}`;
   // Said on the line cron mails: a tariff other than today's went to the clients.
   const day =
     summary.date !== summary.today && summary.status !== 'unchanged' ? `, the tariff in force on ${summary.date}, not today's` : '';

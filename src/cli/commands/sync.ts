@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { errors } from '../../errors.ts';
 import { FORMATS, type Format } from '../../release/manifest.ts';
+import { parseTrustedKeys, type TrustedKey } from '../../release/signing-keys.ts';
 import { syncDataset } from '../../sync/sync-dataset.ts';
 import { acquireLock } from '../../util/run-lock.ts';
 import type { CommandContext, Runner } from '../context.ts';
@@ -24,6 +25,10 @@ export function registerSync(program: Command, run: Runner): void {
     .addOption(new Option('--format <format>', 'the format to install').choices([...FORMATS]).makeOptionMandatory())
     .requiredOption('--dest <dir>', 'where the dataset is installed (dataset.<format>) with sync-state.json')
     .option('--key-file <file>', 'file holding the API key (else env TARIFF_API_KEY; never on the command line, where ps shows it)')
+    .option(
+      '--public-key <key...>',
+      'trust manifests signed by this key: <key id>:<base64> as tariff signing-key list prints it, or a file (keys.json, a PEM public key); repeat for a rotation (env TARIFF_SYNC_PUBLIC_KEY)',
+    )
     .addHelpText(
       'after',
       '\nQuiet when the installed copy is current. Exit status: 0 current or updated, 1 failure (the installed copy is unchanged), 2 usage.' +
@@ -42,7 +47,16 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
   const deadlineSeconds = settings.syncDeadlineSeconds;
   const unlock = await acquireLock(dest, 'sync', settings.lockStaleSeconds * 1000);
   try {
-    const result = await syncDataset({ api, format: options.format, dest, key, now: ctx.io.now, deadlineMs: deadlineSeconds * 1000 });
+    const publicKeys = await pinnedKeys(settings.syncPublicKeys);
+    const result = await syncDataset({
+      api,
+      format: options.format,
+      dest,
+      key,
+      now: ctx.io.now,
+      deadlineMs: deadlineSeconds * 1000,
+      publicKeys,
+    });
     // Quiet when current, for cron: only news is printed.
     ctx.result(
       result,
@@ -51,6 +65,21 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
   } finally {
     await unlock();
   }
+}
+
+/** The keys --public-key (or TARIFF_SYNC_PUBLIC_KEY) names: each `<id>:<base64>` or a file holding keys. */
+async function pinnedKeys(specs: string[]): Promise<TrustedKey[]> {
+  const keys: TrustedKey[] = [];
+  for (const spec of specs) {
+    const text = /^[0-9a-f]{16}:/.test(spec) ? spec : await readFile(spec, 'utf8').catch(() => null);
+    if (text === null) throw errors.usage(`--public-key ${spec}: neither <key id>:<base64> nor a readable file`);
+    try {
+      keys.push(...parseTrustedKeys(text));
+    } catch (error) {
+      throw errors.usage(`--public-key ${spec}: not a public key (${(error as Error).message})`);
+    }
+  }
+  return keys;
 }
 
 /** The key from --key-file or TARIFF_API_KEY: never an argument, which any user's `ps` shows. */

@@ -1,0 +1,78 @@
+import { errors } from '../errors.ts';
+import { releaseManifestOf, type Manifest } from '../release/manifest.ts';
+import { signManifest } from '../release/manifest-signature.ts';
+import { inUse, keyListSchema, type KeyList, type Signer } from '../release/signing-keys.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { KEYS_KEY } from './bucket-layout.ts';
+
+/** How the bucket's current manifest is signed: by whom (none: unsigned), at what time, for how long. */
+export interface Signing {
+  signer: Signer | null;
+  now: Date;
+  validityDays: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What the bucket's current manifest becomes when `manifest`'s release is made current after
+ * `previous`: signed with the next sequence and a new expiry when there is a signer. The sequence
+ * only grows, rollbacks included, so a client tells a replayed old answer from an operator's rollback.
+ */
+export function nextCurrent(manifest: Manifest, previous: Manifest | null, signing: Signing | undefined): Manifest {
+  const release = releaseManifestOf(manifest);
+  if (!signing?.signer) return release;
+  const sequence = (previous?.sequence ?? 0) + 1;
+  return signManifest(release, signing.signer, { sequence, expires: new Date(signing.now.getTime() + signing.validityDays * DAY_MS) });
+}
+
+/**
+ * Why the current manifest must be signed again though its release stays current, or null: it is
+ * unsigned, signed by another key, or past half its validity (cron runs several times a day, so a
+ * manifest is renewed days before it expires).
+ */
+export function resignReason(current: Manifest, signing: Signing | undefined): string | null {
+  const signer = signing?.signer;
+  if (!signing || !signer) return null;
+  if (!current.signature || !current.expires) return 'it is not signed';
+  if (current.signature.keyId !== signer.keyId) return `it is signed by key ${current.signature.keyId}, not ${signer.keyId}`;
+  const left = Date.parse(current.expires) - signing.now.getTime();
+  return left < (signing.validityDays * DAY_MS) / 2 ? `it expires on ${current.expires}` : null;
+}
+
+/** The bucket's key list; empty before any key was created. */
+export async function readKeyList(bucket: Bucket): Promise<KeyList> {
+  const bytes = await bucket.get(KEYS_KEY);
+  if (!bytes) return { keys: [] };
+  let json: unknown = null;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    // Reported below as not a key list.
+  }
+  const parsed = keyListSchema.safeParse(json);
+  if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${KEYS_KEY}`, 'the key list in the bucket is not valid');
+  return parsed.data;
+}
+
+export async function writeKeyList(bucket: Bucket, list: KeyList): Promise<void> {
+  await bucket.put(KEYS_KEY, Buffer.from(`${JSON.stringify(list, null, 2)}\n`), 'application/json');
+}
+
+/**
+ * Refuses a publication clients could not check: unsigned once the bucket lists a key in use, or
+ * signed by a key the bucket does not list or has retired.
+ */
+export async function checkSigningKey(bucket: Bucket, signing: Signing | undefined): Promise<void> {
+  const list = await readKeyList(bucket);
+  const now = signing?.now ?? new Date();
+  const signer = signing?.signer;
+  if (!signer) {
+    const active = list.keys.filter((entry) => inUse(entry, now)).map((entry) => entry.keyId);
+    if (active.length > 0) throw errors.signingKeyRequired(bucket.description, active);
+    return;
+  }
+  const entry = list.keys.find((candidate) => candidate.keyId === signer.keyId);
+  if (!entry) throw errors.signingKeyUnknown(signer.keyId, bucket.description, 'is not listed');
+  if (!inUse(entry, now)) throw errors.signingKeyUnknown(signer.keyId, bucket.description, `was retired on ${entry.retiredAt}`);
+}
