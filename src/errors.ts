@@ -92,6 +92,8 @@ const VARIANT_HINTS = {
     "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
   bucketVerifyFailed:
     "The bucket's copy is damaged: publish the release again from its local copy (tariff publish <data-dir>/releases/<version>) or roll back to a kept version.",
+  bucketSignatureFailed:
+    'Sign the current manifest again with a key in use: `tariff release` does when TARIFF_SIGNING_KEY is set (docs/operations.md, "Signing releases").',
   settingInvalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
   syncInvalidApiKey: 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).',
   syncRefused: 'The installed copy is unchanged.',
@@ -142,6 +144,13 @@ export const errors = {
       'verify_failed',
       `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`,
       VARIANT_HINTS.bucketVerifyFailed,
+    ),
+  // Same stable code; the files are whole, the current manifest's signature is what fails.
+  bucketSignatureFailed: (where: string, problems: string[]) =>
+    new TariffError(
+      'verify_failed',
+      `${where}: the current manifest's signature does not verify:\n  - ${problems.join('\n  - ')}`,
+      VARIANT_HINTS.bucketSignatureFailed,
     ),
   // A usage mistake (exit 2) whose remedy is in the settings' documentation, not in --help.
   settingInvalid: (message: string) => new TariffError('usage', message, VARIANT_HINTS.settingInvalid, 2),

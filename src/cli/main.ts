@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { internalError, isTariffError, type TariffError } from '../errors.ts';
 import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
+import { builderVersion } from '../util/builder-version.ts';
 
 type Register = (program: Command, run: Runner) => void;
 
@@ -37,11 +37,6 @@ function requestedCommand(argv: string[]): string | undefined {
     else if (!args[i]!.startsWith('-')) return args[i];
   }
   return undefined;
-}
-
-/** The builder's version, from package.json: what `tariff --version` prints. */
-function builderVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /** The IO of a run in `env`, writing to `streams`: its clock pinned by SOURCE_DATE_EPOCH when set. */

@@ -2,7 +2,10 @@ import { assembleDataset, type AssembledDataset } from '../dataset/assemble-data
 import type { Dataset, Product } from '../dataset/model.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
 import { categoryCounts, checkCategoryShrink, checkShrink } from '../release/check-shrink.ts';
+import type { Provenance } from '../release/manifest.ts';
 import { renderRelease } from '../release/render-release.ts';
+import { builderVersion } from '../util/builder-version.ts';
+import { sha256Hex } from '../util/digests.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import type { BuildOptions, BuiltRelease } from './built-release.ts';
@@ -78,6 +81,8 @@ async function renderBuilt(options: BuildOptions, computed: Computed, previousDa
     now: options.now,
     scratchDir: options.scratchDir,
     time,
+    provenance: provenanceOf(options),
+    version: options.version,
   });
   return {
     ...rendered,
@@ -86,6 +91,20 @@ async function renderBuilt(options: BuildOptions, computed: Computed, previousDa
     notices: tariff.notices,
     duplicates: tariff.duplicates,
     setAside: parsed.setAside,
+  };
+}
+
+/** What the release is built from, as its manifest names it: each document by address and SHA-256, the day, the builder. */
+function provenanceOf(options: BuildOptions): Provenance {
+  return {
+    builder: `tariff ${builderVersion()}`,
+    date: options.date,
+    documents: options.sources.map((doc) => ({
+      url: doc.name,
+      sha256: sha256Hex(doc.bytes),
+      size: doc.bytes.length,
+      pageDate: doc.noticeDate ?? null,
+    })),
   };
 }
 

@@ -28,6 +28,8 @@ export interface BuildOptions {
   scratchDir: string;
   /** Where the release goes, for the build's lines ("var/release", "the bucket …"); memory by default. */
   destination?: string;
+  /** A rebuild gives the version it rebuilds (`tariff verify --rebuild`); a build decides it from the previous release. */
+  version?: string;
 }
 
 export interface BuiltRelease extends RenderedRelease {

@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts';
 import { releaseManifestOf, type Manifest } from '../release/manifest.ts';
-import { signManifest } from '../release/manifest-signature.ts';
-import { inUse, keyListSchema, type KeyList, type Signer } from '../release/signing-keys.ts';
+import { refuseManifest, signManifest } from '../release/manifest-signature.ts';
+import { inUse, keyListSchema, trustedKeys, type KeyList, type Signer } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { KEYS_KEY } from './bucket-layout.ts';
 
@@ -75,4 +75,20 @@ export async function checkSigningKey(bucket: Bucket, signing: Signing | undefin
   const entry = list.keys.find((candidate) => candidate.keyId === signer.keyId);
   if (!entry) throw errors.signingKeyUnknown(signer.keyId, bucket.description, 'is not listed');
   if (!inUse(entry, now)) throw errors.signingKeyUnknown(signer.keyId, bucket.description, `was retired on ${entry.retiredAt}`);
+}
+
+/**
+ * What `tariff verify --bucket` says of the current manifest's signature, checked as a client
+ * does against the bucket's own key list: unsigned while a key is in use, or refused (bad
+ * signature, unknown or retired key, expired). Empty when it holds, or when nothing is signed.
+ */
+export async function currentSignatureProblems(bucket: Bucket, current: Manifest, now: Date): Promise<string[]> {
+  const list = await readKeyList(bucket);
+  const where = `${bucket.description}current.json`;
+  if (!current.signature) {
+    const active = list.keys.filter((entry) => inUse(entry, now));
+    return active.length > 0 ? [`${where} is not signed, though keys.json lists ${active.map((k) => k.keyId).join(', ')} in use`] : [];
+  }
+  const refused = refuseManifest(current, { keys: trustedKeys(list), now });
+  return refused ? [`${where}: ${refused.detail} (${refused.refusal})`] : [];
 }

@@ -8,7 +8,7 @@ import { renderDatasetJson } from './dataset-json.ts';
 import { writeDatasetSqlite } from './dataset-sqlite.ts';
 import { gzipDeterministic, gzipDeterministicAsync } from './gzip.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { buildManifest, FORMATS, type Format, type Manifest } from './manifest.ts';
+import { buildManifest, FORMATS, type Format, type Manifest, type Provenance } from './manifest.ts';
 import { nextVersion } from './next-version.ts';
 
 export interface RenderInput {
@@ -23,6 +23,10 @@ export interface RenderInput {
   scratchDir: string;
   /** Adds the time of a stage, for the operator and the benchmark. */
   time: <T>(stage: string, work: () => T | Promise<T>) => Promise<T>;
+  /** What the release is built from, carried by its manifest. */
+  provenance?: Provenance;
+  /** The version to give it (a rebuild), instead of the next one after `previous`. */
+  version?: string;
 }
 
 export interface RenderedRelease {
@@ -58,7 +62,7 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
       : await time('hash', () => sha256Hex(gzipDeterministic(trial)) === previous.files.json.sha256);
     unchanged = same && previous.files.docdb.docdbVersion === docdbVersion;
   }
-  const version = nextVersion(content.tariffDate, previous, unchanged, input.takenVersions);
+  const version = input.version ?? nextVersion(content.tariffDate, previous, unchanged, input.takenVersions);
   const dataset: Dataset =
     unchanged && previousDataset
       ? { ...content, version, changesSince: previousDataset.changesSince, changes: previousDataset.changes }
@@ -85,6 +89,7 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
     baseUrl: input.baseUrl,
     digests: digests as Record<Format, { sha256: string; size: number }>,
     docdbVersion,
+    provenance: input.provenance,
   });
   return { manifest, files, unchanged, changesSince: dataset.changesSince, changes: dataset.changes };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -247,5 +247,32 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
     const refused = await tariff(['rollback', NOVEMBER], '2026-12-06', { TARIFF_SIGNING_KEY: key.file });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`The signing key ${key.keyId} was retired on 2026-12-05T00:00:00.000Z`);
+  });
+
+  it('checks the current signature in tariff verify --bucket, and rebuilds a release byte for byte from its provenance', async () => {
+    // The current manifest is the one the old key signed, retired from 5 December.
+    expect((await tariff(['verify'], '2026-12-04')).stdout).toContain('ok 20261101.1');
+    const late = await tariff(['verify'], '2026-12-06');
+    expect(late.status).toBe(1);
+    expect(late.stderr).toContain("the current manifest's signature does not verify");
+    expect(late.stderr).toContain(`current.json: it is signed by key ${key.keyId}, retired on 2026-12-05T00:00:00.000Z (retired_key)`);
+
+    expect(await tariff(['verify', '--rebuild', DECEMBER], '2026-12-06')).toMatchObject({
+      status: 0,
+      stdout: `${DECEMBER} matches its rebuild: 4 document(s) from the snapshots give the same three files, byte for byte\n`,
+    });
+    // One byte of a source changed in the snapshots: the rebuild says it does not match, and which file differs.
+    const { provenance } = manifestSchema.parse(JSON.parse((await bucket.get(`releases/${DECEMBER}/manifest.json`))!.toString()));
+    const doc = provenance!.documents.find((d) => d.url.endsWith('sigarette-2026-12-01.xml'))!;
+    const snapshot = join(dataDir, 'snapshots', `${doc.sha256}.xml`);
+    const bytes = readFileSync(snapshot);
+    const at = bytes.indexOf('<prezzoConfezione>') + '<prezzoConfezione>'.length;
+    bytes[at] = bytes[at] === 0x39 ? 0x38 : bytes[at]! + 1;
+    writeFileSync(snapshot, bytes);
+    const differs = await tariff(['verify', '--rebuild', DECEMBER], '2026-12-06');
+    expect(differs.status).toBe(1);
+    expect(differs.stderr).toContain(`${DECEMBER} does not match its rebuild:`);
+    expect(differs.stderr).toContain(`${doc.url} (from the snapshots): ${doc.size} bytes with SHA-256 `);
+    expect(differs.stderr).toMatch(/dataset\.json\.gz: the rebuild gives \d+ bytes/);
   });
 });

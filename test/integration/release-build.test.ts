@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -56,7 +57,26 @@ describe('a release built from the sample tariff', () => {
       schemaVersion: 2,
       counts: { products: 14, barcodes: 10 },
     });
-    expect(Object.keys(manifest)).toEqual(['version', 'tariffDate', 'generatedAt', 'source', 'schemaVersion', 'counts', 'files']);
+    // The spec's fields in its order, then the provenance (docs/dataset.md): each source by SHA-256, the day, the builder.
+    expect(Object.keys(manifest)).toEqual([
+      'version',
+      'tariffDate',
+      'generatedAt',
+      'source',
+      'schemaVersion',
+      'counts',
+      'files',
+      'provenance',
+    ]);
+    const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+    expect(manifest.provenance).toMatchObject({ builder: `tariff ${version}`, date: '2026-11-22' });
+    expect(manifest.provenance!.documents.length).toBeGreaterThan(0);
+    for (const doc of manifest.provenance!.documents)
+      expect(doc.sha256).toBe(
+        createHash('sha256')
+          .update(readFileSync(new URL(`tariff/${doc.url}`, SAMPLE)))
+          .digest('hex'),
+      );
     for (const format of FORMATS) {
       expect(manifest.files[format].url).toBe(`https://tariff.example/v1/dataset.${format}.gz`);
       expect(manifest.files[format].sha256).toMatch(/^[0-9a-f]{64}$/);

@@ -3,6 +3,8 @@ import { errors } from '../../errors.ts';
 import { verifyRelease } from '../../release/verify-release.ts';
 import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
 import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
+import { currentSignatureProblems } from '../../publish/current-signing.ts';
+import { rebuildRelease } from '../../pipeline/rebuild-release.ts';
 import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 
@@ -21,7 +23,29 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
       `${bucket.description}${version ? `releases/${version}/` : ''}`,
       version ? 'no manifest for this version' : 'nothing is published',
     );
-  return verifyBucketRelease(bucket, manifest);
+  const report = await verifyBucketRelease(bucket, manifest);
+  // The current manifest is the one clients take: its signature and expiry are checked as theirs are.
+  const signature = version ? [] : await currentSignatureProblems(bucket, manifest, ctx.io.now());
+  return { ...report, ok: report.ok && signature.length === 0, problems: [...report.problems, ...signature], signature };
+}
+
+/** `--rebuild <version>`: the release built again from its provenance, compared byte for byte. */
+async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }, version: string) {
+  if (!VERSION.test(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
+  const settings = await ctx.settings(options);
+  const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
+  const report = await rebuildRelease(bucket, version, { settings, dataDir: ctx.dataDir });
+  if (ctx.json) {
+    ctx.result(report);
+    return report.matches ? 0 : 1;
+  }
+  if (!report.matches) throw errors.rebuildDiffers(version, report.differences);
+  const from = [...new Set(report.documents.map((doc) => (doc.from === 'the snapshots' ? doc.from : 'the authority')))].join(' and ');
+  ctx.result(
+    report,
+    `${version} matches its rebuild: ${report.documents.length} document(s) from ${from} give the same three files, byte for byte`,
+  );
+  return 0;
 }
 
 export function registerVerify(program: Command, run: Runner): void {
@@ -30,22 +54,36 @@ export function registerVerify(program: Command, run: Runner): void {
     .description('Re-hash a release (a directory, or what a bucket holds) against its manifest and open every format with its own engine')
     .argument('[dir-or-version]', 'release directory (holding manifest.json), or a version the bucket keeps (default: its current one)')
     .option('--bucket <uri>', 'the bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)')
+    .option(
+      '--rebuild <version>',
+      "build the bucket's release again from its provenance (snapshots, else the authority) and compare byte for byte",
+    )
     .addHelpText(
       'after',
-      '\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2',
+      "\nThe current release also has its signature and expiry checked against the bucket's keys.json.\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2\n  tariff verify --rebuild 20261101.2 --bucket s3://tariff-releases/prod",
     )
     .action(
-      run(async (ctx, target: string | undefined, options: { bucket?: string }) => {
+      run(async (ctx, target: string | undefined, options: { bucket?: string; rebuild?: string }) => {
+        if (options.rebuild !== undefined) {
+          if (target !== undefined) throw errors.usage('--rebuild names the version itself: give no other argument');
+          return rebuildInBucket(ctx, options, options.rebuild);
+        }
         // A folder is a release directory; a version, or nothing, is what the bucket holds.
         const inBucket = options.bucket !== undefined || target === undefined || VERSION.test(target);
         const where = inBucket ? `${options.bucket ?? 'the bucket'} ${target ?? 'current'}` : target!;
-        const report = inBucket ? await verifyInBucket(ctx, options, target) : await verifyRelease(target!);
+        const report = inBucket ? await verifyInBucket(ctx, options, target) : { ...(await verifyRelease(target!)), signature: [] };
         const dir = where;
         if (ctx.json) {
           ctx.result(report);
           return report.ok ? 0 : 1;
         }
-        if (!report.ok) throw inBucket ? errors.bucketVerifyFailed(dir, report.problems) : errors.verifyFailed(dir, report.problems);
+        if (!report.ok) {
+          if (!inBucket) throw errors.verifyFailed(dir, report.problems);
+          // Only the signature fails: the files are whole, the manifest is to be signed again.
+          throw report.signature.length === report.problems.length
+            ? errors.bucketSignatureFailed(dir, report.signature)
+            : errors.bucketVerifyFailed(dir, report.problems);
+        }
         const counts = report.checked[0]!;
         ctx.result(
           report,

@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Settings } from '../config/settings.ts';
+import type { Dataset } from '../dataset/model.ts';
+import { errors } from '../errors.ts';
+import { readSources } from '../fetch/read-sources.ts';
+import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import { readReleaseManifest } from '../publish/bucket-releases.ts';
+import { readPublishedRows } from '../publish/read-published-rows.ts';
+import { fileName, FORMATS, sameDigest, type Manifest, type Provenance } from '../release/manifest.ts';
+import type { SourceDocument } from '../source/source-types.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { sha256Hex } from '../util/digests.ts';
+import { buildRelease } from './build-release.ts';
+
+export interface RebuildReport {
+  version: string;
+  matches: boolean;
+  /** Where each document came from: "the snapshots" or its address. */
+  documents: { url: string; from: string; sha256: string; intact: boolean }[];
+  /** What differs: documents whose bytes are not the provenance's, release files whose bytes are not the manifest's. */
+  differences: string[];
+}
+
+type ProvenanceDocument = Provenance['documents'][number];
+
+/** A document's bytes: from the snapshots kept under the data dir when they are there, else fetched again from its address. */
+async function documentBytes(
+  doc: ProvenanceDocument,
+  snapshots: SnapshotStore,
+  settings: Settings,
+): Promise<{ bytes: Buffer; from: string }> {
+  const kept = await snapshots.read(doc.sha256).catch(() => null);
+  if (kept) return { bytes: kept, from: 'the snapshots' };
+  const [fetched] = await readSources([doc.url], settings);
+  return { bytes: Buffer.from(fetched!.bytes), from: doc.url };
+}
+
+/** The rows of a kept version of the bucket, or an error naming it: a rebuild needs them. */
+async function keptRows(bucket: Bucket, version: string, why: string): Promise<{ manifest: Manifest; dataset: Dataset }> {
+  const manifest = await readReleaseManifest(bucket, version);
+  const dataset = manifest ? await readPublishedRows(bucket, manifest, () => {}) : null;
+  if (!manifest || !dataset)
+    throw errors.releaseUnreadable(`${bucket.description}releases/${version}/`, `${why}, and the bucket no longer keeps it whole`);
+  return { manifest, dataset };
+}
+
+/** The manifest's address for its files, as the build was given it (the URL without the file name). */
+const baseUrlOf = (manifest: Manifest) => manifest.files.json.url.slice(0, -`/${fileName('json')}`.length);
+
+/**
+ * Builds a published release again from what its provenance names, and says whether the result is
+ * byte for byte what the bucket holds. The inputs: the authority's documents (from the snapshots,
+ * else fetched again), the day, and, from the bucket, the release's own barcodes and the release
+ * its changes were computed against; the clock is the manifest's `generatedAt`.
+ */
+export async function rebuildRelease(
+  bucket: Bucket,
+  version: string,
+  options: { settings: Settings; dataDir: string },
+): Promise<RebuildReport> {
+  const { manifest, dataset } = await keptRows(bucket, version, `${version} is the release to rebuild`);
+  const provenance = manifest.provenance;
+  if (!provenance)
+    throw errors.releaseUnreadable(
+      `${bucket.description}releases/${version}/manifest.json`,
+      'the manifest names no provenance (built before releases carried one)',
+    );
+  const previous = dataset.changesSince
+    ? await keptRows(bucket, dataset.changesSince, `${version}'s changes are computed against ${dataset.changesSince}`)
+    : null;
+
+  const snapshots = new SnapshotStore(options.dataDir, { readOnly: true });
+  const differences: string[] = [];
+  const documents: RebuildReport['documents'] = [];
+  const sources: SourceDocument[] = [];
+  for (const doc of provenance.documents) {
+    const { bytes, from } = await documentBytes(doc, snapshots, options.settings);
+    const sha256 = sha256Hex(bytes);
+    const intact = sha256 === doc.sha256 && bytes.length === doc.size;
+    if (!intact)
+      differences.push(
+        `${doc.url} (from ${from}): ${bytes.length} bytes with SHA-256 ${sha256}, the provenance says ${doc.size} bytes with ${doc.sha256}`,
+      );
+    documents.push({ url: doc.url, from, sha256, intact });
+    sources.push({ name: doc.url, bytes, ...(doc.pageDate ? { noticeDate: doc.pageDate } : {}) });
+  }
+
+  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-rebuild-'));
+  try {
+    const built = await buildRelease({
+      sources,
+      barcodes: dataset.barcodes,
+      date: provenance.date,
+      baseUrl: baseUrlOf(manifest),
+      previous: previous?.manifest ?? null,
+      previousDataset: previous?.dataset ?? null,
+      allowShrink: true,
+      maxShrinkPercent: 100,
+      now: () => new Date(manifest.generatedAt),
+      scratchDir,
+      version,
+    });
+    for (const format of FORMATS)
+      if (!sameDigest(built.manifest.files[format], manifest.files[format]))
+        differences.push(
+          `${fileName(format)}: the rebuild gives ${built.manifest.files[format].size} bytes with SHA-256 ${built.manifest.files[format].sha256}, the bucket's manifest says ${manifest.files[format].size} bytes with ${manifest.files[format].sha256}`,
+        );
+  } catch (error) {
+    differences.push(`the documents do not build: ${(error as Error).message}`);
+  } finally {
+    await rm(scratchDir, { recursive: true, force: true });
+  }
+  return { version, matches: differences.length === 0, documents, differences };
+}
