@@ -8,6 +8,7 @@ import { listReleases, readCurrentManifest, readReleaseManifest } from '../publi
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';
 import { FORMATS, holdsDigest, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
+import type { KeyList } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { verifyingStream } from './verifying-stream.ts';
 
@@ -88,7 +89,7 @@ export class CurrentRelease {
   private problem: string | null = null;
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
-  private keyList: Buffer = Buffer.from(`${JSON.stringify({ keys: [] })}\n`);
+  private keyList: { list: KeyList; body: Buffer } = { list: { keys: [] }, body: Buffer.from(`${JSON.stringify({ keys: [] })}\n`) };
 
   /** Before the first good refresh, staleness counts from here. */
   private readonly createdAt: Date;
@@ -139,7 +140,12 @@ export class CurrentRelease {
 
   /** The bucket's public signing keys as /.well-known/tariff-keys.json serves them (read with each refresh). */
   get keys(): Buffer {
-    return this.keyList;
+    return this.keyList.body;
+  }
+
+  /** The same keys, for the website's page of them. */
+  get signingKeys(): KeyList {
+    return this.keyList.list;
   }
 
   stop(): void {
@@ -178,7 +184,7 @@ export class CurrentRelease {
   private async load(): Promise<unknown> {
     try {
       const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), readKeyList(this.bucket)]);
-      this.keyList = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
+      this.keyList = { list: keys, body: Buffer.from(`${JSON.stringify(keys, null, 2)}\n`) };
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();

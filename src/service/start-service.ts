@@ -83,6 +83,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     log: write,
     signUp: { open: settings.signUp === 'open', approvalTypes: settings.signUpApproval },
     tariffHas: (admCode) => release.current?.admCodes.has(admCode) ?? false,
+    signingKeys: () => release.signingKeys,
     history: new ReleaseHistory(bucket, { depth: settings.historyDepth, refreshMs: settings.historyRefreshSeconds * 1000, log: write }),
   });
   // /v1, /healthz and /openapi.json are the API; every other path is the website.

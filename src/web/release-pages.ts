@@ -1,3 +1,4 @@
+import { inUse, type KeyList } from '../release/signing-keys.ts';
 import { formatEuroCents } from '../util/format-euro.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './pages.ts';
@@ -65,10 +66,33 @@ export function releasesPage(releases: ReleaseNotes[], signedIn: boolean): strin
   return layout(
     'Aggiornamenti della tariffa',
     html`<h1>Aggiornamenti della tariffa</h1>
-<p>I prezzi di vendita al pubblico dei tabacchi lavorati come li pubblica l'Agenzia delle Dogane e dei Monopoli: ogni rilascio del servizio dati, dal più recente, e cosa è cambiato rispetto al precedente. Per essere avvisati di ogni nuovo rilascio senza consumare letture: <a href="/aggiornamenti.atom">feed Atom</a>.</p>
+<p>I prezzi di vendita al pubblico dei tabacchi lavorati come li pubblica l'Agenzia delle Dogane e dei Monopoli: ogni rilascio del servizio dati, dal più recente, e cosa è cambiato rispetto al precedente. Per essere avvisati di ogni nuovo rilascio senza consumare letture: <a href="/aggiornamenti.atom">feed Atom</a>. Per verificare i manifest: le <a href="/chiavi-di-firma">chiavi di firma</a>.</p>
 ${releases.length === 0 ? html`<p class="notice">Nessun rilascio pubblicato finora.</p>` : releases.map((notes) => html`<section>${release(notes, LINES_ON_OVERVIEW, 'h2')}</section>`)}`,
     signedIn,
     feedLink,
+  );
+}
+
+/** The public keys that sign the manifest, for integrators to pin (docs/sync.md, "Signed manifests"). */
+export function signingKeysPage(list: KeyList, now: Date, signedIn: boolean): string {
+  const row = (key: KeyList['keys'][number]) =>
+    html`<tr><td><code>${key.keyId}:${key.publicKey}</code></td><td>${day(key.created.slice(0, 10))}</td><td>${
+      key.retiredAt === null
+        ? 'in uso'
+        : inUse(key, now)
+          ? html`in uso fino al ${shortDateTime.format(new Date(key.retiredAt))}`
+          : html`ritirata dal ${shortDateTime.format(new Date(key.retiredAt))}`
+    }</td></tr>`;
+  return layout(
+    'Chiavi di firma',
+    html`<h1>Chiavi di firma</h1>
+<p>Il manifest di ogni rilascio (<code>/v1/version</code>) è firmato (Ed25519) con una di queste chiavi e scade dopo pochi giorni: un programma di cassa che le conosce rifiuta un manifest alterato, scaduto o più vecchio dell'ultimo accettato. Con <code>tariff sync</code>: <code>--public-key</code> seguito dalla chiave come scritta qui sotto. Le stesse chiavi, in formato JSON: <a href="/.well-known/tariff-keys.json"><code>/.well-known/tariff-keys.json</code></a>.</p>
+${
+  list.keys.length === 0
+    ? html`<p class="notice">I rilasci non sono firmati.</p>`
+    : html`<table><thead><tr><th scope="col">Chiave</th><th scope="col">Creata</th><th scope="col">Stato</th></tr></thead><tbody>${list.keys.map(row)}</tbody></table>`
+}`,
+    signedIn,
   );
 }
 

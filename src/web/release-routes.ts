@@ -3,7 +3,7 @@ import { route, type Route } from '../server/router.ts';
 import { messagePage } from './pages.ts';
 import { releaseFeed } from './release-feed.ts';
 import type { ReleaseNotes } from './release-notes.ts';
-import { detailPageCount, releaseDetailPage, releasesPage } from './release-pages.ts';
+import { detailPageCount, releaseDetailPage, releasesPage, signingKeysPage } from './release-pages.ts';
 import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
 import type { SiteKit } from './site-kit.ts';
 
@@ -58,6 +58,11 @@ export function releaseRoutes(site: SiteKit): Route[] {
         found.releases.length > 0 ? rendered.get(`feed|${shown(found.releases)}|${options.siteUrl()}`, render) : renderedPage(render());
       // Feed readers poll: an unchanged feed costs them a 304.
       return answer(request, feed, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300' });
+    }),
+    route(['GET', 'HEAD'], '/chiavi-di-firma', async ({ request }) => {
+      const signedIn = (await site.session(request)) !== null;
+      const list = options.signingKeys?.() ?? { keys: [] };
+      return site.page(200, signingKeysPage(list, options.now(), signedIn), caching(signedIn));
     }),
     route(['GET', 'HEAD'], '/aggiornamenti/:version', async ({ request, params }) => {
       const found = await read(request);

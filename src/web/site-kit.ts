@@ -10,6 +10,7 @@ import type { RouteContext, RouteHandler } from '../server/router.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
+import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 
 export interface WebsiteOptions {
@@ -31,6 +32,8 @@ export interface WebsiteOptions {
   log: (event: Record<string, unknown>) => void;
   /** The recent releases and their changes, for the public pages and the feed. */
   history: { recent(): Promise<ReleaseNotes[]> };
+  /** The public keys that sign the current manifest, as the bucket lists them (none: releases are not signed). */
+  signingKeys?: () => KeyList;
   /** Sign-up policy: open or closed, and the account types an administrator approves by hand. */
   signUp?: SignUpPolicy;
   /** Whether the tariff served has a code: the desk approves matches only to those (as the API accepts them). */

@@ -276,6 +276,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
       ['/aggiornamenti', '13-aggiornamenti'],
       ['/aggiornamenti/20260801.1', '14-rilascio'],
       ['/accesso?t=scaduto', '15-link-non-valido'],
+      ['/chiavi-di-firma', '19-chiavi-di-firma'],
     ] as const) {
       await page.goto(`${stand.service.url}${path}`);
       await check(page, name);
@@ -308,6 +309,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
         '/accesso',
         '/aggiornamenti',
         '/aggiornamenti/20260801.1',
+        '/chiavi-di-firma',
         '/conferma-registrazione',
         '/moderazione',
         '/moderazione/approva',

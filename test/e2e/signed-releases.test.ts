@@ -235,6 +235,12 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
       status: 0,
       stdout: `retired ${key.keyId} from 2026-12-05T00:00:00.000Z\n`,
     });
+    // The website shows both keys, as a till pins them, the old one with its retirement (the service's clock is today's).
+    await service.logged((entry) => entry.event === 'release.switch' && entry.sequence === 5);
+    const page = await (await fetch(`${service.url}/chiavi-di-firma`)).text();
+    expect(page).toContain(`<code>${key.pin}</code>`);
+    expect(page).toContain(`<code>${next.pin}</code>`);
+    expect(page).toMatch(/(in uso fino al|ritirata dal) 05\/12\/26, 01:00/);
     const listed = await tariff(['signing-key', 'list'], '2026-12-06');
     expect(listed.stdout).toMatch(new RegExp(`${key.keyId}:\\S+\\s+\\S+\\s+2026-12-05T00:00:00.000Z\\s+retired`));
     // A manifest the old key signed (replayed by whoever kept it) is accepted before the date, refused after.
