@@ -184,7 +184,12 @@ export class CurrentRelease {
   private async load(): Promise<unknown> {
     try {
       const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), readKeyList(this.bucket)]);
-      this.keyList = { list: keys, body: Buffer.from(`${JSON.stringify(keys, null, 2)}\n`) };
+      const body = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
+      if (!body.equals(this.keyList.body)) {
+        const retired = keys.keys.filter((key) => key.retiredAt !== null).map((key) => key.keyId);
+        this.options.log({ event: 'signing_keys.changed', keys: keys.keys.map((key) => key.keyId), retired });
+      }
+      this.keyList = { list: keys, body };
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.ts';
@@ -108,6 +108,12 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
 
   beforeAll(async () => {
     key = await createKey('2026-11-20');
+    // The private key is its owner's alone, and never overwritten.
+    expect(statSync(key.file).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(key.file)).mode & 0o777).toBe(0o700);
+    const again = await tariff(['signing-key', 'create', '--out', key.file], '2026-11-20');
+    expect(again).toMatchObject({ status: 2, stdout: '' });
+    expect(again.stderr).toContain('the file exists; a key is never overwritten');
     // Once the bucket lists a key in use, publishing unsigned is refused.
     const unsigned = await tariff(['release', '--quiet'], '2026-11-28');
     expect(unsigned.status).toBe(1);
@@ -236,7 +242,7 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
       stdout: `retired ${key.keyId} from 2026-12-05T00:00:00.000Z\n`,
     });
     // The website shows both keys, as a till pins them, the old one with its retirement (the service's clock is today's).
-    await service.logged((entry) => entry.event === 'release.switch' && entry.sequence === 5);
+    await service.logged((entry) => entry.event === 'signing_keys.changed' && (entry.retired as string[]).includes(key.keyId));
     const page = await (await fetch(`${service.url}/chiavi-di-firma`)).text();
     expect(page).toContain(`<code>${key.pin}</code>`);
     expect(page).toContain(`<code>${next.pin}</code>`);
