@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Barcode, Product } from '../../src/dataset/model.ts';
+import type { Barcode, Dataset, Product } from '../../src/dataset/model.ts';
 import { applyChanges } from '../../src/dataset/release-changes.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { BuiltRelease } from '../../src/pipeline/built-release.ts';
 import type { SourceDocument } from '../../src/source/source-types.ts';
 import { gunzip, gzipDeterministic } from '../../src/release/gzip.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
-import { FORMATS } from '../../src/release/manifest.ts';
+import { FORMATS, type Format } from '../../src/release/manifest.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { verifyRelease } from '../../src/release/verify-release.ts';
 import { writeReleaseDir } from '../../src/release/write-release-dir.ts';
@@ -95,8 +95,13 @@ describe('changes carried by a sequence of releases starting from the real list'
         now: () => new Date(`${date}T05:00:00Z`),
         scratchDir,
       });
+    const openAll = async (release: BuiltRelease) => {
+      const opened = await Promise.all(FORMATS.map((format) => openDatasetFile(format, release.files[format])));
+      return Object.fromEntries(FORMATS.map((format, i) => [format, opened[i]!])) as Record<Format, Dataset>;
+    };
     const first = await build([REAL_LIST], [], '2026-07-22', null, null);
-    const firstRows = await openDatasetFile('json', first.files.json);
+    const firstOpened = await openAll(first);
+    const firstRows = firstOpened.json;
     expect(firstRows.products).toHaveLength(2821);
     expect(first.changesSince).toBeNull();
     expect(firstRows.changes).toEqual([]);
@@ -105,6 +110,8 @@ describe('changes carried by a sequence of releases starting from the real list'
       fc.asyncProperty(fc.array(stepArb, { minLength: 4, maxLength: 4 }), async (steps) => {
         let previous = first;
         let previousRows = firstRows;
+        // Each release is opened once per format: as the next step's "after", then as its "before".
+        let openedBefore = firstOpened;
         for (const [n, step] of steps.entries()) {
           const products = nextList(previousRows.products, step, n + 1);
           const barcodes = step.barcodes.map((b) => ({
@@ -116,17 +123,16 @@ describe('changes carried by a sequence of releases starting from the real list'
           const date = `2026-${DATES[n]!.slice(3, 5)}-${DATES[n]!.slice(0, 2)}`;
           const built = await build([cigarList(DATES[n]!, products)], barcodes, date, previous, previousRows);
           expect(built.changesSince).toBe(previous.manifest.version);
+          const openedAfter = await openAll(built);
           for (const format of FORMATS) {
-            const [before, after] = await Promise.all([
-              openDatasetFile(format, previous.files[format]),
-              openDatasetFile(format, built.files[format]),
-            ]);
+            const [before, after] = [openedBefore[format], openedAfter[format]];
             expect(after.changesSince).toBe(previous.manifest.version);
             expect(after.changes).toEqual(built.changes);
             expect(applyChanges(before, after.changes)).toEqual({ products: after.products, barcodes: after.barcodes });
           }
           previous = built;
-          previousRows = await openDatasetFile('json', built.files.json);
+          previousRows = openedAfter.json;
+          openedBefore = openedAfter;
         }
       }),
       { numRuns: 3 },
