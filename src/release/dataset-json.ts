@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
 import { barcodeFields, CHANGE_KINDS, changeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
+import { PACK_UNITS } from '../source/parse-pack.ts';
 
 /** `conventional_kg`, `kg`, `1000_pieces`, `10_ml`: src/source/reference-unit.ts. */
 const REFERENCE_UNIT = /^(conventional_)?(\d+_)?[a-z]+$/;
@@ -11,7 +12,7 @@ const productSchema = z.strictObject({
   category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
   pack: z.string().min(1),
   packQuantity: z.number().positive().nullable(),
-  packUnit: z.enum(['pieces', 'grams', 'millilitres']).nullable(),
+  packUnit: z.enum(PACK_UNITS).nullable(),
   pricePerKgCents: z.number().int().positive().nullable(),
   pricePerPackCents: z.number().int().positive(),
   effectiveFrom: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),

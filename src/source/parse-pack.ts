@@ -1,4 +1,6 @@
-export type PackUnit = 'pieces' | 'grams' | 'millilitres';
+/** What a pack's quantity counts: the one list the model, the formats and the parser share. */
+export const PACK_UNITS = ['pieces', 'grams', 'millilitres'] as const;
+export type PackUnit = (typeof PACK_UNITS)[number];
 
 export interface PackSize {
   quantity: number;
