@@ -89,6 +89,7 @@ export class CurrentRelease {
   private problem: string | null = null;
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
+  private keysProblem: string | null = null;
   private keyList: { list: KeyList; body: Buffer } = { list: { keys: [] }, body: Buffer.from(`${JSON.stringify({ keys: [] })}\n`) };
 
   /** Before the first good refresh, staleness counts from here. */
@@ -183,13 +184,8 @@ export class CurrentRelease {
   /** One refresh; returns the error it met (already logged), or null. */
   private async load(): Promise<unknown> {
     try {
-      const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), readKeyList(this.bucket)]);
-      const body = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
-      if (!body.equals(this.keyList.body)) {
-        const retired = keys.keys.filter((key) => key.retiredAt !== null).map((key) => key.keyId);
-        this.options.log({ event: 'signing_keys.changed', keys: keys.keys.map((key) => key.keyId), retired });
-      }
-      this.keyList = { list: keys, body };
+      const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), this.readKeys()]);
+      if (keys) this.takeKeys(keys);
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
@@ -211,6 +207,29 @@ export class CurrentRelease {
       this.options.log({ event: 'release.refresh_failed', error: this.problem, since: this.failingSince.toISOString() });
       return error;
     }
+  }
+
+  /** The bucket's key list; null (logged) when it cannot be read: the manifest is still served, with the keys last read. */
+  private async readKeys(): Promise<KeyList | null> {
+    try {
+      const keys = await readKeyList(this.bucket);
+      this.keysProblem = null;
+      return keys;
+    } catch (error) {
+      // Said once per problem: a bucket that cannot be read at all is the manifest's refresh failure to log.
+      const problem = (error as Error).message;
+      if (problem !== this.keysProblem) this.options.log({ event: 'signing_keys.unreadable', error: problem });
+      this.keysProblem = problem;
+      return null;
+    }
+  }
+
+  private takeKeys(keys: KeyList): void {
+    const body = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
+    if (body.equals(this.keyList.body)) return;
+    const retired = keys.keys.filter((key) => key.retiredAt !== null).map((key) => key.keyId);
+    this.options.log({ event: 'signing_keys.changed', keys: keys.keys.map((key) => key.keyId), retired });
+    this.keyList = { list: keys, body };
   }
 
   private succeeded(): null {

@@ -80,3 +80,34 @@ describe('/healthz and the signature of the served manifest', () => {
     expect(JSON.parse(release.keys.toString())).toEqual({ keys: [expect.objectContaining({ keyId: JSON.parse(created.stdout).keyId })] });
   });
 });
+
+describe('the signing keys a service serves', () => {
+  it('keeps serving the manifest when keys.json is damaged, with the keys it read last, and says so once', async () => {
+    const dir = await tempDir();
+    const local = new LocalBucket(dir);
+    const events: Record<string, unknown>[] = [];
+    const release = new CurrentRelease(local, { pollMs: 60_000, cacheBytes: 1, log: (event) => events.push(event) });
+    const list = {
+      keys: [
+        {
+          keyId: '0123456789abcdef',
+          algorithm: 'ed25519',
+          publicKey: `${'A'.repeat(43)}=`,
+          created: '2026-11-01T00:00:00.000Z',
+          retiredAt: null,
+        },
+      ],
+    };
+    await local.put('keys.json', Buffer.from(JSON.stringify(list)), 'application/json');
+    await release.refresh();
+    expect(release.signingKeys).toEqual(list);
+    expect(events).toContainEqual({ event: 'signing_keys.changed', keys: ['0123456789abcdef'], retired: [] });
+
+    await local.put('keys.json', Buffer.from('{"keys": "damaged"'), 'application/json');
+    await release.refresh();
+    await release.refresh();
+    expect(release.signingKeys).toEqual(list);
+    expect(release.health()).toMatchObject({ status: 'ok', problem: null });
+    expect(events.filter((event) => event.event === 'signing_keys.unreadable')).toHaveLength(1);
+  });
+});
