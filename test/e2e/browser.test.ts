@@ -8,13 +8,14 @@ import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestSignInLink } from '../helpers/outbox.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import type { RunningServe } from '../helpers/serve-process.ts';
 import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 
 const available = chromiumAvailable;
 
 let browser: Browser;
-let service: ServeProcess;
+let service: RunningServe;
 let dataDir: string;
 
 beforeAll(async () => {
@@ -26,7 +27,8 @@ beforeAll(async () => {
   await runCli(['publish', out, '--data-dir', dataDir]);
   await runCli(['accounts', 'create', 'tabaccheria.rossi@example.it', '--type', 'User', '--data-dir', dataDir]);
   await runCli(['accounts', 'create', 'attaccante@example.it', '--type', 'User', '--data-dir', dataDir]);
-  service = await startServe(['serve', '--data-dir', dataDir]);
+  // The browser is the real peer; the service runs in this process.
+  service = await serveInProcess(dataDir);
   browser = await launchChromium();
 });
 

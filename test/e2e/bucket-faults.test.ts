@@ -88,7 +88,8 @@ describe('S3 that does not answer, or answers errors', () => {
     const bucket = `s3://${s3.bucket}/serve`;
     const first = await build('first');
     expect((await cli(['publish', first, '--bucket', bucket], through())).status).toBe(0);
-    service = await startServe(['serve', '--data-dir', dataDir, '--bucket', bucket], {
+    service = await serveInProcess(dataDir, {
+      TARIFF_BUCKET: bucket,
       ...through(),
       TARIFF_MANIFEST_POLL_MS: '200',
       TARIFF_STALE_AFTER_SECONDS: '1',

@@ -62,12 +62,12 @@ describe('tariff release from cron, on S3', () => {
       stderr: '',
     });
     expect(await cron(['release', '--quiet'])).toEqual({ status: 0, stdout: '', stderr: '' });
-    // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does.
-    expect(await cron(['verify'])).toMatchObject({
+    // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does (what is checked is the bucket it reads: in this process).
+    expect(await cronJob(['verify'], {}, { inProcess: true })).toMatchObject({
       status: 0,
       stdout: expect.stringMatching(/^ok 20261101\.1: json, sqlite and docdb match/),
     });
-    expect(await cron(['verify', '20261101.1'])).toMatchObject({ status: 0 });
+    expect(await cronJob(['verify', '20261101.1'], {}, { inProcess: true })).toMatchObject({ status: 0 });
 
     authority.lists.set('/liquidi-2026-06-01.xml', { body: '', status: 404 });
     const failed = await cron(['release', '--quiet']);

@@ -2,13 +2,14 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry } from '../../src/registry/open-registry.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 
 let dataDir: string;
-let service: ServeProcess | null = null;
+let service: RunningServe | null = null;
 beforeEach(async () => {
   dataDir = await tempDir();
 });
@@ -17,8 +18,9 @@ afterEach(async () => {
   service = null;
 });
 
+/** The service in this process: what it answers needs no process start-up; signals and workers (below) do. */
 async function serve(env: Record<string, string> = {}) {
-  service = await startServe(['serve', '--data-dir', dataDir], env);
+  service = await serveInProcess(dataDir, env);
   return new URL(service.url);
 }
 
