@@ -62,7 +62,7 @@ describe('tariff release from cron, on S3', () => {
       stderr: '',
     });
     expect(await cron(['release', '--quiet'])).toEqual({ status: 0, stdout: '', stderr: '' });
-    // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does (what is checked is the bucket it reads: in this process).
+    // Monitoring from the same crontab: verify takes TARIFF_BUCKET as releases does (what is checked is the bucket it reads: in-process).
     expect(await cronJob(['verify'], {}, { inProcess: true })).toMatchObject({
       status: 0,
       stdout: expect.stringMatching(/^ok 20261101\.1: json, sqlite and docdb match/),
