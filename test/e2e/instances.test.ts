@@ -4,17 +4,22 @@ import { latestSignInLink } from '../helpers/outbox.ts';
 import { signInWithLink } from '../helpers/web-sign-in.ts';
 import { PG_URL, postgresLocation } from '../helpers/registries.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { serveInProcess } from '../helpers/serve-in-process.ts';
+import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
-let services: ServeProcess[] = [];
+let services: RunningServe[] = [];
 afterEach(async () => {
   await Promise.all(services.map((service) => service.stop()));
   services = [];
 });
 
-/** Two `tariff serve` on different ports, one PostgreSQL registry, one bucket: what a load balancer spreads over. */
+/**
+ * Two services on different ports, one PostgreSQL registry, one bucket: what a load balancer spreads
+ * over. One is a `tariff serve` process, the other runs in this process: two processes, each with its
+ * own pool, caches and clock, share only the registry and the bucket.
+ */
 async function twoInstances() {
   const registry = await postgresLocation();
   const dataDirs = [await tempDir(), await tempDir()];
@@ -27,7 +32,7 @@ async function twoInstances() {
     expect((await cli(['publish', out])).status).toBe(0);
   };
   await publish('2026-11-22');
-  services = [await startServe(['serve', '--data-dir', dataDirs[0]!], env), await startServe(['serve', '--data-dir', dataDirs[1]!], env)];
+  services = await Promise.all([startServe(['serve', '--data-dir', dataDirs[0]!], env), serveInProcess(dataDirs[1]!, env)]);
   const account = async (email: string, limit = 100) => {
     expect((await cli(['accounts', 'create', email, '--type', 'User', '--submit-limit', String(limit)])).status).toBe(0);
     return JSON.parse((await cli(['keys', 'create', email, '--json'])).stdout).key as string;
