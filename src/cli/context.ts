@@ -3,6 +3,8 @@ import { resolveSettings } from '../config/resolve-settings.ts';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import type { Registry } from '../registry/registry.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { openBucket } from '../storage/open-bucket.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 import { printable } from '../util/clean-text.ts';
 
@@ -52,6 +54,12 @@ export class CommandContext {
       return settings;
     });
     return this.#settings;
+  }
+
+  /** The bucket the settings name (`--bucket`, TARIFF_BUCKET, config.json; default `<data-dir>/bucket`); `flags`: the command's options. */
+  async bucket(flags: object = {}): Promise<Bucket> {
+    const settings = await this.settings(flags);
+    return openBucket(settings.bucket, { dataDir: this.dataDir, settings, env: this.io.env });
   }
 
   /** Runs `work` on the registry the settings name, closing it after. */

@@ -5,11 +5,11 @@ import { refuseManifest } from '../release/manifest-signature.ts';
 import { keyListSchema, type TrustedKey } from '../release/signing-keys.ts';
 
 /** Where the service publishes its signing keys: outside /v1, at its origin, so asking costs no read. */
-export const keysUrl = (api: string): string => new URL('/.well-known/tariff-keys.json', api).toString();
+const keysUrl = (api: string): string => new URL('/.well-known/tariff-keys.json', api).toString();
 
 /**
  * The service's own key list, for the retirements it announces: it only ever narrows the pinned
- * keys (a key the till does not pin is never trusted because the service lists it). Null when the
+ * keys (a key the till does not pin is never trusted because the service lists it). Empty when the
  * service does not answer with one: the pinned keys then stand as they are.
  */
 async function announcedRetirements(api: string, options: { dispatcher?: Dispatcher; signal: AbortSignal }): Promise<Map<string, string>> {

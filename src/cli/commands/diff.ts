@@ -7,7 +7,6 @@ import { releaseFileKey } from '../../publish/bucket-layout.ts';
 import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
 import { openDatasetFile, readReleaseDataset } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
-import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { DIFF_ROWS_SHOWN, renderDiff } from '../render-diff.ts';
 
@@ -43,10 +42,7 @@ export function registerDiff(program: Command, run: Runner): void {
       run(
         async (ctx: CommandContext, oldSpec: string, newSpec: string, options: { all?: boolean; bucket?: string }) => {
           let opened: Promise<Bucket> | null = null;
-          const bucket = () =>
-            (opened ??= ctx
-              .settings(options)
-              .then((settings) => openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env })));
+          const bucket = () => (opened ??= ctx.bucket(options));
           const [older, newer] = await Promise.all([releaseRows(oldSpec, bucket), releaseRows(newSpec, bucket)]);
           const diff = diffDatasets(older, newer);
           ctx.result(diff, renderDiff(diff, options.all ? Infinity : DIFF_ROWS_SHOWN));

@@ -6,7 +6,6 @@ import { wholeArgument, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { gtin14Of, moderationActions } from '../../registry/moderation-actions.ts';
 import { publishedTariffCodes } from '../../publish/read-published-rows.ts';
-import { openBucket } from '../../storage/open-bucket.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
 import { OPERATOR } from '../operator.ts';
 
@@ -100,8 +99,7 @@ function approveCommand(barcodes: Command, run: Runner): void {
           kind: options.kind,
           units: options.units === undefined ? undefined : wholeArgument(options.units, '--units'),
         };
-        const settings = await ctx.settings(options);
-        const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
+        const bucket = await ctx.bucket(options);
         const codes = await publishedTariffCodes(bucket);
         const summary = await ctx.withRegistry((registry) =>
           moderationActions(registry).approve(barcode, match, OPERATOR, ctx.io.now(), (code) => codes.has(code)),

@@ -4,16 +4,9 @@ import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/bucket-releases.ts';
 import { signingOf } from '../../publish/signing-key-file.ts';
-import { openBucket } from '../../storage/open-bucket.ts';
-import type { CommandContext, Runner } from '../context.ts';
+import type { Runner } from '../context.ts';
 import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
-
-/** The bucket the options, the environment or config.json name. */
-async function bucketOf(ctx: CommandContext, options: object) {
-  const settings = await ctx.settings(options);
-  return openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
-}
 
 export function registerPublish(program: Command, run: Runner): void {
   withOptions(program.command('publish'), BUCKET_OPTION, KEEP_OPTION)
@@ -62,9 +55,8 @@ export function registerPublish(program: Command, run: Runner): void {
     .action(
       run(async (ctx, version: string, options: object) => {
         if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
-        const settings = await ctx.settings(options);
-        const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
-        const result = await rollbackRelease(bucket, version, await signingOf(settings, ctx.io.now));
+        const bucket = await ctx.bucket(options);
+        const result = await rollbackRelease(bucket, version, await signingOf(await ctx.settings(), ctx.io.now));
         const human =
           (result.previousVersion === result.version
             ? `${result.version} is already current`
@@ -81,7 +73,7 @@ export function registerPublish(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff releases --bucket s3://tariff-releases/prod')
     .action(
       run(async (ctx, options: object) => {
-        const bucket = await bucketOf(ctx, options);
+        const bucket = await ctx.bucket(options);
         const listing = await listReleases(bucket);
         const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);
         if (listing.incomplete.length > 0)

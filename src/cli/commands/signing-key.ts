@@ -3,15 +3,9 @@ import { errors } from '../../errors.ts';
 import { readKeyList } from '../../publish/current-signing.ts';
 import { createSigningKey, retireSigningKey } from '../../publish/manage-signing-keys.ts';
 import { inUse } from '../../release/signing-keys.ts';
-import { openBucket } from '../../storage/open-bucket.ts';
-import type { CommandContext, Runner } from '../context.ts';
+import type { Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
-
-async function bucketOf(ctx: CommandContext, options: object) {
-  const settings = await ctx.settings(options);
-  return openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
-}
 
 function instantArgument(value: string | undefined, now: Date): Date {
   if (value === undefined) return now;
@@ -35,7 +29,7 @@ export function registerSigningKey(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, options: { out?: string }) => {
-        const bucket = await bucketOf(ctx, options);
+        const bucket = await ctx.bucket(options);
         const { entry, file } = await createSigningKey(bucket, { dataDir: ctx.dataDir, file: options.out, now: ctx.io.now() });
         ctx.result(
           { ...entry, file, bucket: bucket.description },
@@ -49,7 +43,7 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .option(...BUCKET_OPTION)
     .action(
       run(async (ctx, options: object) => {
-        const bucket = await bucketOf(ctx, options);
+        const bucket = await ctx.bucket(options);
         const list = await readKeyList(bucket);
         const now = ctx.io.now();
         ctx.result(
@@ -72,7 +66,7 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample (after a week of overlap with the new key):\n  tariff signing-key retire 3f2a9c0d41be7765')
     .action(
       run(async (ctx, keyId: string, options: { at?: string }) => {
-        const bucket = await bucketOf(ctx, options);
+        const bucket = await ctx.bucket(options);
         const retired = await retireSigningKey(bucket, keyId, instantArgument(options.at, ctx.io.now()));
         ctx.result({ ...retired, bucket: bucket.description }, `retired ${retired.keyId} from ${retired.retiredAt}`);
       }),

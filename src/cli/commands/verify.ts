@@ -5,7 +5,6 @@ import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-r
 import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
 import { currentSignatureProblems } from '../../publish/current-signing.ts';
 import { rebuildRelease } from '../../pipeline/rebuild-release.ts';
-import { openBucket } from '../../storage/open-bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 
 /** A release version, as the bucket keeps it (YYYYMMDD.n). */
@@ -14,8 +13,7 @@ const VERSION = /^\d{8}\.\d+$/;
 /** The release a bucket holds, fetched and checked as a directory is (check-bucket-release.ts). */
 async function verifyInBucket(ctx: CommandContext, options: { bucket?: string }, version: string | undefined) {
   // The bucket --bucket, TARIFF_BUCKET or config.json names, as for `tariff releases`.
-  const settings = await ctx.settings(options);
-  const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
+  const bucket = await ctx.bucket(options);
   if (version !== undefined && !VERSION.test(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
@@ -32,9 +30,8 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
 /** `--rebuild <version>`: the release built again from its provenance, compared byte for byte. */
 async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }, version: string) {
   if (!VERSION.test(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
-  const settings = await ctx.settings(options);
-  const bucket = await openBucket(settings.bucket, { dataDir: ctx.dataDir, settings, env: ctx.io.env });
-  const report = await rebuildRelease(bucket, version, { settings, dataDir: ctx.dataDir });
+  const bucket = await ctx.bucket(options);
+  const report = await rebuildRelease(bucket, version, { settings: await ctx.settings(), dataDir: ctx.dataDir });
   if (ctx.json) {
     ctx.result(report);
     return report.matches ? 0 : 1;
