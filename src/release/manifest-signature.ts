@@ -1,7 +1,7 @@
 import { sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { FORMATS, type Manifest } from './manifest.ts';
-import { SIGNATURE_ALGORITHM, type Signer, type TrustedKey } from './signing-keys.ts';
+import { FORMATS, SIGNATURE_ALGORITHM, type Manifest } from './manifest.ts';
+import type { Signer, TrustedKey } from './signing-keys.ts';
 
 /**
  * The bytes a signature covers: the manifest without its signature and without the files' URLs,

@@ -14,7 +14,15 @@ const fileEntry = z.strictObject({
   size: z.number().int().nonnegative(),
 });
 
-const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+/** An instant with its offset, as every time in a manifest and in the key list is written. */
+export const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+
+/** The one signature algorithm: Ed25519 (RFC 8032), from node:crypto. */
+export const SIGNATURE_ALGORITHM = 'ed25519';
+/** A signing key's id: the first 16 hex digits of the SHA-256 of its raw public key. */
+export const KEY_ID = /^[0-9a-f]{16}$/;
+/** A raw 32-byte Ed25519 public key in base64. */
+export const PUBLIC_KEY_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
 
 /** One document of the authority a release was built from (docs/dataset.md, "Provenance"). */
 const provenanceDocument = z.strictObject({
@@ -40,8 +48,8 @@ export type Provenance = z.infer<typeof provenanceSchema>;
 
 /** A manifest's signature: by which key, how, and the value (base64) over its signed form (manifest-signature.ts). */
 export const signatureSchema = z.strictObject({
-  keyId: z.string().regex(/^[0-9a-f]{16}$/),
-  algorithm: z.literal('ed25519'),
+  keyId: z.string().regex(KEY_ID),
+  algorithm: z.literal(SIGNATURE_ALGORITHM),
   value: z.string().regex(/^[A-Za-z0-9+/]{86}==$/),
 });
 export type ManifestSignature = z.infer<typeof signatureSchema>;

@@ -1,18 +1,14 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { sha256Hex } from '../util/digests.ts';
-
-/** The one signature algorithm: Ed25519 (RFC 8032), from node:crypto. */
-export const SIGNATURE_ALGORITHM = 'ed25519';
-
-const isoInstant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+import { isoInstant, KEY_ID, PUBLIC_KEY_BASE64, SIGNATURE_ALGORITHM } from './manifest.ts';
 
 /** One public key of the key list: what anyone checking a manifest needs. */
 const publicKeyEntry = z.strictObject({
-  keyId: z.string().regex(/^[0-9a-f]{16}$/),
+  keyId: z.string().regex(KEY_ID),
   algorithm: z.literal(SIGNATURE_ALGORITHM),
   /** The raw 32-byte Ed25519 public key, base64. */
-  publicKey: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+  publicKey: z.string().regex(PUBLIC_KEY_BASE64),
   created: isoInstant,
   /** From this instant on, signatures by the key are refused; null while it is in use. */
   retiredAt: isoInstant.nullable(),
@@ -84,18 +80,23 @@ export const trustedKeys = (list: KeyList): TrustedKey[] =>
 export const inUse = (entry: Pick<PublicKeyEntry, 'retiredAt'>, now: Date): boolean =>
   entry.retiredAt === null || Date.parse(entry.retiredAt) > now.getTime();
 
+/** Whether `text` is a key written `<key id>:<base64 public key>` (not a file name). */
+export function isPinnedKey(text: string): boolean {
+  const [keyId, base64, ...rest] = text.split(':');
+  return rest.length === 0 && KEY_ID.test(keyId!) && PUBLIC_KEY_BASE64.test(base64 ?? '');
+}
+
 /**
  * A key a client is told to trust: `<key id>:<base64 public key>` as `tariff signing-key list`
  * prints it, or the text of a file holding the key list (keys.json) or a PEM public key.
  */
 export function parseTrustedKeys(text: string): TrustedKey[] {
   const trimmed = text.trim();
-  const pinned = /^([0-9a-f]{16}):([A-Za-z0-9+/]{43}=)$/.exec(trimmed);
-  if (pinned) {
-    const publicKey = publicKeyFromBase64(pinned[2]!);
-    if (keyIdOf(publicKey) !== pinned[1])
-      throw new Error(`the key id ${pinned[1]} is not the id of that public key (${keyIdOf(publicKey)})`);
-    return [{ keyId: pinned[1]!, publicKey, retiredAt: null }];
+  if (isPinnedKey(trimmed)) {
+    const [keyId, base64] = trimmed.split(':') as [string, string];
+    const publicKey = publicKeyFromBase64(base64);
+    if (keyIdOf(publicKey) !== keyId) throw new Error(`the key id ${keyId} is not the id of that public key (${keyIdOf(publicKey)})`);
+    return [{ keyId, publicKey, retiredAt: null }];
   }
   if (trimmed.startsWith('{')) return trustedKeys(keyListSchema.parse(JSON.parse(trimmed)));
   const publicKey = createPublicKey(trimmed);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { errors } from '../../errors.ts';
 import { FORMATS, type Format } from '../../release/manifest.ts';
-import { parseTrustedKeys, type TrustedKey } from '../../release/signing-keys.ts';
+import { isPinnedKey, parseTrustedKeys, type TrustedKey } from '../../release/signing-keys.ts';
 import { syncDataset } from '../../sync/sync-dataset.ts';
 import { acquireLock } from '../../util/run-lock.ts';
 import type { CommandContext, Runner } from '../context.ts';
@@ -71,7 +71,7 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
 async function pinnedKeys(specs: string[]): Promise<TrustedKey[]> {
   const keys: TrustedKey[] = [];
   for (const spec of specs) {
-    const text = /^[0-9a-f]{16}:/.test(spec) ? spec : await readFile(spec, 'utf8').catch(() => null);
+    const text = isPinnedKey(spec) ? spec : await readFile(spec, 'utf8').catch(() => null);
     if (text === null) throw errors.usage(`--public-key ${spec}: neither <key id>:<base64> nor a readable file`);
     try {
       keys.push(...parseTrustedKeys(text));
