@@ -114,7 +114,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
           extra: options.documents
             ? undefined
             : async (release, { documents }) => ({
-                'provenance.json': await provenance(release.manifest.version, documents, options.barcodesFile, dataDir),
+                'provenance.json': await provenance(release, documents, options.barcodesFile, dataDir),
               }),
         },
       },
@@ -147,13 +147,17 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
   }
 }
 
-/** What a published release was built from, so it can be traced and rebuilt: each source's SHA-256 and snapshot. */
-async function provenance(version: string, documents: SourceDocument[], barcodes: string | undefined, dataDir: string) {
+/**
+ * What a published release was built from, beside what its manifest's provenance says: where each
+ * source's snapshot is kept, and the --barcodes list. The digests are the manifest's, computed once by the build.
+ */
+async function provenance(release: BuiltRelease, documents: SourceDocument[], barcodes: string | undefined, dataDir: string) {
   const store = new SnapshotStore(dataDir);
+  const digests = release.manifest.provenance?.documents ?? [];
   return {
-    version,
-    sources: documents.map((doc) => {
-      const sha256 = sha256Hex(doc.bytes);
+    version: release.manifest.version,
+    sources: documents.map((doc, i) => {
+      const sha256 = digests[i]?.sha256 ?? sha256Hex(doc.bytes);
       return { url: doc.name, sha256, snapshot: relative(dataDir, store.path(sha256, doc.bytes)) };
     }),
     barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
