@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildManifest } from '../release/manifest.ts';
+import { sampleManifest } from '../../test/helpers/manifests.ts';
 import { generateSigningKey, signerFromPem } from '../release/signing-keys.ts';
 import { nextCurrent, resignReason, type Signing } from './current-signing.ts';
 
-const digest = { sha256: 'a'.repeat(64), size: 10 };
-const release = buildManifest({
-  version: '20261201.1',
-  tariffDate: '2026-12-01',
-  generatedAt: '2026-12-01T06:00:00+01:00',
-  source: 'Agenzia delle Dogane e dei Monopoli',
-  counts: { products: 1, barcodes: 0 },
-  baseUrl: 'https://tariffa.example.it/v1',
-  digests: { json: digest, sqlite: digest, docdb: digest },
-  docdbVersion: '1.8.0',
-});
+const release = sampleManifest();
 const key = (at: string) => signerFromPem(generateSigningKey(new Date(at)).privatePem);
 const signer = key('2026-11-01T00:00:00Z');
 const at = (instant: string): Signing => ({ signer, now: new Date(instant), validityDays: 7 });

@@ -1,21 +1,10 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildManifest, type Manifest } from './manifest.ts';
+import { sampleManifest } from '../../test/helpers/manifests.ts';
 import { refuseManifest, signedBytes, signManifest } from './manifest-signature.ts';
 import { generateSigningKey, parseTrustedKeys, signerFromPem, trustedKeys, type TrustedKey } from './signing-keys.ts';
 
-const digest = (n: number) => ({ sha256: String(n).repeat(64).slice(0, 64), size: 100 + n });
-const manifest = (version = '20261201.1'): Manifest =>
-  buildManifest({
-    version,
-    tariffDate: '2026-12-01',
-    generatedAt: '2026-12-01T06:00:00+01:00',
-    source: 'Agenzia delle Dogane e dei Monopoli',
-    counts: { products: 3, barcodes: 1 },
-    baseUrl: 'https://tariffa.example.it/v1',
-    digests: { json: digest(1), sqlite: digest(2), docdb: digest(3) },
-    docdbVersion: '1.8.0',
-  });
+const manifest = (version = '20261201.1') => sampleManifest({ version });
 
 const NOW = new Date('2026-12-01T07:00:00Z');
 const inDays = (days: number) => new Date(NOW.getTime() + days * 86_400_000);

@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildManifest, type Manifest } from '../../src/release/manifest.ts';
+import type { Manifest } from '../../src/release/manifest.ts';
+import { sampleManifest } from '../helpers/manifests.ts';
 import { signManifest } from '../../src/release/manifest-signature.ts';
 import { generateSigningKey, signerFromPem } from '../../src/release/signing-keys.ts';
 import { REPO } from '../helpers/run-cli.ts';
@@ -36,16 +37,7 @@ describe("docs/sync.md's Python check of a signed manifest, against manifests th
     const script = join(dir, 'check.py');
     writeFileSync(script, DOC_CHECK + DRIVER);
     const { privatePem, entry } = generateSigningKey(new Date('2026-12-01T00:00:00Z'));
-    const digest = (n: number) => ({ sha256: String(n).repeat(64), size: 1000 + n });
-    const release = buildManifest({
-      version: '20261201.1',
-      tariffDate: '2026-12-01',
-      generatedAt: '2026-12-01T06:00:00+01:00',
-      source: 'Agenzia delle Dogane e dei Monopoli',
-      counts: { products: 2821, barcodes: 2 },
-      baseUrl: 'https://tariffa.example.it/v1',
-      digests: { json: digest(1), sqlite: digest(2), docdb: digest(3) },
-      docdbVersion: '1.8.0',
+    const release = sampleManifest({
       provenance: {
         builder: 'tariff 0.1.0',
         date: '2026-12-01',
