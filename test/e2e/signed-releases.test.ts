@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { Bucket } from '../../src/storage/bucket.ts';
 import { openBucket } from '../../src/storage/open-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
+import { REAL_LIST } from '../helpers/real-releases.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
@@ -286,5 +288,28 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
     expect(differs.stderr).toContain(`${DECEMBER} does not match its rebuild:`);
     expect(differs.stderr).toContain(`${doc.url} (from the snapshots): ${doc.size} bytes with SHA-256 `);
     expect(differs.stderr).toMatch(/dataset\.json\.gz: the rebuild gives \d+ bytes/);
+  });
+});
+
+describe('tariff verify --rebuild of a release of the authority’s real list', () => {
+  it('builds the published release again, byte for byte, from the PDF kept in the snapshots', async () => {
+    const own = await tempDir();
+    const url = authority.url('/2-LIST-22-07-2026.pdf');
+    authority.lists.set('/2-LIST-22-07-2026.pdf', { body: readFileSync(REAL_LIST) });
+    const run = (args: string[]) =>
+      runCli([...args, '--data-dir', own], {
+        env: { TARIFF_SOURCE_URLS: url, TARIFF_BUCKET: join(own, 'bucket'), ...onDay('2026-07-23') },
+      });
+    expect(await run(['release', '--quiet'])).toMatchObject({ status: 0, stdout: 'published 20260722.1 (was none)\n' });
+    const { provenance } = manifestSchema.parse(
+      JSON.parse(readFileSync(join(own, 'bucket', 'releases', '20260722.1', 'manifest.json'), 'utf8')),
+    );
+    expect(provenance!.documents).toEqual([
+      { url, sha256: createHash('sha256').update(readFileSync(REAL_LIST)).digest('hex'), size: statSync(REAL_LIST).size, pageDate: null },
+    ]);
+    expect(await run(['verify', '--rebuild', '20260722.1'])).toMatchObject({
+      status: 0,
+      stdout: '20260722.1 matches its rebuild: 1 document(s) from the snapshots give the same three files, byte for byte\n',
+    });
   });
 });
