@@ -111,7 +111,7 @@ describe('S3 that does not answer, or answers errors', () => {
       failingSince: expect.any(String),
       problem: expect.stringMatching(/no answer|went silent|ETIMEDOUT|timed out|socket|ECONNRESET/i),
     });
-    expect(service.log.some((entry) => entry.event === 'release.refresh_failed')).toBe(true);
+    await service.logged((entry) => entry.event === 'release.refresh_failed');
 
     proxy.heal();
     await waitFor(async () => (await health()).status === 200, '/healthz to recover');

@@ -16,7 +16,7 @@ import { AuthorityServer } from '../helpers/authority-server.ts';
 import { REAL_LIST } from '../helpers/real-releases.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { startServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { startServe, v1RequestsSince, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
@@ -81,12 +81,7 @@ async function serveManifest(manifest: Manifest): Promise<void> {
   await served;
 }
 
-/** The /v1 requests the service logged from index `from` on. */
-const requestsSince = (from: number) =>
-  service.log
-    .slice(from)
-    .filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/'))
-    .map((entry) => `${entry.path} ${entry.status}`);
+const requestsSince = (from: number) => v1RequestsSince(service, from);
 
 describe('signed manifests from tariff release to tariff sync, through tariff serve on an S3 bucket', () => {
   let key: { file: string; pin: string; keyId: string };
@@ -198,7 +193,7 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
     await service.logged((entry) => entry.event === 'release.switch' && entry.sequence === 3);
     const from = service.log.length;
     expect(await sync('2026-12-02')).toMatchObject({ status: 0, stdout: expect.stringContaining(`updated ${NOVEMBER} (was ${DECEMBER})`) });
-    expect(requestsSince(from)).toEqual(['/v1/version 200', '/v1/dataset.json.gz 200']);
+    expect(await requestsSince(from)).toEqual(['/v1/version 200', '/v1/dataset.json.gz 200']);
     expect(installed()).toBe(NOVEMBER);
   });
 
@@ -212,7 +207,7 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
     expect(refused.stderr).toContain(detail);
     expect(refused.stdout).toBe('');
     expect(installed()).toBe(before);
-    expect(requestsSince(from)).toEqual(['/v1/version 200']);
+    expect(await requestsSince(from)).toEqual(['/v1/version 200']);
   }
 
   it('rotates the key: both accepted while they overlap, the old one refused after its retirement', async () => {

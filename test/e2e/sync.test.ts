@@ -10,6 +10,7 @@ import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
+import { v1RequestsSince } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -43,12 +44,7 @@ const sync = (format: string, dest: string, key: string, options: { api?: string
     process: options.process,
   });
 
-/** The /v1 requests the service logged since `from` (an index in its log). */
-const requestsSince = (from: number) =>
-  stand.service.log
-    .slice(from)
-    .filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/'))
-    .map((entry) => `${entry.path} ${entry.status}`);
+const requestsSince = (from: number) => v1RequestsSince(stand.service, from);
 
 const state = (dest: string) => JSON.parse(readFileSync(join(dest, 'sync-state.json'), 'utf8'));
 
@@ -96,7 +92,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
       reads: 2,
       file: join(dest, `dataset.${format}`),
     });
-    expect(requestsSince(from)).toEqual(['/v1/version 200', `/v1/dataset.${format}.gz 200`]);
+    expect(await requestsSince(from)).toEqual(['/v1/version 200', `/v1/dataset.${format}.gz 200`]);
     expect(await installedRows(format, join(dest, `dataset.${format}`))).toMatchObject({
       version: JULY,
       products: expect.arrayContaining([expect.objectContaining({ name: '2012 BY OSCAR VALLADARES COROJO ROBUSTO' })]),
@@ -108,7 +104,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     // Nothing changed: quiet, exit 0, one read.
     from = stand.service.log.length;
     expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '', stderr: '' });
-    expect(requestsSince(from)).toEqual(['/v1/version 200']);
+    expect(await requestsSince(from)).toEqual(['/v1/version 200']);
 
     await current(AUGUST);
     const next = await sync(format, dest, key);
@@ -140,7 +136,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s when things 
     const waiting = await sync(format, dest, key);
     expect(waiting.status).toBe(1);
     expect(waiting.stderr).toContain(`Not calling the service before ${until}: it asked to wait (429 rate_limited)`);
-    expect(requestsSince(from)).toEqual([]);
+    expect(await requestsSince(from)).toEqual([]);
   });
 
   it('keeps the installed copy when the file is corrupted in transit, and installs it whole on the next run', async () => {

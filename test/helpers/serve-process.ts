@@ -74,3 +74,19 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     });
   });
 }
+
+/**
+ * The /v1 requests the service logged from index `from` on, once every request already answered
+ * is in the log: the service writes its log after the answer (and a process's log crosses a
+ * pipe), so a probe request is made and its own line awaited; the lines before it are complete.
+ */
+export async function v1RequestsSince(service: RunningServe, from: number): Promise<string[]> {
+  const probeFrom = service.log.length;
+  const probed = service.logged((entry) => service.log.indexOf(entry) >= probeFrom && entry.path === '/healthz');
+  await (await fetch(`${service.url}/healthz`)).arrayBuffer();
+  await probed;
+  return service.log
+    .slice(from)
+    .filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/'))
+    .map((entry) => `${entry.path} ${entry.status}`);
+}
