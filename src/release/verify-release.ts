@@ -14,48 +14,19 @@ export interface VerifyReport {
   checked: { format: Format; sha256: boolean; size: boolean; opened: boolean; products: number | null; barcodes: number | null }[];
 }
 
+type FileCheck = VerifyReport['checked'][number];
+
 /**
  * Checks a release directory against its manifest: size and SHA-256 of every file, each format
  * opened by its own engine, counts and metadata as the manifest says, and the three formats
- * holding the same rows. Collects every problem instead of stopping at the first.
+ * holding the same rows. Collects every problem instead of stopping at the first. The files are
+ * checked side by side: one engine's disk writes and syncs overlap another's reading.
  */
 export async function verifyRelease(dir: string): Promise<VerifyReport> {
   const { manifest } = await readManifest(dir);
-  const problems: string[] = [];
-  const checked: VerifyReport['checked'] = [];
-  const contents = new Map<Format, Dataset>();
-
-  for (const format of FORMATS) {
-    const entry = { format, sha256: false, size: false, opened: false, products: null as number | null, barcodes: null as number | null };
-    checked.push(entry);
-    const name = fileName(format);
-    const expected = manifest.files[format];
-    if (!expected.url.endsWith(`/${name}`)) problems.push(`${name}: manifest url ${expected.url} does not end with /${name}`);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(join(dir, name));
-    } catch (error) {
-      problems.push(`${name}: cannot read: ${(error as Error).message}`);
-      continue;
-    }
-    entry.size = bytes.length === expected.size;
-    if (!entry.size) problems.push(`${name}: size is ${bytes.length} bytes, the manifest says ${expected.size}`);
-    const sha = sha256Hex(bytes);
-    entry.sha256 = sha === expected.sha256;
-    if (!entry.sha256) problems.push(`${name}: SHA-256 is ${sha}, the manifest says ${expected.sha256}`);
-    let dataset: Dataset;
-    try {
-      dataset = await openDatasetFile(format, bytes);
-    } catch (error) {
-      problems.push(`${name}: cannot be opened as ${format}: ${(error as Error).message.split('\n')[0]}`);
-      continue;
-    }
-    entry.opened = true;
-    entry.products = dataset.products.length;
-    entry.barcodes = dataset.barcodes.length;
-    problems.push(...metadataProblems(name, dataset, manifest));
-    contents.set(format, dataset);
-  }
+  const files = await Promise.all(FORMATS.map((format) => checkFile(dir, format, manifest)));
+  const problems = files.flatMap((file) => file.problems);
+  const contents = new Map(files.flatMap((file) => (file.dataset ? [[file.entry.format, file.dataset] as const] : [])));
 
   if (manifest.files.docdb.docdbVersion !== docdbVersion) {
     problems.push(`dataset.docdb.gz: written by NeDB ${manifest.files.docdb.docdbVersion}, this machine has ${docdbVersion}`);
@@ -66,7 +37,44 @@ export async function verifyRelease(dir: string): Promise<VerifyReport> {
       problems.push(`${fileName(format)}: its rows differ from ${fileName('json')}${firstDifference(reference, dataset)}`);
     }
   }
-  return { ok: problems.length === 0, version: manifest.version, problems, checked };
+  return { ok: problems.length === 0, version: manifest.version, problems, checked: files.map((file) => file.entry) };
+}
+
+/** One file against its manifest entry, then opened by its engine: what was checked, what is wrong, what it holds. */
+async function checkFile(
+  dir: string,
+  format: Format,
+  manifest: Manifest,
+): Promise<{ entry: FileCheck; problems: string[]; dataset?: Dataset }> {
+  const entry: FileCheck = { format, sha256: false, size: false, opened: false, products: null, barcodes: null };
+  const problems: string[] = [];
+  const name = fileName(format);
+  const expected = manifest.files[format];
+  if (!expected.url.endsWith(`/${name}`)) problems.push(`${name}: manifest url ${expected.url} does not end with /${name}`);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, name));
+  } catch (error) {
+    problems.push(`${name}: cannot read: ${(error as Error).message}`);
+    return { entry, problems };
+  }
+  entry.size = bytes.length === expected.size;
+  if (!entry.size) problems.push(`${name}: size is ${bytes.length} bytes, the manifest says ${expected.size}`);
+  const sha = sha256Hex(bytes);
+  entry.sha256 = sha === expected.sha256;
+  if (!entry.sha256) problems.push(`${name}: SHA-256 is ${sha}, the manifest says ${expected.sha256}`);
+  let dataset: Dataset;
+  try {
+    dataset = await openDatasetFile(format, bytes);
+  } catch (error) {
+    problems.push(`${name}: cannot be opened as ${format}: ${(error as Error).message.split('\n')[0]}`);
+    return { entry, problems };
+  }
+  entry.opened = true;
+  entry.products = dataset.products.length;
+  entry.barcodes = dataset.barcodes.length;
+  problems.push(...metadataProblems(name, dataset, manifest));
+  return { entry, problems, dataset };
 }
 
 function metadataProblems(name: string, dataset: Dataset, manifest: Manifest): string[] {
