@@ -117,6 +117,20 @@ describe('tariff release from cron, on S3', () => {
     expect(await cron(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
   });
 
+  it('runs the command of the documented crontab, the same in docs/operations.md and release --help', async () => {
+    const documented = /^5 [^\n]*cd \/srv\/tariff && (\S+) release --quiet$/m.exec(readFileSync(join(REPO, 'docs/operations.md'), 'utf8'));
+    expect(documented, 'the crontab line of docs/operations.md').not.toBeNull();
+    expect((await runCli(['release', '--help'])).stdout).toContain(`cd /srv/tariff && ${documented![1]} release --quiet`);
+    // What cron's shell runs from the project's folder: the file itself, by its #! line.
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    const ran = await new Promise<CliResult>((resolve) =>
+      execFile(documented![1]!, ['--version'], { cwd: REPO, env: { PATH: process.env.PATH! } }, (error, stdout, stderr) =>
+        resolve({ status: error ? 1 : 0, stdout, stderr }),
+      ),
+    );
+    expect(ran).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
   it("never prints the AWS SDK's Node.js version warning, on success or failure", async () => {
     const listed = await cron(['releases']);
     expect(listed.status).toBe(0);
