@@ -95,7 +95,6 @@ const sourceUrls = {
   },
 };
 
-/** Bundles of older trees: the three newest stay (a long-running service may still load from one), older ones go after a day. */
 /**
  * Packages are not bundled: each import names the installed file Node itself would load, so the
  * bundle runs from any folder (its cache may be outside the project).
@@ -109,6 +108,7 @@ const installedPackages = {
   },
 };
 
+/** Bundles of older trees: the three newest stay (a long-running service may still load from one), older ones go after a day. */
 function removeOldBundles(cache, current) {
   const bundles = readdirSync(cache)
     .map((name) => join(cache, name))
