@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts';
 import { releaseManifestOf, type Manifest } from '../release/manifest.ts';
 import { refuseManifest, signManifest } from '../release/manifest-signature.ts';
-import { inUse, keyListSchema, trustedKeys, type KeyList, type Signer } from '../release/signing-keys.ts';
+import { inUse, keyListSchema, keysInUse, trustedKeys, type KeyList, type Signer } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { KEYS_KEY } from './bucket-layout.ts';
 
@@ -68,7 +68,7 @@ export async function checkSigningKey(bucket: Bucket, signing: Signing | undefin
   const now = signing?.now ?? new Date();
   const signer = signing?.signer;
   if (!signer) {
-    const active = list.keys.filter((entry) => inUse(entry, now)).map((entry) => entry.keyId);
+    const active = keysInUse(list, now);
     if (active.length > 0) throw errors.signingKeyRequired(bucket.description, active);
     return;
   }
@@ -86,8 +86,8 @@ export async function currentSignatureProblems(bucket: Bucket, current: Manifest
   const list = await readKeyList(bucket);
   const where = `${bucket.description}current.json`;
   if (!current.signature) {
-    const active = list.keys.filter((entry) => inUse(entry, now));
-    return active.length > 0 ? [`${where} is not signed, though keys.json lists ${active.map((k) => k.keyId).join(', ')} in use`] : [];
+    const active = keysInUse(list, now);
+    return active.length > 0 ? [`${where} is not signed, though keys.json lists ${active.join(', ')} in use`] : [];
   }
   const refused = refuseManifest(current, { keys: trustedKeys(list), now });
   return refused ? [`${where}: ${refused.detail} (${refused.refusal})`] : [];

@@ -1,7 +1,7 @@
 import { sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { FORMATS, SIGNATURE_ALGORITHM, type Manifest } from './manifest.ts';
-import type { Signer, TrustedKey } from './signing-keys.ts';
+import { inUse, type Signer, type TrustedKey } from './signing-keys.ts';
 
 /**
  * The bytes a signature covers: the manifest without its signature and without the files' URLs,
@@ -48,7 +48,7 @@ export function refuseManifest(manifest: Manifest, check: ManifestCheck): { refu
     return { refusal: 'unsigned', detail: 'the manifest is not signed' };
   const key = check.keys.find((candidate) => candidate.keyId === signature.keyId);
   if (!key) return { refusal: 'unknown_key', detail: `it is signed by key ${signature.keyId}, which is not one of the trusted keys` };
-  if (key.retiredAt !== null && Date.parse(key.retiredAt) <= check.now.getTime())
+  if (!inUse(key, check.now))
     return { refusal: 'retired_key', detail: `it is signed by key ${signature.keyId}, retired on ${key.retiredAt}` };
   if (!verify(null, signedBytes(manifest), key.publicKey, Buffer.from(signature.value, 'base64')))
     return { refusal: 'bad_signature', detail: `its signature by key ${signature.keyId} does not match its content` };

@@ -80,6 +80,9 @@ export const trustedKeys = (list: KeyList): TrustedKey[] =>
 export const inUse = (entry: Pick<PublicKeyEntry, 'retiredAt'>, now: Date): boolean =>
   entry.retiredAt === null || Date.parse(entry.retiredAt) > now.getTime();
 
+/** The ids of the keys of a key list that still sign at `now`. */
+export const keysInUse = (list: KeyList, now: Date): string[] => list.keys.filter((entry) => inUse(entry, now)).map((entry) => entry.keyId);
+
 /** Whether `text` is a key written `<key id>:<base64 public key>` (not a file name). */
 export function isPinnedKey(text: string): boolean {
   const [keyId, base64, ...rest] = text.split(':');
