@@ -6,6 +6,7 @@ import type { Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import { RELEASES_PREFIX } from '../publish/bucket-layout.ts';
 import { readReleaseManifest } from '../publish/bucket-releases.ts';
 import { readPublishedRows } from '../publish/read-published-rows.ts';
 import { fileName, FORMATS, sameDigest, type Manifest, type Provenance } from '../release/manifest.ts';
@@ -42,7 +43,7 @@ async function keptRows(bucket: Bucket, version: string, why: string): Promise<{
   const manifest = await readReleaseManifest(bucket, version);
   const dataset = manifest ? await readPublishedRows(bucket, manifest, () => {}) : null;
   if (!manifest || !dataset)
-    throw errors.releaseUnreadable(`${bucket.description}releases/${version}/`, `${why}, and the bucket no longer keeps it whole`);
+    throw errors.releaseUnreadable(`${bucket.description}${RELEASES_PREFIX}${version}/`, `${why}, and the bucket no longer keeps it whole`);
   return { manifest, dataset };
 }
 
@@ -78,7 +79,7 @@ export async function rebuildRelease(
   for (const doc of provenance.documents) {
     const { bytes, from } = await documentBytes(doc, snapshots, options.settings);
     const sha256 = sha256Hex(bytes);
-    const intact = sha256 === doc.sha256 && bytes.length === doc.size;
+    const intact = sameDigest({ size: bytes.length, sha256 }, doc);
     if (!intact)
       differences.push(
         `${doc.url} (from ${from}): ${bytes.length} bytes with SHA-256 ${sha256}, the provenance says ${doc.size} bytes with ${doc.sha256}`,
