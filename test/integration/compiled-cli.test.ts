@@ -32,7 +32,8 @@ describe('the compiled CLI (bin/compiled-cli.js)', () => {
     writeFileSync(join(root, 'src/cli/main.test.ts'), "it('runs again', () => {});\n");
     expect(sourceFingerprint(root)).toBe(first);
 
-    writeFileSync(join(root, 'src/errors.ts'), 'export const errors = { a: 1 };\n');
+    // One byte changed, the size the same.
+    writeFileSync(join(root, 'src/errors.ts'), 'export const errorz = {};\n');
     const edited = sourceFingerprint(root);
     expect(edited).not.toBe(first);
 
