@@ -255,7 +255,13 @@ describe('tariff sync against a hostile or racing /v1 server', () => {
       answer(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise((r) => server.close(r)) };
+    // A response the client abandoned may leave its connection open: cut it, so the test never waits on a keep-alive timer.
+    const close = () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      });
+    return { api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close };
   }
   async function run(api: string, extra: string[] = []) {
     const key = join(await tempDir(), 'key');
