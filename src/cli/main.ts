@@ -86,8 +86,10 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
   // them now, while its own modules load, rather than when the first PDF is read.
   if ((name === 'build' || name === 'inspect') && argv.some((arg) => /\.pdf$/i.test(arg)))
     void import('../source/pdf/read-pdf-runs.ts').then((reader) => reader.prewarmPdfReader());
-  // `tariff --help`, or an unknown command: every command is registered, for the list or the error.
-  const loaders = module ? [module] : Object.values(COMMAND_MODULES);
+  // `tariff --help`, or an unknown command: every command is registered, for the list or the error;
+  // `tariff --version` alone needs none of them (a monitoring script's call stays quick).
+  const versionOnly = name === undefined && argv.includes('--version');
+  const loaders = module ? [module] : versionOnly ? [] : Object.values(COMMAND_MODULES);
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program, run);
   const overrideExits = (command: Command): void => {
     command.exitOverride();
