@@ -255,7 +255,8 @@ describe('tariff sync against a hostile or racing /v1 server', () => {
       answer(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    // A response the client abandoned may leave its connection open: cut it, so the test never waits on a keep-alive timer.
+    // The in-process client's pool may keep a connection open that carries no request yet (undici closes it after
+    // about 3 s): cut every connection on close, so the test never waits on that timer.
     const close = () =>
       new Promise((resolve) => {
         server.close(resolve);
