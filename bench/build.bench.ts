@@ -35,7 +35,7 @@ async function benchGenerated() {
   const once = fileURLToPath(new URL('./build-once.ts', import.meta.url));
   const results = [];
   for (let run = 0; run < RUNS; run++) {
-    const output = execFileSync(process.execPath, ['--import', 'tsx', once, join(work, 'input'), join(work, 'out')], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, [once, join(work, 'input'), join(work, 'out')], { encoding: 'utf8' });
     results.push(JSON.parse(output.trim().split('\n').at(-1)!));
   }
   const stages = Object.keys(results[0].stages);
@@ -105,7 +105,7 @@ async function benchRealList() {
     for (const pdf of pdfs) execFileSync('pdftotext', ['-layout', pdf, join(work, 'list.txt')]);
     const pdftotext = performance.now() - t0;
     const result = JSON.parse(
-      execFileSync(process.execPath, ['--import', 'tsx', once, ...pdfs], { encoding: 'utf8' })
+      execFileSync(process.execPath, [once, ...pdfs], { encoding: 'utf8' })
         .trim()
         .split('\n')
         .at(-1)!,

@@ -1,50 +1,55 @@
 #!/usr/bin/env node
-// The CLI runs from the TypeScript sources, so a fresh clone needs no build step and operators
-// never run a stale compiled copy: compiled-cli.js bundles the sources as they are (cached by
-// their content), and when it cannot, tsx runs them directly.
+// The command. It runs dist/, the CLI that `npm run build` compiles from src/ (npm install, npm pack,
+// npm start and npm test build it; a test fails when dist/ is not the build of src/ as it is), so
+// nothing is compiled at run time and nothing executable is read from outside the install.
+//
+// It runs on Node.js 24, the runtime its native addon is built for. Started by an older or newer
+// Node.js (this line's `env node` in a crontab whose PATH finds the machine's own Node.js), it
+// hands the same arguments to the Node.js 24 that the install brought along (bin/runtime.js).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { bundledNode, isRuntime, RUNTIME_MAJOR } from './runtime.js';
 
-// The AWS SDK warns on every start that its releases after January 2027 will need Node.js 22:
-// nine lines in every cron mail and in the service's JSON log. It emits that warning under the
-// plain name "Warning", so no listener can tell it apart; the SDK's own switch silences exactly
-// it. Every other warning still prints.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const COMPILED = new URL('../dist/main.js', import.meta.url);
 
-// `tariff … | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
+if (isRuntime(process.versions.node)) await run();
+else relaunch();
 
-const { main, cliIo } = await loadCli();
-process.exitCode = await main(process.argv, cliIo(process.env, { stdout: process.stdout, stderr: process.stderr }));
-
-/**
- * The compiled CLI of the sources as they are (kept in TARIFF_CLI_CACHE, a folder, by default
- * node_modules/.cache/tariff-cli); the sources run through tsx when it cannot be had, or when
- * TARIFF_CLI_CACHE=off.
- */
-async function loadCli() {
-  const cache = process.env.TARIFF_CLI_CACHE;
-  const url = cache === 'off' ? null : await compiledCliUrl(cache || undefined);
-  if (url) {
-    // An internal error's stack names the sources' lines, not the bundle's.
-    process.setSourceMapsEnabled(true);
-    return import(url);
-  }
-  const { register } = await import('tsx/esm/api');
-  register();
-  return import('../src/cli/main.ts');
+async function run() {
+  // `tariff … | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  if (!existsSync(COMPILED)) fail(`${fileURLToPath(COMPILED)} is missing: run \`npm run build\` in ${ROOT}`);
+  // Source maps stay off (NODE_OPTIONS=--enable-source-maps turns them on): reading them costs
+  // every start, and only an internal error's stack would use them.
+  const { main, cliIo } = await import(COMPILED.href);
+  process.exitCode = await main(process.argv, cliIo(process.env, { stdout: process.stdout, stderr: process.stderr }));
 }
 
-/**
- * The bundle's URL, or null when it cannot be built or kept (a read-only install, no esbuild).
- * A bundle that is there but fails to load is an error, never hidden.
- */
-async function compiledCliUrl(cache) {
-  try {
-    const { compiledCli } = await import('./compiled-cli.js');
-    return await compiledCli(cache);
-  } catch {
-    return null;
-  }
+function relaunch() {
+  const node = bundledNode(ROOT);
+  if (!node) fail(`runs on Node.js ${RUNTIME_MAJOR} (this is ${process.version}); \`npm install\` in ${ROOT} brings it`);
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // A terminal's Ctrl-C reaches the whole process group, the child included: passed on again, it
+  // would cut short the child's own orderly stop. A SIGINT sent to this process alone is passed on.
+  const forwarded = process.stdin.isTTY ? ['SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of forwarded) process.on(signal, () => child.kill(signal));
+  if (process.stdin.isTTY) process.on('SIGINT', () => {});
+  child.on('error', (error) => fail(`cannot start ${node}: ${error.message}`));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+function fail(reason) {
+  process.stderr.write(`tariff: ${reason}\n`);
+  process.exit(1);
 }

@@ -10,15 +10,24 @@
  */
 export class TariffError extends Error {
   override readonly name = 'TariffError';
+  readonly code: TariffErrorCode;
+  readonly hint: string | undefined;
+  readonly exitCode: 1 | 2;
+  /** The values the message names (an address, a code), for surfaces that say it in another language. */
+  readonly params: Readonly<Record<string, string | number>>;
+
   constructor(
-    readonly code: TariffErrorCode,
+    code: TariffErrorCode,
     message: string,
-    readonly hint?: string,
-    readonly exitCode: 1 | 2 = 1,
-    /** The values the message names (an address, a code), for surfaces that say it in another language. */
-    readonly params: Readonly<Record<string, string | number>> = {},
+    hint?: string,
+    exitCode: 1 | 2 = 1,
+    params: Readonly<Record<string, string | number>> = {},
   ) {
     super(message);
+    this.code = code;
+    this.hint = hint;
+    this.exitCode = exitCode;
+    this.params = params;
   }
 }
 

@@ -25,10 +25,13 @@ export interface GlobalOptions {
 export class CommandContext {
   #settings?: Promise<Settings>;
 
-  constructor(
-    readonly io: CliIo,
-    readonly options: GlobalOptions,
-  ) {}
+  readonly io: CliIo;
+  readonly options: GlobalOptions;
+
+  constructor(io: CliIo, options: GlobalOptions) {
+    this.io = io;
+    this.options = options;
+  }
 
   get json(): boolean {
     return this.options.json;

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { internalError, isTariffError, type TariffError } from '../errors.ts';
-import { CommandContext, type CliIo, type ExitStatus, type Runner } from './context.ts';
+import type { CliIo, ExitStatus, Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';
 
@@ -63,7 +63,7 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
     .description('Builds, publishes and serves releases of the tariff of manufactured tobacco')
     .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
     .option('--json', 'machine-readable output on stdout', false)
-    .version(builderVersion(), '--version', "the builder's version")
+    .version(versionLine(), '--version', "the builder's version and the Node.js it runs on")
     .showHelpAfterError('(run `tariff --help` for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -73,11 +73,14 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
     (action, options) =>
     async (...args) => {
       const command = args.at(-1) as Command;
-      const ctx = new CommandContext(io, command.optsWithGlobals() as { dataDir: string; json: boolean });
+      const globals = command.optsWithGlobals() as { dataDir: string; json: boolean };
+      // Loaded here, with the command: the settings' schemas are a tenth of a second of start-up
+      // that `tariff --version` and `--help` do without.
+      const { CommandContext } = await import('./context.ts');
       try {
-        status = (await action(ctx, ...(args.slice(0, -1) as never))) ?? 0;
+        status = (await action(new CommandContext(io, globals), ...(args.slice(0, -1) as never))) ?? 0;
       } catch (error) {
-        status = report(error, ctx, options?.errorExit);
+        status = report(error, io, { json: globals.json, errorExit: options?.errorExit });
       }
     };
   const name = requestedCommand(argv);
@@ -101,16 +104,21 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) status = error.exitCode === 0 ? 0 : 2;
-    else status = report(error, new CommandContext(io, { dataDir: '.', json: argv.includes('--json') }));
+    else status = report(error, io, { json: argv.includes('--json') });
   }
   return status;
 }
 
-function report(error: unknown, ctx: CommandContext, errorExit?: ExitStatus): ExitStatus {
+/** What `tariff --version` prints: the builder's version, which a release's provenance names, and the runtime's. */
+function versionLine(): string {
+  return `${builderVersion()} (Node.js ${process.versions.node})`;
+}
+
+function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean; errorExit?: ExitStatus | undefined }): ExitStatus {
   const known: TariffError = isTariffError(error) ? error : internalError(error);
-  ctx.io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
-  if (ctx.json)
-    ctx.io.stdout.write(
+  io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
+  if (json)
+    io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,
     );
   return known.exitCode === 2 ? 2 : (errorExit ?? 1);

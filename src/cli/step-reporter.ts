@@ -20,10 +20,10 @@ export class StepReporter {
   /** Without bars: when each download going on last said how far it got (or started). */
   private readonly lastSaid = new Map<string, number>();
 
-  constructor(
-    private readonly ctx: CommandContext,
-    quiet = false,
-  ) {
+  private readonly ctx: CommandContext;
+
+  constructor(ctx: CommandContext, quiet = false) {
+    this.ctx = ctx;
     this.silent = quiet || ctx.json;
     const stream = ctx.io.stderr as NodeJS.WriteStream;
     this.bars =

@@ -40,11 +40,11 @@ export function fetchAgent(connectTimeoutMs: number): Agent {
 }
 
 class RetryableError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfter?: string,
-  ) {
+  readonly retryAfter: string | undefined;
+
+  constructor(message: string, retryAfter?: string) {
     super(message);
+    this.retryAfter = retryAfter;
   }
 }
 

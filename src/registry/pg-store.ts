@@ -61,7 +61,10 @@ export class PgStore implements Store {
   readonly authenticate: Authenticate = pgAuthenticator(this);
   private readonly queries: Queries;
 
-  private constructor(readonly pool: pg.Pool) {
+  readonly pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
     this.queries = queriesOn(pool);
   }
 

@@ -95,10 +95,12 @@ export class CurrentRelease {
   /** Before the first good refresh, staleness counts from here. */
   private readonly createdAt: Date;
 
-  constructor(
-    private readonly bucket: Bucket,
-    private readonly options: CurrentReleaseOptions,
-  ) {
+  private readonly bucket: Bucket;
+  private readonly options: CurrentReleaseOptions;
+
+  constructor(bucket: Bucket, options: CurrentReleaseOptions) {
+    this.bucket = bucket;
+    this.options = options;
     this.createdAt = this.now();
   }
 

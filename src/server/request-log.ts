@@ -7,7 +7,11 @@ export class RequestLog {
   private lines: string[] = [];
   private scheduled = false;
 
-  constructor(private readonly out: NodeJS.WritableStream | null) {}
+  private readonly out: NodeJS.WritableStream | null;
+
+  constructor(out: NodeJS.WritableStream | null) {
+    this.out = out;
+  }
 
   write(entry: Record<string, unknown>): void {
     if (!this.out) return;

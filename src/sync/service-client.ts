@@ -29,7 +29,10 @@ export class ServiceClient {
   reads = 0;
   private readonly base: string;
 
-  constructor(private readonly options: ServiceClientOptions) {
+  private readonly options: ServiceClientOptions;
+
+  constructor(options: ServiceClientOptions) {
+    this.options = options;
     this.base = options.api.replace(/\/+$/, '');
   }
 

@@ -2,7 +2,10 @@ import { printable } from '../util/clean-text.ts';
 
 /** HTML that is already safe to insert (built by `html`). */
 export class SafeHtml {
-  constructor(readonly value: string) {}
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
   toString(): string {
     return this.value;
   }

@@ -25,10 +25,12 @@ export class ReleaseHistory {
   private reading: Promise<ReleaseNotes[]> | null = null;
   private readonly now: () => number;
 
-  constructor(
-    private readonly bucket: Bucket,
-    private readonly options: ReleaseHistoryOptions,
-  ) {
+  private readonly bucket: Bucket;
+  private readonly options: ReleaseHistoryOptions;
+
+  constructor(bucket: Bucket, options: ReleaseHistoryOptions) {
+    this.bucket = bucket;
+    this.options = options;
     this.now = options.now ?? Date.now;
   }
 

@@ -17,7 +17,11 @@ export const renderedPage = (body: string): Rendered => ({ body, etag: `"${sha25
 export class RenderCache {
   private readonly pages = new Map<string, Rendered>();
 
-  constructor(private readonly maxPages: number) {}
+  private readonly maxPages: number;
+
+  constructor(maxPages: number) {
+    this.maxPages = maxPages;
+  }
 
   get(key: string, render: () => string): Rendered {
     const kept = this.pages.get(key);

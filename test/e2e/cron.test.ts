@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
@@ -11,6 +11,7 @@ import { tempDir } from '../helpers/temp-dir.ts';
 // `tariff release --quiet` as the documented crontab runs it: no terminal, no standard input, only
 // the crontab's environment, an S3 bucket. cron mails whatever is printed: the output is exact.
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const LISTS = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml'];
 
 let s3: S3Stand;
@@ -112,23 +113,29 @@ describe('tariff release from cron, on S3', () => {
     expect((await cron(['releases', '--json'], own)).stdout).toContain('"current": "20261101.1"');
   });
 
-  it('says its version', async () => {
-    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
-    expect(await cron(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  it('says its version and the Node.js it runs on', async () => {
+    expect(await cron(['--version'])).toEqual({ status: 0, stdout: `${VERSION} (Node.js ${process.versions.node})\n`, stderr: '' });
   });
 
-  it('runs the command of the documented crontab, the same in docs/operations.md and release --help', async () => {
-    const documented = /^5 [^\n]*cd \/srv\/tariff && (\S+) release --quiet$/m.exec(readFileSync(join(REPO, 'docs/operations.md'), 'utf8'));
+  it('runs the documented crontab: the installed command found through its PATH, on Node.js 24 whatever `node` PATH finds', async () => {
+    const operations = readFileSync(join(REPO, 'docs/operations.md'), 'utf8');
+    const documented = /^5 [^\n]* {2}(\S+) release --quiet$/m.exec(operations);
     expect(documented, 'the crontab line of docs/operations.md').not.toBeNull();
-    expect((await runCli(['release', '--help'])).stdout).toContain(`cd /srv/tariff && ${documented![1]} release --quiet`);
-    // What cron's shell runs from the project's folder: the file itself, by its #! line.
-    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    expect((await runCli(['release', '--help'])).stdout).toContain(`  ${documented![1]} release --quiet`);
+    const cronPath = /^PATH=(\S+)$/m.exec(operations);
+    expect(cronPath, 'the crontab PATH of docs/operations.md').not.toBeNull();
+    // An installed command as `npm install --global --prefix` lays it out: a link in <prefix>/bin to
+    // the package's bin/tariff.js. Behind it, the crontab's own PATH, where `node` is the machine's.
+    const prefix = await tempDir();
+    mkdirSync(join(prefix, 'bin'));
+    symlinkSync(CLI, join(prefix, 'bin', documented![1]!));
+    const path = cronPath![1]!.replace('/opt/tariff', prefix);
     const ran = await new Promise<CliResult>((resolve) =>
-      execFile(documented![1]!, ['--version'], { cwd: REPO, env: { PATH: process.env.PATH! } }, (error, stdout, stderr) =>
+      execFile(documented![1]!, ['--version'], { cwd: prefix, env: { PATH: path } }, (error, stdout, stderr) =>
         resolve({ status: error ? 1 : 0, stdout, stderr }),
       ),
     );
-    expect(ran).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+    expect(ran).toEqual({ status: 0, stdout: `${VERSION} (Node.js ${process.versions.node})\n`, stderr: '' });
   });
 
   it("never prints the AWS SDK's Node.js version warning, on success or failure", async () => {

@@ -57,10 +57,12 @@ class HeldStreams implements Bucket {
   private held = false;
   private wasOpened = false;
   private onOpen: () => void = () => {};
-  constructor(
-    private readonly inner: Bucket,
-    private readonly key: string,
-  ) {
+  private readonly inner: Bucket;
+  private readonly key: string;
+
+  constructor(inner: Bucket, key: string) {
+    this.inner = inner;
+    this.key = key;
     this.description = inner.description;
   }
   get = (key: string) => this.inner.get(key);

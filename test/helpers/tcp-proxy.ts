@@ -11,7 +11,11 @@ export class TcpProxy {
   private blackholed = false;
   private readonly sockets = new Set<Socket>();
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  private readonly target: { host: string; port: number };
+
+  constructor(target: { host: string; port: number }) {
+    this.target = target;
+  }
 
   async start(): Promise<this> {
     this.server = createServer((client) => {

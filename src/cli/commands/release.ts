@@ -84,7 +84,7 @@ export function registerRelease(program: Command, run: Runner): void {
       'after',
       '\nExit status: 0 published or unchanged; 1 failure, or a list could not be fetched (the last good snapshot was used); 2 usage.\n\n' +
         'Example (crontab, every three hours; cron mails only news and failures):\n' +
-        '  5 0,3,6,9,12,15,18,21 * * *  cd /srv/tariff && bin/tariff.js release --quiet',
+        '  5 0,3,6,9,12,15,18,21 * * *  tariff release --quiet',
     )
     .action(
       run(async (ctx, options: ReleaseOptions) => {

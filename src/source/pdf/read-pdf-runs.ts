@@ -146,7 +146,7 @@ class WorkerPool {
   }
 
   private spawn() {
-    // No inherited --import: the worker is plain JavaScript and starts faster without tsx's loader.
+    // No inherited flags: the worker is plain JavaScript and needs none of the parent's.
     const worker = new Worker(new URL('./page-runs-worker.mjs', import.meta.url), { execArgv: [] });
     const slot = { worker, busy: 0 };
     this.workers.push(slot);

@@ -1,0 +1,60 @@
+// Builds dist/: the CLI bundled by esbuild (src/cli/main.ts and what it imports, the packages left
+// to Node's own resolution) with the sources' other files beside it, at the places the modules
+// name them from. Run by `npm install` (prepare), `npm pack`, `npm start` and `npm test`;
+// test/integration/dist-build.test.ts fails when dist/ is not the build of the sources as they are.
+import { build } from 'esbuild';
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUILD_INFO, isAsset, sourcesFingerprint } from './sources-fingerprint.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+// Built aside and renamed into place: a command started meanwhile never loads half a build.
+const scratch = join(root, `.dist-${process.pid}`);
+
+/**
+ * The bundle's modules live in dist/'s top folder, so each module's `import.meta.url` becomes the
+ * URL its own compiled file would have (dist/server/app.js for src/server/app.ts): what a module
+ * finds beside it (the PDF reader's worker, the website's files, the SQL routines) is copied there.
+ */
+const moduleUrls = {
+  name: 'module-urls',
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, (args) => {
+      const own = `./${relative(src, args.path).replaceAll('\\', '/').replace(/\.ts$/, '.js')}`;
+      const contents = readFileSync(args.path, 'utf8').replaceAll(
+        'import.meta.url',
+        `new URL(${JSON.stringify(own)}, import.meta.url).href`,
+      );
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+rmSync(scratch, { recursive: true, force: true });
+try {
+  await build({
+    entryPoints: [join(src, 'cli/main.ts')],
+    outdir: scratch,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    packages: 'external',
+    sourcemap: 'linked',
+    // Chunks are named by their content alone, so the same sources build the same dist/.
+    chunkNames: 'chunk-[hash]',
+    logLevel: 'warning',
+    plugins: [moduleUrls],
+  });
+  cpSync(src, scratch, { recursive: true, filter: (path) => statSync(path).isDirectory() || isAsset(path) });
+  writeFileSync(join(scratch, BUILD_INFO), `${JSON.stringify({ sources: sourcesFingerprint(root) }, null, 2)}\n`);
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dirname(dist), { recursive: true });
+  renameSync(scratch, dist);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,89 @@
+import { execFile, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
+import { REPO, type CliResult } from '../helpers/run-cli.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+// The product as an operator installs it: `npm pack`, then `npm install -g --prefix` of the tarball
+// into a folder of its own, and the `tariff` it puts on PATH run from elsewhere. Run once by
+// .ci/run (`npm run test:packed`): installing compiles the native addon again, minutes, not seconds.
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+
+let prefix: string;
+let tarball: string;
+let work: string;
+/** The machine's own PATH behind the install's bin folder, as a crontab sets it. */
+let env: Record<string, string>;
+
+function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve) =>
+    execFile(command, args, { ...options, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+const tariff = (args: string[]) => run('tariff', args, { cwd: work, env });
+
+beforeAll(async () => {
+  const packed = await tempDir('tariff-pack-');
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', packed], { cwd: REPO });
+  expect(pack.status, pack.stderr).toBe(0);
+  tarball = join(packed, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
+  prefix = await tempDir('tariff-prefix-');
+  work = await tempDir('tariff-work-');
+  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: work });
+  expect(install.status, install.stderr).toBe(0);
+  env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, HOME: work, TARIFF_DATA_DIR: join(work, 'var') };
+}, 900_000);
+
+describe('the packed tarball', () => {
+  it('holds the built command and no tests, sources or development files', async () => {
+    const listed = await run('tar', ['tzf', tarball], { cwd: work });
+    const files = listed.stdout.trim().split('\n');
+    expect(files).toContain('package/dist/main.js');
+    expect(files).toContain('package/bin/tariff.js');
+    expect(files.filter((file) => /\.test\.|^package\/(src|test|bench)\/|\.ts$/.test(file))).toEqual([]);
+    const installed = join(prefix, 'lib/node_modules/tobacco-tariff-dataset/node_modules');
+    for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint', 'playwright-core']) expect(readdirSync(installed)).not.toContain(dev);
+  });
+
+  it('puts `tariff` on PATH, running on Node.js 24 from any folder', async () => {
+    expect(await tariff(['--version'])).toEqual({ status: 0, stdout: `${VERSION} (Node.js ${process.versions.node})\n`, stderr: '' });
+  });
+
+  it('builds, verifies, serves and syncs a release of a real list', async () => {
+    const source = join(work, 'lists');
+    await run('mkdir', ['-p', source], { cwd: work });
+    copyFileSync(join(REPO, 'fixtures/adm', REAL_LISTS[0]), join(source, REAL_LISTS[0]));
+    const built = await tariff(['build', '--source', source, '--date', '2026-11-22', '--out', 'release']);
+    expect(built.status, built.stderr).toBe(0);
+    expect(await tariff(['verify', 'release'])).toMatchObject({ status: 0 });
+    expect((await tariff(['publish', 'release'])).status).toBe(0);
+    expect((await tariff(['accounts', 'create', 'cassa@example.it', '--type', 'User'])).status).toBe(0);
+    const key = join(work, 'tariffa.key');
+    writeFileSync(key, `${(JSON.parse((await tariff(['keys', 'create', 'cassa@example.it', '--json'])).stdout) as { key: string }).key}\n`);
+    chmodSync(key, 0o600);
+
+    const service = spawn('tariff', ['serve', '--host', '127.0.0.1', '--port', '0'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        service.once('exit', (code) => reject(new Error(`tariff serve exited with ${code}`)));
+        createInterface({ input: service.stdout! }).on('line', (line) => {
+          const entry = JSON.parse(line) as { event?: string; url?: string };
+          if (entry.event === 'service.listening') resolve(String(entry.url));
+        });
+      });
+      const synced = await tariff(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', 'till', '--key-file', key, '--json']);
+      expect(synced.status, synced.stderr).toBe(0);
+      expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'updated', version: expect.stringMatching(/^20261122\.\d+$/) });
+    } finally {
+      const stopped = new Promise((resolve) => service.once('exit', resolve));
+      service.kill('SIGTERM');
+      await stopped;
+    }
+  });
+});
