@@ -12,7 +12,7 @@ export default defineConfig({
     // Checks every response of the service that a test fetches against docs/openapi.json.
     setupFiles: ['test/setup/openapi-fetch.ts'],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
-    reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-report.json' }]],
+    reporters: ['default', ['json', { outputFile: process.env.TARIFF_TEST_REPORT ?? 'test-artifacts/vitest-report.json' }]],
     projects: [
       // The pure core's tests share their processes (no state of their own outlives a test): seconds, not a fork per file.
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },

@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
 import { REPO, type CliResult } from '../helpers/run-cli.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
 
 // The product as an operator installs it: `npm pack`, then `npm install -g --prefix` of the tarball
 // into a folder of its own, and the `tariff` it puts on PATH run from elsewhere. Run once by
@@ -27,18 +27,24 @@ function run(command: string, args: string[], options: { cwd: string; env?: Reco
 }
 
 const tariff = (args: string[]) => run('tariff', args, { cwd: work, env });
+/** Folders that outlive each test (tempDir's go after every test), removed after the file. */
+const folders: string[] = [];
+const folder = (prefix: string) => folders[folders.push(mkdtempSync(join(tmpdir(), prefix))) - 1]!;
 
 beforeAll(async () => {
-  const packed = await tempDir('tariff-pack-');
+  const packed = folder('tariff-pack-');
   const pack = await run('npm', ['pack', '--json', '--pack-destination', packed], { cwd: REPO });
   expect(pack.status, pack.stderr).toBe(0);
   tarball = join(packed, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
-  prefix = await tempDir('tariff-prefix-');
-  work = await tempDir('tariff-work-');
-  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: work });
+  prefix = folder('tariff-prefix-');
+  work = folder('tariff-work-');
+  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', tarball], {
+    cwd: work,
+  });
   expect(install.status, install.stderr).toBe(0);
   env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, HOME: work, TARIFF_DATA_DIR: join(work, 'var') };
 }, 900_000);
+afterAll(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('the packed tarball', () => {
   it('holds the built command and no tests, sources or development files', async () => {
@@ -57,7 +63,7 @@ describe('the packed tarball', () => {
 
   it('builds, verifies, serves and syncs a release of a real list', async () => {
     const source = join(work, 'lists');
-    await run('mkdir', ['-p', source], { cwd: work });
+    mkdirSync(source);
     copyFileSync(join(REPO, 'fixtures/adm', REAL_LISTS[0]), join(source, REAL_LISTS[0]));
     const built = await tariff(['build', '--source', source, '--date', '2026-11-22', '--out', 'release']);
     expect(built.status, built.stderr).toBe(0);
@@ -79,7 +85,7 @@ describe('the packed tarball', () => {
       });
       const synced = await tariff(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', 'till', '--key-file', key, '--json']);
       expect(synced.status, synced.stderr).toBe(0);
-      expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'updated', version: expect.stringMatching(/^20261122\.\d+$/) });
+      expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'updated', version: '20260722.1' });
     } finally {
       const stopped = new Promise((resolve) => service.once('exit', resolve));
       service.kill('SIGTERM');
