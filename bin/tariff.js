@@ -3,7 +3,7 @@
 // npm start and npm test build it; a test fails when dist/ is not the build of src/ as it is), so
 // nothing is compiled at run time and nothing executable is read from outside the install.
 //
-// It runs on Node.js 24, the runtime its native addon is built for. Started by an older or newer
+// It runs on Node.js 24, the runtime it is built and tested for. Started by an older or newer
 // Node.js (this line's `env node` in a crontab whose PATH finds the machine's own Node.js), it
 // hands the same arguments to the Node.js 24 that the install brought along (bin/runtime.js).
 import { spawn } from 'node:child_process';

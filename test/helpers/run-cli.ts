@@ -34,7 +34,7 @@ class Captured extends Writable {
 
 /**
  * Runs `tariff` with these arguments: in this process through the CLI's own `main` (the same
- * parsing, commands, output and exit status, without a start-up of tsx per call), or, with
+ * parsing, commands, output and exit status, without a process start per call), or, with
  * `process: true` or a `cwd`, as a real process.
  */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
