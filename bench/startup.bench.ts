@@ -13,9 +13,13 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const CLI = fileURLToPath(new URL('../bin/tariff.js', import.meta.url));
 const COMPARE = process.env.BENCH_COMPARE;
-const machineNode = spawnSync('sh', ['-c', 'command -v node'], { encoding: 'utf8', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } }).stdout.trim();
+const machineNode = spawnSync('sh', ['-c', 'command -v node'], {
+  encoding: 'utf8',
+  env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+}).stdout.trim();
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]!;
 
 const cases: [string, string, string[]][] = [
   ['node -e 0 (this Node.js)', process.execPath, ['-e', '0']],
@@ -49,4 +53,6 @@ for (let run = 0; run < RUNS; run++) {
 }
 console.log(`median of the ${RUNS} runs' p50 (range)`);
 for (const [name, values] of medians)
-  console.log(`  ${name.padEnd(60)} ${percentile(values, 0.5).toFixed(0)} ms (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`);
+  console.log(
+    `  ${name.padEnd(60)} ${percentile(values, 0.5).toFixed(0)} ms (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`,
+  );
