@@ -1,5 +1,6 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript, run by npm before any TypeScript exists; its exports are typed here.
 import { BUILD_INFO, sourcesFingerprint as untyped } from '../../scripts/sources-fingerprint.js';
@@ -50,6 +51,27 @@ describe('dist/, the command as npm run build compiles it', () => {
     writeFileSync(join(cache, 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5', 'main.js'), planted);
     const ran = await runCliProcess(['--version'], { env: { TARIFF_CLI_CACHE: cache } });
     expect(ran).toEqual({ status: 0, stdout: `${VERSION} (Node.js ${process.versions.node})\n`, stderr: '' });
+  });
+
+  it('loads code only from its own install, whatever the environment names', async () => {
+    const scratch = await tempDir();
+    chmodSync(scratch, 0o777);
+    const loaded = join(scratch, 'loaded.txt');
+    // Node's own module hooks record every module the command loads (the hook itself excepted).
+    const hook = join(scratch, 'record-loads.mjs');
+    writeFileSync(
+      hook,
+      `import { appendFileSync } from 'node:fs';\nimport { registerHooks } from 'node:module';\n` +
+        `registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });\n`,
+    );
+    const ran = await runCliProcess(['build', '--help'], { env: { TARIFF_CLI_CACHE: scratch, NODE_OPTIONS: `--import=${hook}` } });
+    expect(ran.status).toBe(0);
+    const files = readFileSync(loaded, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((url) => url.startsWith('file:'));
+    expect(files.some((url) => url.includes('/dist/chunk-'))).toBe(true);
+    expect(files.filter((url) => !url.startsWith(pathToFileURL(REPO).href))).toEqual([]);
   });
 
   it('runs on Node.js 24, the runtime the product is built and tested for', () => {
