@@ -3,8 +3,8 @@
 // name them from. Run by `npm install` (prepare), `npm pack`, `npm start` and `npm test`;
 // test/integration/dist-build.test.ts fails when dist/ is not the build of the sources as they are.
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO, isAsset, sourcesFingerprint } from './sources-fingerprint.js';
 
@@ -53,7 +53,6 @@ try {
   cpSync(src, scratch, { recursive: true, filter: (path) => statSync(path).isDirectory() || isAsset(path) });
   writeFileSync(join(scratch, BUILD_INFO), `${JSON.stringify({ sources: sourcesFingerprint(root) }, null, 2)}\n`);
   rmSync(dist, { recursive: true, force: true });
-  mkdirSync(dirname(dist), { recursive: true });
   renameSync(scratch, dist);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
