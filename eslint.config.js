@@ -1,9 +1,9 @@
-// typescript-eslint's recommended rules over the sources, tests, benchmarks and fixtures.
+// typescript-eslint's recommended rules over every JavaScript and TypeScript file of the repository.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'var/', 'test-artifacts/', 'coverage/', 'dist/'] },
+  { ignores: ['node_modules/', 'var/', 'test-artifacts/', 'coverage/', 'dist/', '.dist-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -37,6 +37,11 @@ export default tseslint.config(
         { varsIgnorePattern: '^_', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  // Tools that read CommonJS configuration (dependency-cruiser) get it as a CommonJS module.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } },
   },
   // The website's one script runs in the browser.
   { files: ['src/web/static/**/*.js'], languageOptions: { globals: { navigator: 'readonly', document: 'readonly', window: 'readonly' } } },

@@ -3,10 +3,8 @@ import { identityKeys, mailboxOf, organisationKey } from './organisation-identit
 
 describe('mailboxOf', () => {
   it('drops plus tags and case, and dots where the provider ignores them', () => {
-    expect(mailboxOf('Anna+1@Tabacchi.it')).toBe('anna@tabacchi.it');
-    expect(mailboxOf('anna+voto2@tabacchi.it')).toBe('anna@tabacchi.it');
-    expect(mailboxOf('t.rossi+x@googlemail.com')).toBe('trossi@gmail.com');
-    expect(mailboxOf('t.rossi@tabacchi.it')).toBe('t.rossi@tabacchi.it');
+    const addresses = ['Anna+1@Tabacchi.it', 'anna+voto2@tabacchi.it', 't.rossi+x@googlemail.com', 't.rossi@tabacchi.it'];
+    expect(addresses.map(mailboxOf)).toEqual(['anna@tabacchi.it', 'anna@tabacchi.it', 'trossi@gmail.com', 't.rossi@tabacchi.it']);
   });
 });
 

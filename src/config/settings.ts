@@ -52,6 +52,8 @@ export const settingsSchema = z.strictObject({
   // The release pipeline: the authority's documents, the guards, the downloads, S3.
   sourceUrls: list(httpUrl).default([]),
   sourcePages: list(httpUrl).default([]),
+  // The categories whose list a release run must find on the pages (default: source/categories.ts, REQUIRED_BY_DEFAULT).
+  categories: list(z.string().regex(/^[a-z_]+$/, { error: 'category names as the dataset spells them, e.g. cigarettes' })).optional(),
   // Hosts besides the pages' own that their links may lead to (the authority's document server).
   sourceHosts: list(z.string().regex(/^[a-z0-9.-]+(:\d+)?$/i, { error: 'a host name, e.g. www.adm.gov.it' })).default([]),
   maxShrink: z

@@ -11,15 +11,10 @@ const item = (admCode: number, pricePerPackCents = 600, name = `P${admCode}`): S
   pricePerPackCents,
   where: `feed.xml (codice ${admCode})`,
 });
-const list = (feedCategory: FeedCategory, effectiveFrom: string, products: SourceProduct[], source = 'feed.xml'): SourceList => ({
-  source,
-  feedCategory,
-  category: CATEGORIES[feedCategory],
-  effectiveFrom,
-  referenceUnit: 'conventional_kg',
-  products,
-  where: source,
-});
+const list = (feedCategory: FeedCategory, effectiveFrom: string, products: SourceProduct[], source = 'feed.xml'): SourceList => {
+  const category = CATEGORIES[feedCategory];
+  return { source, where: source, feedCategory, category, effectiveFrom, referenceUnit: 'conventional_kg', products };
+};
 
 describe('selectTariff', () => {
   const lists = [

@@ -5,9 +5,27 @@ import { fetchPages } from '../fetch/fetch-pages.ts';
 import { fetchAgent } from '../fetch/fetch-source.ts';
 import { fetchSettings } from '../fetch/fetch-settings.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import type { CategoryCoverage } from '../fetch/collect-documents.ts';
+import { DATASET_CATEGORIES, feedCategoriesOf, REQUIRED_BY_DEFAULT } from '../source/categories.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { prewarmPdfReader } from '../source/pdf/read-pdf-runs.ts';
 import { dateInRome } from '../util/dates.ts';
+import { describeReport } from './describe-sources.ts';
+
+export interface AuthorityDocuments {
+  reports: SourceReport[];
+  documents: SourceDocument[];
+  /** Which categories the pages linked (none without pages). */
+  categories?: CategoryCoverage;
+}
+
+/** The categories the pages must link: the setting's, checked by name, or the default ones. */
+function requiredCategories(settings: Settings) {
+  const { categories, unknown } = feedCategoriesOf(settings.categories ?? REQUIRED_BY_DEFAULT);
+  if (unknown !== null)
+    throw errors.settingInvalid(`categories: "${unknown}" is not a category; the categories are ${DATASET_CATEGORIES.join(', ')}`);
+  return categories;
+}
 
 export interface AuthorityFetch {
   dataDir: string;
@@ -28,12 +46,10 @@ export interface AuthorityFetch {
  * conditional requests, bounded retries, and snapshots kept until a newer list takes effect.
  * Returns every document a build may need and one report per source.
  */
-export async function fetchFromAuthority(
-  settings: Settings,
-  options: AuthorityFetch,
-): Promise<{ reports: SourceReport[]; documents: SourceDocument[] }> {
+export async function fetchFromAuthority(settings: Settings, options: AuthorityFetch): Promise<AuthorityDocuments> {
   const { sourceUrls: urls, sourcePages: pages } = settings;
   if (urls.length === 0 && pages.length === 0) throw errors.noSources();
+  const required = requiredCategories(settings);
   // The authority publishes PDFs: the reader's threads load PDFium while the pages download.
   if (pages.length > 0) prewarmPdfReader();
   const { connectTimeoutMs, ...fetch } = fetchSettings(settings, options.now);
@@ -51,7 +67,7 @@ export async function fetchFromAuthority(
         options.say(describeReport(report));
       },
     };
-    const none = { reports: [], documents: [] };
+    const none = { reports: [], documents: [], categories: undefined };
     const fromPages =
       pages.length > 0
         ? await fetchPages(pages, {
@@ -59,25 +75,18 @@ export async function fetchFromAuthority(
             today,
             fetch: { ...fetch, dispatcher },
             maxNotices: settings.maxNotices,
+            required,
             allowedHosts: settings.sourceHosts,
             ...hooks,
           })
         : none;
     const fromUrls = urls.length > 0 ? await fetchAll(urls, { store, today, fetch: { ...fetch, dispatcher }, ...hooks }) : none;
-    const result = { reports: [...fromPages.reports, ...fromUrls.reports], documents: [...fromPages.documents, ...fromUrls.documents] };
-    return result;
+    return {
+      reports: [...fromPages.reports, ...fromUrls.reports],
+      documents: [...fromPages.documents, ...fromUrls.documents],
+      categories: fromPages.categories,
+    };
   } finally {
     await dispatcher.close();
   }
-}
-
-/** One line for the operator about one source. */
-export function describeReport(report: SourceReport): string {
-  const dates = report.effectiveDates.map((d) => `${d.date} (${d.when})`).join(', ') || 'no date';
-  const what = [report.label, report.url, report.finalUrl ? `(redirected to ${report.finalUrl})` : ''].filter(Boolean).join(' ');
-  if (report.status === 'ignored') return `${what} ignored: ${report.error}`;
-  if (report.status === 'failed') return `${what} failed: ${report.error}${report.sha256 ? '; keeping the last snapshot' : ''}`;
-  if (report.found) return `${what}: links to ${report.found.documents} document(s)`;
-  if (report.status === 'unchanged') return `${what} unchanged, in force from ${dates}`;
-  return `${what} changed${report.newTariff ? ': new tariff' : ''} in force from ${dates}, snapshot ${(report.sha256 ?? '').slice(0, 12)}`;
 }

@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
+import type { CategoryCoverage } from '../fetch/collect-documents.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
 import type { PublicationPlan } from '../publish/plan-publication.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
 import type { SourceDocument } from '../source/source-types.ts';
+import type { AuthorityDocuments } from './authority-sources.ts';
+import { describeCoverage } from './describe-sources.ts';
 import { buildRelease } from './build-release.ts';
 import type { BuiltRelease } from './built-release.ts';
 import { applyPlan, planStep, type PublishTarget } from './publish-steps.ts';
@@ -17,7 +20,7 @@ import type { Say, StepRunner } from './step-runner.ts';
 /** Where a run's inputs come from: the command decides (the authority's pages, files, the bundled lists). */
 export interface ReleaseInputs {
   /** The source documents, with what fetching each saw (nothing for local files). */
-  documents: (say: Say) => Promise<{ documents: SourceDocument[]; reports: SourceReport[] }>;
+  documents: (say: Say) => Promise<AuthorityDocuments>;
   /** The approved matches to add: the --barcodes list and the registry's. */
   barcodes: () => Promise<Barcode[]>;
   /** The release this one follows (the bucket's current one, or --previous), its rows, and the versions taken. */
@@ -28,6 +31,8 @@ export interface ReleaseInputs {
 export interface FetchedInputs {
   documents: SourceDocument[];
   reports: SourceReport[];
+  /** Which categories the authority's pages linked (none without pages). */
+  categories?: CategoryCoverage;
   barcodes: Barcode[];
   previous: Awaited<ReturnType<ReleaseInputs['previous']>>;
 }
@@ -64,14 +69,15 @@ export interface ReleaseOutcome {
 
 function fetchStep(runner: StepRunner, inputs: ReleaseInputs): Promise<FetchedInputs> {
   return runner.compute('fetch', async (say) => {
-    const { documents, reports } = await inputs.documents(say);
+    const { documents, reports, categories } = await inputs.documents(say);
+    if (categories) say(describeCoverage(categories));
     if (documents.length === 0)
       throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
     const [barcodes, previous] = await Promise.all([inputs.barcodes(), inputs.previous(say)]);
     say(
       `${documents.length} document(s), ${barcodes.length} approved barcode(s), previous release ${previous.manifest?.version ?? 'none'}`,
     );
-    return { documents, reports, barcodes, previous };
+    return { documents, reports, categories, barcodes, previous };
   });
 }
 

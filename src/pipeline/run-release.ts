@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
+import type { CategoryCoverage } from '../fetch/collect-documents.ts';
 import type { SourceReport } from '../fetch/fetch-all.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { versionsToPrune } from '../publish/bucket-layout.ts';
@@ -59,6 +60,8 @@ export interface ReleaseSummary {
   bucket: string;
   changesSince: string | null;
   changes: ChangeSummary;
+  /** Which categories' lists the authority's pages linked, against those the run requires. */
+  categories?: CategoryCoverage;
   /** Codes a list printed twice: the row kept and the one left out (docs/source-format.md). */
   duplicates: BuiltRelease['duplicates'];
   published?: PublishResult;
@@ -132,6 +135,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       date: options.date,
       today,
       fetch: fetched.reports,
+      ...(fetched.categories ? { categories: fetched.categories } : {}),
       version: built.manifest.version,
       previousVersion: fetched.previous.manifest?.version ?? null,
       bucket: bucket.description,

@@ -18,3 +18,16 @@ export type Category = (typeof CATEGORIES)[FeedCategory];
 
 export const FEED_CATEGORIES = Object.keys(CATEGORIES) as FeedCategory[];
 export const DATASET_CATEGORIES = Object.values(CATEGORIES) as Category[];
+
+/**
+ * The categories a release run must find a list of unless the operator names others (setting
+ * categories): those of the authority's real lists. Liquids for inhalation are read and published
+ * whenever their list is found, but no real list of them has been seen: requiring one would fail every run.
+ */
+export const REQUIRED_BY_DEFAULT: readonly Category[] = DATASET_CATEGORIES.filter((category) => category !== 'inhalation_liquids');
+
+/** The feed categories of the dataset categories named, in the feed's order; null names the first unknown name. */
+export function feedCategoriesOf(names: readonly string[]): { categories: FeedCategory[]; unknown: string | null } {
+  const unknown = names.find((name) => !(DATASET_CATEGORIES as readonly string[]).includes(name)) ?? null;
+  return { categories: FEED_CATEGORIES.filter((feed) => names.includes(CATEGORIES[feed])), unknown };
+}

@@ -87,10 +87,17 @@ afterEach(async () => {
   await authority.close();
 });
 
-const release = (date: string, extra: string[] = []) =>
-  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, '--json', ...extra], {
-    env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date) },
+const runRelease = (date: string, args: string[], env: Record<string, string> = {}) =>
+  runCli(['release', '--data-dir', dataDir, '--bucket', bucket, ...args], {
+    env: { ...FAST, TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date), ...env },
   });
+const release = (date: string, extra: string[] = [], env: Record<string, string> = {}) => runRelease(date, ['--json', ...extra], env);
+/** The seven categories of the real lists and the liquids: every category the builder knows. */
+const EVERY_CATEGORY = {
+  TARIFF_CATEGORIES:
+    'cigarettes cigars cigarillos rolling_tobacco other_smoking_tobacco snuff_chewing_tobacco heated_tobacco inhalation_liquids',
+};
+const WITHOUT_LIQUIDS = () => PRICE_PAGE.replace(/<li><a [^>]*>Liquidi da inalazione<\/a><\/li>/, '');
 const current = () => JSON.parse(readFileSync(join(bucket, 'current.json'), 'utf8'));
 const products = async () =>
   (await openDatasetFile('json', readFileSync(join(bucket, 'releases', current().version, 'dataset.json.gz')))).products;
@@ -200,10 +207,45 @@ describe("tariff release through the authority's pages", () => {
     ]);
   });
 
-  it('reports a category whose link is missing (exit 1) and keeps its last list', async () => {
-    expect((await release('2026-11-22')).status).toBe(0);
-    await publishLists(PRICE_PAGE.replace(/<li><a [^>]*>Liquidi da inalazione<\/a><\/li>/, ''));
+  it('publishes the seven categories of the real lists from a page that links no liquids, and says which lists it found', async () => {
+    await publishLists(WITHOUT_LIQUIDS());
+    const dry = await runRelease('2026-11-22', ['--dry-run']);
+    expect(dry.status).toBe(0);
+    expect(dry.stderr).toContain(
+      'tariff: fetch: lists found: cigarettes, cigars, cigarillos, rolling_tobacco, other_smoking_tobacco, snuff_chewing_tobacco, heated_tobacco; not found: inhalation_liquids (not required)\n',
+    );
     const result = await release('2026-11-22');
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ status: 'published', failures: [], categories: { missing: ['inhalation_liquids'] } });
+    expect(summary.categories.required).not.toContain('inhalation_liquids');
+    expect(new Set((await products()).map((p) => p.category)).size).toBe(7);
+
+    // Named in the setting, the liquids are required again: the same run fails, naming them.
+    const named = await release('2026-11-22', [], EVERY_CATEGORY);
+    expect(named.status).toBe(1);
+    // (The broken link to the minimum-price table might have been that list: it is a failure too, now.)
+    expect(JSON.parse(named.stdout).failures).toContainEqual({
+      label: 'inhalation_liquids list',
+      url: '',
+      error: expect.stringMatching(/is the inhalation_liquids list; its last snapshot stays in use/),
+    });
+    const human = await runRelease('2026-11-22', ['--quiet'], EVERY_CATEGORY);
+    expect(human.stderr).toMatch(/^tariff: unchanged 20261101\.1, but 2 lists failed: .*inhalation_liquids \(none of the /m);
+  });
+
+  it('refuses a category setting that names no category', async () => {
+    const result = await release('2026-11-22', [], { TARIFF_CATEGORIES: 'cigarettes, liquids' });
+    expect(result.status).toBe(2);
+    expect(JSON.parse(result.stdout).error.message).toMatch(
+      /categories: "liquids" is not a category; the categories are cigarettes, cigars, /,
+    );
+  });
+
+  it('reports a required category whose link is missing (exit 1) and keeps its last list', async () => {
+    expect((await release('2026-11-22', [], EVERY_CATEGORY)).status).toBe(0);
+    await publishLists(WITHOUT_LIQUIDS());
+    const result = await release('2026-11-22', [], EVERY_CATEGORY);
     expect(result.status).toBe(1);
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe('unchanged');

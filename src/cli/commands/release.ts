@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
 import type { SourceReport } from '../../fetch/fetch-all.ts';
-import { describeReport } from '../../pipeline/authority-sources.ts';
+import { describeReport } from '../../pipeline/describe-sources.ts';
 import { runRelease, type ReleaseSummary } from '../../pipeline/run-release.ts';
 import { dryRunLine } from '../../publish/plan-publication.ts';
 import type { Runner } from '../context.ts';

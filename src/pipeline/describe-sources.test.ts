@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failedReport } from '../fetch/fetch-all.ts';
-import { describeReport } from './authority-sources.ts';
+import { describeCoverage, describeReport } from './describe-sources.ts';
 
 describe('describeReport', () => {
   it('says an unchanged list once, with its date and where it stands, without nested brackets', () => {
@@ -21,5 +21,12 @@ describe('describeReport', () => {
       failedReport('', 'none of the 9 document(s) linked from https://adm.example/prezzi is the cigars list', { label: 'cigars list' }),
     );
     expect(line).toBe('cigars list failed: none of the 9 document(s) linked from https://adm.example/prezzi is the cigars list');
+  });
+});
+
+describe('describeCoverage', () => {
+  it('names the lists found and, of those not found, whether the run required them', () => {
+    const line = describeCoverage({ required: ['cigars', 'cigarettes'], found: ['cigars'], missing: ['cigarettes', 'inhalation_liquids'] });
+    expect(line).toBe('lists found: cigars; not found: cigarettes (required), inhalation_liquids (not required)');
   });
 });
