@@ -63,6 +63,8 @@ const HINTS = {
     "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
   locked: 'Wait for it to finish; a lock older than the stale timeout is taken over.',
   invalid_email: 'Give the address the account signs in with.',
+  no_current_release:
+    'Publish a release to this bucket first (tariff release), or name the bucket the service serves (--bucket, TARIFF_BUCKET).',
   unknown_adm_code: 'Approve a code of the tariff currently published (tariff diff and the dataset list them).',
   not_integration: 'Points of sale (contributorRef) belong to Integration accounts; block the account itself instead.',
   account_exists: 'Use `tariff accounts list` to see it.',
@@ -121,6 +123,9 @@ const shrinkMessage = (products: string, dropped: number, previous: number, maxP
 
 export const errors = {
   usage: (message: string) => fail('usage', message, 2),
+  // Commander's own parse errors: the hint names the help of the command that was given.
+  commandUsage: (message: string, command: string) =>
+    new TariffError('usage', message, command ? `Run \`tariff ${command} --help\` for its arguments and options.` : HINTS.usage, 2),
   /** A usage mistake in one value of a decision (the barcode, the tariff code, the match), named for the desk. */
   invalidValue: (field: 'barcode' | 'admCode' | 'match', value: string, message: string) => fail('usage', message, 2, { field, value }),
   sourceUnreadable: (where: string, detail: string) => fail('source_unreadable', `${where}: cannot read the tariff source: ${detail}`),
@@ -181,6 +186,8 @@ export const errors = {
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
+  noCurrentRelease: (where: string) =>
+    fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),
   unknownAdmCode: (admCode: number) =>
     fail('unknown_adm_code', `Tariff code ${admCode} is not in the tariff currently published`, 2, { admCode }),
   notIntegration: (email: string, type: string) =>

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { internalError, isTariffError, type TariffError } from '../errors.ts';
+import { errors, internalError, isTariffError, type TariffError } from '../errors.ts';
 import type { CliIo, ExitStatus, Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';
@@ -64,9 +64,9 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
     .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
     .option('--json', 'machine-readable output on stdout', false)
     .version(versionLine(), '--version', "the builder's version and the Node.js it runs on")
-    .showHelpAfterError('(run `tariff --help` for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+    // Commander's parse errors are reported below, in the form of every other usage error.
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: () => {} });
 
   let status: ExitStatus = 0;
   const run: Runner =
@@ -103,10 +103,29 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) status = error.exitCode === 0 ? 0 : 2;
-    else status = report(error, io, { json: argv.includes('--json') });
+    const json = argv.includes('--json');
+    if (!(error instanceof CommanderError)) status = report(error, io, { json });
+    // Help asked for, or shown for a command given without its subcommand: already written.
+    else if (error.exitCode === 0 || HELP_SHOWN.has(error.code)) status = error.exitCode === 0 ? 0 : 2;
+    else status = report(errors.commandUsage(error.message.replace(/^error: /, ''), commandPath(program, argv).join(' ')), io, { json });
   }
   return status;
+}
+
+/** Commander's codes for help it has written itself (the others are parse errors it leaves to us). */
+const HELP_SHOWN = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version']);
+
+/** The names of the command and subcommands given on the command line, as far as they exist: ["barcodes", "approve"]. */
+function commandPath(program: Command, argv: string[]): string[] {
+  const path: string[] = [];
+  let command = program;
+  for (const arg of argv.slice(2)) {
+    const sub = command.commands.find((candidate) => candidate.name() === arg || candidate.aliases().includes(arg));
+    if (!sub) continue;
+    path.push(arg);
+    command = sub;
+  }
+  return path;
 }
 
 /** What `tariff --version` prints: the builder's version, which a release's provenance names, and the runtime's. */

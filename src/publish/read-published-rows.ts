@@ -1,4 +1,5 @@
 import type { Dataset } from '../dataset/model.ts';
+import { errors } from '../errors.ts';
 import { openDatasetFile } from '../release/read-release.ts';
 import { FORMATS, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -38,11 +39,17 @@ export async function readPublishedRows(
   return null;
 }
 
-/** The tariff codes of the bucket's current release: the codes a barcode may be matched to (none before a first release). */
+/**
+ * The tariff codes of the bucket's current release: the codes a barcode may be matched to. A
+ * bucket with no current release, or whose current rows no intact copy holds, fails naming the bucket.
+ */
 export async function publishedTariffCodes(bucket: Bucket): Promise<ReadonlySet<number>> {
   const manifest = await readCurrentManifest(bucket);
-  const rows = manifest ? await readPublishedRows(bucket, manifest, () => {}) : null;
-  return new Set(rows?.products.map((product) => product.admCode) ?? []);
+  if (!manifest) throw errors.noCurrentRelease(bucket.description);
+  let problem = '';
+  const rows = await readPublishedRows(bucket, manifest, (line) => (problem = line));
+  if (!rows) throw errors.bucketFailed(bucket.description, problem);
+  return new Set(rows.products.map((product) => product.admCode));
 }
 
 /** What an unreadable previous release costs, in one line for the operator. */

@@ -106,6 +106,21 @@ describe('tariff build', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it.each([
+    [['build', '--out', 'o'], "required option '--source <file-dir-or-url...>' not specified", 'Run `tariff build --help`'],
+    [['barcodes', 'approve', '8001001001005'], "required option '--adm-code <n>' not specified", 'Run `tariff barcodes approve --help`'],
+    [['build', '--source', 'x.xml', '--out', 'o', '--colour'], "unknown option '--colour'", 'Run `tariff build --help`'],
+    [['frobnicate'], "unknown command 'frobnicate'", 'Run `tariff --help`'],
+  ])("reports commander's own usage error %j as every other: tariff: …, the hint, exit 2", async (args, message, hint) => {
+    const result = await runCli(args);
+    expect(result).toMatchObject({ status: 2, stdout: '' });
+    const [said, hinted, ...rest] = result.stderr.split('\n');
+    expect([said, hinted?.startsWith(`  ${hint}`), rest]).toEqual([`tariff: ${message}`, true, ['']]);
+    const json = await runCli([...args, '--json']);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'usage', message, hint: expect.stringContaining(hint) } });
+  });
+
   it('has help text with an example for every command', async () => {
     for (const command of ['build', 'verify', 'diff', 'start']) {
       const result = await runCli([command, '--help']);

@@ -226,6 +226,12 @@ describe('moderation and the next release', () => {
       expect(refused.stderr).toContain(said);
       expect(refused.stderr).not.toContain('This is a bug');
     }
+    // A bucket with no release: the message names it, rather than calling the code unknown.
+    const empty = await tempDir();
+    const noRelease = await cli(['barcodes', 'approve', '8001001001005', '--adm-code', '1001', '--bucket', empty]);
+    expect(noRelease.status).toBe(1);
+    expect(noRelease.stderr).toContain(`tariff: folder ${empty}/ holds no current release (no current.json)`);
+    expect(noRelease.stderr).not.toContain('is not in the tariff');
     expect((await cli(['barcodes', 'approve', '8001001001005', '--adm-code', '1001'])).status).toBe(0);
     const shown = JSON.parse((await cli(['barcodes', 'show', '8001001001005', '--json'])).stdout);
     expect(shown).toMatchObject({
