@@ -4,6 +4,8 @@ import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
+import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
+import { makeCrowdedPdf } from '../../fixtures/adm-pdf.ts';
 import { REPO } from '../helpers/run-cli.ts';
 
 const REAL_LIST = readFileSync(`${REPO}/fixtures/adm/listino-sigarette-2023-10-10.pdf`);
@@ -45,6 +47,22 @@ describe('the PDF reader against documents no price list resembles', () => {
     });
   });
 
+  it(`refuses a page of 300,000 text runs, more than ${READER_LIMITS.objectsPerPage} objects, before laying its text out, naming the page`, async () => {
+    // Within a 5 s deadline: past it, the message would be the deadline's.
+    const crowded = await makeCrowdedPdf(300_000);
+    await expect(readPdfRuns(crowded, 'crowded.pdf', { limits: { deadlineMs: 5_000 } })).rejects.toMatchObject({
+      code: 'source_pdf_unreadable',
+      message:
+        'crowded.pdf: cannot read the PDF: page 1 holds 300005 objects (text runs, lines, images), more than 100000: no price list does',
+    });
+  });
+
+  it('reads a page of 60,000 runs in one block across every column through to its problems', async () => {
+    // Every candidate cut of the one block counted its runs one by one: 17 s for this page.
+    const error = await parsePdfSource(await makeCrowdedPdf(60_000), 'crowded.pdf').catch((caught: Error) => caught);
+    expect(error).toMatchObject({ code: 'source_invalid', message: expect.stringContaining("no title with the list's date") });
+  });
+
   it('refuses a page of more text runs than its limit', async () => {
     await expect(readPdfRuns(REAL_LIST, 'sigarette.pdf', { limits: { runsPerPage: 10 } })).rejects.toMatchObject({
       message: expect.stringContaining('page 1 holds more than 10 text runs'),
@@ -64,7 +82,7 @@ describe('the PDF reader against documents no price list resembles', () => {
     await expect(readPdfRuns(bomb, 'bomb.pdf', { threads: 1, limits: { heapBytes: 64 * 1024 * 1024 } })).rejects.toMatchObject({
       code: 'source_pdf_unreadable',
       message:
-        'bomb.pdf: cannot read the PDF: it needs more than 64 MB of memory to read: no price list does (a stream that unpacks to far more than it holds)',
+        'bomb.pdf: cannot read the PDF: page 1 needs more than 64 MB of memory to read: no price list does (far more text than a list prints, or a stream that unpacks to far more than it holds)',
     });
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
   });

@@ -18,6 +18,8 @@ const wasmBinary = readFileSync(createRequire(import.meta.url).resolve('@embedpd
 // module an abort leaves unusable, is replaced (read-pdf-runs.ts).
 let heapLimit = Infinity;
 let heapRefused = false;
+/** The page being read, to name it when the heap runs out (a page of far too much text can, before any count). */
+let pageReading = null;
 const { pdfium } = await init({
   wasmBinary,
   // An abort is reported to the caller with its reason, not printed on the command's stderr.
@@ -77,8 +79,15 @@ function readPages(job) {
  * visible text), and a gap inside a run wider than a word gap reads as a space, as on paper.
  */
 function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }, limits) {
+  pageReading = index + 1;
   const page = fn.FPDF_LoadPage(doc, index);
   if (!page) throw new PdfReadError('damaged', index + 1);
+  // Counted before PDFium lays the text out: that costs time and memory in proportion to the objects.
+  const objects = fn.FPDFPage_CountObjects(page);
+  if (objects > limits.objectsPerPage) {
+    fn.FPDF_ClosePage(page);
+    throw new PdfReadError('too_large', index + 1, `${objects} objects (text runs, lines, images), more than ${limits.objectsPerPage}`);
+  }
   const textPage = fn.FPDFText_LoadPage(page);
   const texts = [];
   const boxes = [];
@@ -171,6 +180,7 @@ class PdfReadError extends Error {
 parentPort.on('message', (job) => {
   heapLimit = job.limits.heapBytes;
   heapRefused = false;
+  pageReading = null;
   try {
     const pages = readPages(job);
     parentPort.postMessage(
@@ -183,7 +193,7 @@ parentPort.on('message', (job) => {
     if (heapRefused) {
       // Whatever PDFium made of the refusal, a thread that ran out of heap is not trusted with the next document.
       const message = `more than ${job.limits.heapBytes / 1048576} MB of memory to read`;
-      parentPort.postMessage({ id: job.id, fatal: true, error: { reason: 'too_large_memory', page: null, message } });
+      parentPort.postMessage({ id: job.id, fatal: true, error: { reason: 'too_large_memory', page: pageReading, message } });
       return;
     }
     const reason = error instanceof PdfReadError ? error.reason : 'damaged';

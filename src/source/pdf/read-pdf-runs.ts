@@ -81,7 +81,10 @@ function describePdfError(error: unknown): string {
     case 'too_large':
       return `page ${failure.page} holds ${failure.message}: no price list does`;
     case 'too_large_memory':
-      return `it needs ${failure.message}: no price list does (a stream that unpacks to far more than it holds)`;
+      // Loading a page's objects is where the heap runs out on a page of far too much text.
+      return failure.page
+        ? `page ${failure.page} needs ${failure.message}: no price list does (far more text than a list prints, or a stream that unpacks to far more than it holds)`
+        : `it needs ${failure.message}: no price list does (a stream that unpacks to far more than it holds)`;
     case 'too_slow':
       return failure.message;
     default:

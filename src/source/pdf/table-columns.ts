@@ -32,9 +32,7 @@ export function columnsFromBody(header: TableHeader, rowRuns: TextRun[]): Column
   const owner = blocks.length >= cells.length ? assignInOrder(blocks, cells) : assignTouching(blocks, cells);
   const extents = cells.map((cell, i) => {
     const own = owner.get(i) ?? [];
-    return own.length === 0
-      ? { x0: cell.x0, x1: cell.x1 }
-      : { x0: Math.min(...own.map((b) => b.x0)), x1: Math.max(...own.map((b) => b.x1)) };
+    return own.length === 0 ? { x0: cell.x0, x1: cell.x1 } : spanOf(own.map((block) => ({ x0: block.x0, x1: block.x1 })));
   });
   return cells.map((cell, i) => ({
     role: cell.role,
@@ -135,16 +133,49 @@ function splitBlock(block: Block, left: HeaderCell, right: HeaderCell): [Block, 
   const lo = Math.min(left.x1, right.x0);
   const hi = Math.max(left.x1, right.x0);
   const candidates = [lo, hi, (lo + hi) / 2, ...block.runs.flatMap((run) => [run.x, run.x + run.width])].filter((x) => x >= lo && x <= hi);
-  const crossing = (x: number) => block.runs.filter((run) => run.x < x && run.x + run.width > x).length;
+  const crossing = crossingCount(block.runs);
   let cut = candidates[0]!;
-  for (const x of candidates) if (crossing(x) < crossing(cut)) cut = x;
+  let fewest = crossing(cut);
+  for (const x of candidates) {
+    const count = crossing(x);
+    if (count < fewest) [cut, fewest] = [x, count];
+  }
   const side = (keep: (centre: number) => boolean): Block => {
     const runs = block.runs.filter((run) => keep(run.x + run.width / 2));
-    return runs.length === 0
-      ? { x0: cut, x1: cut, runs }
-      : { x0: Math.min(...runs.map((r) => r.x)), x1: Math.max(...runs.map((r) => r.x + r.width)), runs };
+    return runs.length === 0 ? { x0: cut, x1: cut, runs } : { ...spanOf(runs.map((run) => ({ x0: run.x, x1: run.x + run.width }))), runs };
   };
   return [side((c) => c < cut), side((c) => c >= cut)];
+}
+
+/**
+ * How many runs cross x (start before it, end after it), in logarithmic time: the runs that start
+ * before x less those that also end by it. A hostile page of 60,000 runs in one block took seconds
+ * when each candidate cut counted the runs one by one.
+ */
+function crossingCount(runs: TextRun[]): (x: number) => number {
+  // A run of no width crosses nothing; every other one that ends by x started before it.
+  const wide = runs.filter((run) => run.width > 0);
+  const starts = Float64Array.from(wide, (run) => run.x).sort();
+  const ends = Float64Array.from(wide, (run) => run.x + run.width).sort();
+  return (x) => countBelow(starts, x, { orEqual: false }) - countBelow(ends, x, { orEqual: true });
+}
+
+/** How many of the sorted values are below x (or equal to it): a binary search. */
+function countBelow(sorted: Float64Array, x: number, { orEqual }: { orEqual: boolean }): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < x || (orEqual && sorted[mid] === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The span of extents, without spreading them into Math.min's arguments (a hostile page has too many). */
+function spanOf(extents: { x0: number; x1: number }[]): { x0: number; x1: number } {
+  let [x0, x1] = [Infinity, -Infinity];
+  for (const extent of extents) [x0, x1] = [Math.min(x0, extent.x0), Math.max(x1, extent.x1)];
+  return { x0, x1 };
 }
 
 function boundary(left: { x0: number; x1: number }, right: { x0: number; x1: number }): number {
