@@ -75,6 +75,10 @@ export const settingsSchema = z.strictObject({
   port: whole(0, 65535).default(8080),
   workers: whole(1, 64).default(1),
   siteUrl: httpUrl.optional(),
+  // Prometheus metrics on a listener of their own (docs/operations.md, "Metrics"): off unless a port is named.
+  metricsPort: whole(0, 65535).optional(),
+  metricsHost: z.string().min(1, { error: 'an address to listen on' }).default('127.0.0.1'),
+  metricsToken: z.string().min(16, { error: 'a token of at least 16 characters' }).optional(),
   ...wholes({ manifestPollMs: 5_000, cacheBytes: 64 * 1024 * 1024, staleAfterSeconds: 600, purgeIntervalSeconds: 600 }),
   ...wholes({ historyDepth: 12, historyRefreshSeconds: 60, signInLimitAddress: 5, signInLimitClient: 30 }),
   ...wholes({ signInTtlSeconds: 15 * 60, sessionTtlSeconds: 14 * 86_400 }, 60),
@@ -138,7 +142,7 @@ const FLAGS: Partial<Record<SettingKey, string>> = {
   syncPublicKeys: 'publicKey',
 };
 
-const SECRETS = new Set<SettingKey>(['registry', 'smtpUrl', 'apiKey']);
+const SECRETS = new Set<SettingKey>(['registry', 'smtpUrl', 'apiKey', 'metricsToken']);
 
 /** The environment variable, and the option where there is one, of each setting (docs/operations.md). */
 export const SETTING_SOURCES = Object.fromEntries(

@@ -33,6 +33,7 @@ export function createRegistry(store: Store, statusRules: StatusRules): Registry
     ...auditRules(store),
     ...purgeRules(store),
     authenticate: store.authenticate,
+    poolUse: () => store.poolUse(),
     close: () => store.close(),
   };
 }

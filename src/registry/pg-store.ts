@@ -8,6 +8,7 @@ import {
   withinTransaction,
   type Dialect,
   type Params,
+  type PoolUse,
   type Queries,
   type Row,
   type Store,
@@ -137,6 +138,10 @@ export class PgStore implements Store {
     } finally {
       client.release();
     }
+  }
+
+  poolUse(): PoolUse {
+    return { inUse: this.pool.totalCount - this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   close(): Promise<void> {

@@ -2,7 +2,7 @@ import type { BarcodeStatus, Match } from '../barcodes/status-rules.ts';
 import type { ItemCheck } from '../barcodes/validate-item.ts';
 import type { Barcode } from '../dataset/model.ts';
 import type { PurgeCounts } from './purge-rules.ts';
-import type { Authenticate } from './store.ts';
+import type { Authenticate, PoolUse } from './store.ts';
 import type {
   Account,
   AccountType,
@@ -123,5 +123,7 @@ export interface Registry {
   auditLog(limit: number): Promise<AuditRecord[]>;
   /** Deletes up to `batch` expired rows of each kind (purge-rules.ts); returns how many went. */
   purgeExpired(now: Date, batch: number): Promise<PurgeCounts>;
+  /** The connections in use and the work waiting for one. */
+  poolUse(): PoolUse;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import {
   withinTransaction,
   type Dialect,
   type Params,
+  type PoolUse,
   type Row,
   type Store,
   type Transaction,
@@ -154,6 +155,11 @@ export class SqliteStore implements Store {
     const result = this.tail.then(work);
     this.tail = result.catch(() => {});
     return result as Promise<Awaited<T>>;
+  }
+
+  /** One connection: in use while a transaction is open, the others queued behind it waiting. */
+  poolUse(): PoolUse {
+    return { inUse: Math.min(this.pending, 1), waiting: Math.max(0, this.pending - 1) };
   }
 
   async close(): Promise<void> {

@@ -82,9 +82,16 @@ export type Authenticate = (
   read?: { periodStart: string; limit: number },
 ) => Promise<(Principal & { read?: Consumption }) | null>;
 
+/** How busy the database connections are: in use, and work waiting for one (the service's /metrics). */
+export interface PoolUse {
+  inUse: number;
+  waiting: number;
+}
+
 export interface Store extends Queries {
   transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T>;
   readonly authenticate: Authenticate;
+  poolUse(): PoolUse;
   close(): Promise<void>;
 }
 

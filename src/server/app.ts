@@ -10,6 +10,7 @@ import { httpErrors } from './http-errors.ts';
 import { apiKey, type ApiContext, type Parse } from './middleware/api-key.ts';
 import { dayWindow, hourWindow, rateLimitHeaders, secondsUntil } from './quota-window.ts';
 import { createRouter, route, type Route } from './router.ts';
+import type { ServiceMetrics } from './service-metrics.ts';
 
 /** The `<product>` part of download file names: `tariffa-tabacchi-20261101.1.json.gz`. */
 export const PRODUCT_SLUG = 'tariffa-tabacchi';
@@ -18,7 +19,11 @@ export interface AppOptions {
   registry: Registry;
   release: CurrentRelease;
   now: () => Date;
+  /** Told of reads, quota refusals and downloads (the service's /metrics). */
+  metrics?: ApiMetrics;
 }
+
+type ApiMetrics = Pick<ServiceMetrics, 'readSpent' | 'quotaRefused' | 'download'>;
 
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
 export const isApiPath = (path: string): boolean =>
@@ -35,16 +40,20 @@ const OPENAPI = readFileSync(new URL('../../docs/openapi.json', import.meta.url)
 
 /** A release file, with its SHA-256 as ETag: 304 when the client holds it, the file otherwise. */
 const download =
-  (release: CurrentRelease, format: Format) =>
+  (release: CurrentRelease, format: Format, metrics: ApiMetrics | undefined) =>
   async ({ request, rateHeaders }: ApiContext): Promise<HttpResponse> => {
     const current = release.current;
     if (!current) return httpErrors.noRelease(rateHeaders);
     const etag = `"${current.manifest.files[format].sha256}"`;
     // Spreads go last on this path: Node 20 builds `{ ...a, more }` some twenty times slower.
     const headers = { etag, 'cache-control': 'private, no-cache', ...rateHeaders };
-    if (matchesEtag(header(request, 'if-none-match'), etag)) return { status: 304, headers, body: null };
+    if (matchesEtag(header(request, 'if-none-match'), etag)) {
+      metrics?.download(format, 304, 0);
+      return { status: 304, headers, body: null };
+    }
     const file = await release.file(current, format);
     if (!file) return httpErrors.releaseUnavailable(rateHeaders);
+    metrics?.download(format, 200, request.method === 'HEAD' ? 0 : file.size);
     return {
       status: 200,
       headers: {
@@ -96,7 +105,7 @@ const me =
 
 /** A batch of barcode matches: each item checked, then recorded with its submissions counted, in one transaction. */
 const submit =
-  (registry: Registry, release: CurrentRelease) =>
+  (registry: Registry, release: CurrentRelease, metrics: ApiMetrics | undefined) =>
   async ({ principal, now, input }: ApiContext<unknown[]>): Promise<HttpResponse> => {
     const { account } = principal;
     const hour = hourWindow(now);
@@ -105,6 +114,7 @@ const submit =
     const outcome = await registry.submitBarcodes({ account, periodStart: hour.periodStart, checks }, now);
     const headers = rateLimitHeaders(account.submitLimit, outcome.used, hour.resetsAt);
     if (!outcome.allowed) {
+      metrics?.quotaRefused('submit');
       const remaining = Math.max(0, account.submitLimit - outcome.used);
       return httpErrors.rateLimited(secondsUntil(hour.resetsAt, now), headers, { limit: account.submitLimit, remaining });
     }
@@ -127,8 +137,9 @@ const healthz = (release: CurrentRelease) => async (): Promise<HttpResponse> => 
  * spent); POST /v1/barcodes takes one submission per item, atomically with recording the batch.
  */
 export function createApp(options: AppOptions) {
-  const { registry, release } = options;
-  const reading = <Input = undefined>(parse?: Parse<Input>) => apiKey<Input>({ registry, now: options.now, spendsRead: true, parse });
+  const { registry, release, metrics } = options;
+  const reading = <Input = undefined>(parse?: Parse<Input>) =>
+    apiKey<Input>({ registry, now: options.now, spendsRead: true, parse, metrics });
 
   const routes: Route[] = [
     route(READ, '/healthz', healthz(release)),
@@ -143,9 +154,9 @@ export function createApp(options: AppOptions) {
       body: release.keys,
     })),
     route(READ, '/v1/version', reading()(version(release))),
-    route(READ, '/v1/dataset.json.gz', reading()(download(release, 'json'))),
-    route(READ, '/v1/dataset.sqlite.gz', reading()(download(release, 'sqlite'))),
-    route(READ, '/v1/dataset.docdb.gz', reading()(download(release, 'docdb'))),
+    route(READ, '/v1/dataset.json.gz', reading()(download(release, 'json', metrics))),
+    route(READ, '/v1/dataset.sqlite.gz', reading()(download(release, 'sqlite', metrics))),
+    route(READ, '/v1/dataset.docdb.gz', reading()(download(release, 'docdb', metrics))),
     route(READ, '/v1/me', reading()(me(registry))),
     route(
       READ,
@@ -154,7 +165,11 @@ export function createApp(options: AppOptions) {
         json(200, { items: await registry.mySubmissions(principal.account.id, input.limit, input.offset) }, rateHeaders),
       ),
     ),
-    route('POST', '/v1/barcodes', apiKey({ registry, now: options.now, spendsRead: false, parse: parseBatch })(submit(registry, release))),
+    route(
+      'POST',
+      '/v1/barcodes',
+      apiKey({ registry, now: options.now, spendsRead: false, parse: parseBatch })(submit(registry, release, metrics)),
+    ),
   ];
   return createRouter(routes, {
     notFound: () => httpErrors.notFound(),

@@ -1,41 +1,19 @@
 import { pipeline, type Readable } from 'node:stream';
-import { DEFAULT_SETTINGS } from '../config/settings.ts';
 import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
-import { readKeyList } from '../publish/current-signing.ts';
-import { bucketFileProblems } from '../publish/check-bucket-release.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';
-import { FORMATS, holdsDigest, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
+import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
 import type { KeyList } from '../release/signing-keys.ts';
+import { DEFAULT_STALE_AFTER_MS, releaseHealth, type ReleaseHealth } from './release-health.ts';
+import { SigningKeyList } from './signing-key-list.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { cachedFiles } from './cached-files.ts';
 import { verifyingStream } from './verifying-stream.ts';
 
-export const DEFAULT_STALE_AFTER_MS = DEFAULT_SETTINGS.staleAfterSeconds * 1000;
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
 const RECHECK_REJECTED_MS = 60_000;
-
-/** What /healthz reports. */
-export interface ReleaseHealth {
-  /** stale: the bucket could not be read, or its current release not served, for longer than allowed. */
-  status: 'ok' | 'stale';
-  release: string | null;
-  /** The last time the bucket was read and what it names as current is what is served. */
-  lastRefreshAt: string | null;
-  /** Since when refreshing has failed (null while it works). */
-  failingSince: string | null;
-  problem: string | null;
-  /** Serving an older kept release because the current one does not verify. */
-  fallback: boolean;
-  /** When the served manifest's signature expires (null: unsigned). */
-  expires: string | null;
-  /** What an operator should know that is not (yet) a failure: a signature that expires within a day. */
-  warning: string | null;
-}
-
-/** /healthz warns this long before the served manifest's signature expires (a release run re-signs it well before). */
-const EXPIRY_WARNING_MS = 86_400_000;
 
 /** What tells two manifests apart: version, build time, the files' digests, and the signature (a re-signed manifest is served anew). */
 const identity = (manifest: Manifest) =>
@@ -89,8 +67,7 @@ export class CurrentRelease {
   private problem: string | null = null;
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
-  private keysProblem: string | null = null;
-  private keyList: { list: KeyList; body: Buffer } = { list: { keys: [] }, body: Buffer.from(`${JSON.stringify({ keys: [] })}\n`) };
+  private readonly keyList: SigningKeyList;
 
   /** Before the first good refresh, staleness counts from here. */
   private readonly createdAt: Date;
@@ -102,6 +79,7 @@ export class CurrentRelease {
     this.bucket = bucket;
     this.options = options;
     this.createdAt = this.now();
+    this.keyList = new SigningKeyList(options.log);
   }
 
   private now(): Date {
@@ -118,27 +96,17 @@ export class CurrentRelease {
 
   /** For /healthz: whether the served release still follows the bucket, and since when it does not. */
   health(): ReleaseHealth {
-    const staleAfter = this.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-    // Counted from the last good refresh, not from a failure: a read that hangs until its deadline fails late, and is stale all the same.
-    const now = this.now().getTime();
-    const stale = now - (this.lastRefreshAt ?? this.createdAt).getTime() > staleAfter;
-    const expires = this.served?.manifest.expires ?? null;
-    const left = expires === null ? Infinity : Date.parse(expires) - now;
-    // An expired manifest is refused by every client that checks signatures: as bad as a stale one.
-    const expired = left <= 0 ? `the current manifest expired on ${expires}: run tariff release (it signs it again)` : null;
-    return {
-      status: stale || expired ? 'stale' : 'ok',
-      release: this.served?.manifest.version ?? null,
-      lastRefreshAt: this.lastRefreshAt?.toISOString() ?? null,
-      failingSince: this.failingSince?.toISOString() ?? null,
-      problem: this.problem ?? expired,
+    const manifest = this.served?.manifest;
+    return releaseHealth({
+      now: this.now(),
+      staleAfterMs: this.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
+      lastRefreshAt: this.lastRefreshAt,
+      createdAt: this.createdAt,
+      failingSince: this.failingSince,
+      problem: this.problem,
       fallback: this.fallback,
-      expires,
-      warning:
-        !expired && left < EXPIRY_WARNING_MS
-          ? `the current manifest expires on ${expires}, within a day: run tariff release (it signs it again)`
-          : null,
-    };
+      served: manifest ? { version: manifest.version, expires: manifest.expires ?? null } : null,
+    });
   }
 
   /** The bucket's public signing keys as /.well-known/tariff-keys.json serves them (read with each refresh). */
@@ -186,8 +154,7 @@ export class CurrentRelease {
   /** One refresh; returns the error it met (already logged), or null. */
   private async load(): Promise<unknown> {
     try {
-      const [manifest, keys] = await Promise.all([readCurrentManifest(this.bucket), this.readKeys()]);
-      if (keys) this.takeKeys(keys);
+      const [manifest] = await Promise.all([readCurrentManifest(this.bucket), this.keyList.refresh(this.bucket)]);
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
       if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
@@ -211,29 +178,6 @@ export class CurrentRelease {
     }
   }
 
-  /** The bucket's key list; null (logged) when it cannot be read: the manifest is still served, with the keys last read. */
-  private async readKeys(): Promise<KeyList | null> {
-    try {
-      const keys = await readKeyList(this.bucket);
-      this.keysProblem = null;
-      return keys;
-    } catch (error) {
-      // Said once per problem: a bucket that cannot be read at all is the manifest's refresh failure to log.
-      const problem = (error as Error).message;
-      if (problem !== this.keysProblem) this.options.log({ event: 'signing_keys.unreadable', error: problem });
-      this.keysProblem = problem;
-      return null;
-    }
-  }
-
-  private takeKeys(keys: KeyList): void {
-    const body = Buffer.from(`${JSON.stringify(keys, null, 2)}\n`);
-    if (body.equals(this.keyList.body)) return;
-    const retired = keys.keys.filter((key) => key.retiredAt !== null).map((key) => key.keyId);
-    this.options.log({ event: 'signing_keys.changed', keys: keys.keys.map((key) => key.keyId), retired });
-    this.keyList = { list: keys, body };
-  }
-
   private succeeded(): null {
     this.lastRefreshAt = this.now();
     this.failingSince = null;
@@ -242,7 +186,7 @@ export class CurrentRelease {
   }
 
   private async switchTo(manifest: Manifest): Promise<void> {
-    const cache = await this.fill(manifest);
+    const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
     const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
     if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
     const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
@@ -270,28 +214,6 @@ export class CurrentRelease {
       this.options.log({ event: 'release.fallback', level: 'error', current: current.version, serving: version, problem });
       return;
     }
-  }
-
-  /**
-   * Loads and checks the files of a release when they fit in the cache; an empty cache means
-   * streaming, and then each file is read through once and checked before the release is served.
-   */
-  private async fill(manifest: Manifest): Promise<Map<Format, Buffer>> {
-    const cache = new Map<Format, Buffer>();
-    const total = FORMATS.reduce((sum, format) => sum + manifest.files[format].size, 0);
-    if (total > this.options.cacheBytes) {
-      const problems = await bucketFileProblems(this.bucket, manifest);
-      if (problems.length > 0) throw new Error(`${problems.join('; ')}; not serving ${manifest.version}`);
-      return cache;
-    }
-    for (const format of FORMATS) {
-      const bytes = await this.bucket.get(releaseFileKey(manifest.version, format));
-      if (!bytes || !holdsDigest(bytes, manifest.files[format])) {
-        throw new Error(`${releaseFileKey(manifest.version, format)} does not match the manifest; keeping the previous release`);
-      }
-      cache.set(format, bytes);
-    }
-    return cache;
   }
 
   /** The file of `release` (the one the request started with), or null if the bucket lost it. */

@@ -24,6 +24,10 @@ export const httpErrors = {
 
   notFound: () => json(404, { error: 'not_found', message: 'Risorsa inesistente.' }),
 
+  // Outside /v1: the metrics listener's own bearer token (docs/operations.md, "Metrics").
+  invalidMetricsToken: () =>
+    json(401, { error: 'invalid_metrics_token', message: 'Token delle metriche mancante o errato.' }, { 'www-authenticate': 'Bearer' }),
+
   methodNotAllowed: (allow: string[]) =>
     json(405, { error: 'method_not_allowed', message: `Metodo non consentito: usare ${allow.join(', ')}.` }, { allow: allow.join(', ') }),
 

@@ -23,6 +23,8 @@ export interface HttpResponse {
   body: Buffer | string | Readable | null;
   /** The authenticated account, for the request log. */
   accountId?: number | null;
+  /** The route that answered, as the router names it (`/aggiornamenti/:version`): a metric's label of bounded values. */
+  route?: string;
 }
 
 export type Handler = (request: HttpRequest) => Promise<HttpResponse>;

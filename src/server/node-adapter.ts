@@ -7,6 +7,7 @@ import { errors } from '../errors.ts';
 import type { Handler, HttpRequest, HttpResponse } from './http.ts';
 import { httpErrors } from './http-errors.ts';
 import type { RequestLog } from './request-log.ts';
+import { UNMATCHED_ROUTE } from './router.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -49,10 +50,13 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
+/** What a listener tells of each request answered (the service's metrics). */
+export type RequestObserver = (route: string, method: string, status: number, durationSeconds: number) => void;
+
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
 export async function listen(
   handler: Handler,
-  options: { host: string; port: number; log: RequestLog; limits?: ServerLimits },
+  options: { host: string; port: number; log: RequestLog; limits?: ServerLimits; observe?: RequestObserver },
 ): Promise<ListeningServer> {
   const limits = options.limits ?? serverLimits(DEFAULT_SETTINGS);
   const server = createServer(
@@ -63,7 +67,7 @@ export async function listen(
       // How often Node looks for connections past those timeouts (its default is 30 s).
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
     },
-    (incoming, outgoing) => void serve(handler, incoming, outgoing, options.log),
+    (incoming, outgoing) => void serve(handler, incoming, outgoing, options),
   );
   server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
@@ -129,7 +133,12 @@ function clientErrorAnswer(code: string | undefined): { status: string; error: s
   return { status: '400 Bad Request', error: 'bad_request', message: 'Richiesta HTTP non valida.' };
 }
 
-async function serve(handler: Handler, incoming: IncomingMessage, outgoing: ServerResponse, log: RequestLog): Promise<void> {
+async function serve(
+  handler: Handler,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  { log, observe }: { log: RequestLog; observe?: RequestObserver },
+): Promise<void> {
   const started = performance.now();
   const rawUrl = incoming.url ?? '/';
   const queryAt = rawUrl.indexOf('?');
@@ -188,13 +197,15 @@ async function serve(handler: Handler, incoming: IncomingMessage, outgoing: Serv
       outgoing.destroy();
     }
   } else outgoing.end(body);
+  const durationMs = performance.now() - started;
   log.write({
     method: request.method,
     path,
     status: response.status,
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    durationMs: Math.round(durationMs * 10) / 10,
     account: response.accountId ?? null,
   });
+  observe?.(response.route ?? UNMATCHED_ROUTE, request.method, response.status, durationMs / 1000);
 }
 
 /**

@@ -34,9 +34,13 @@ export interface RouterOptions {
 
 interface Compiled {
   pattern: RegExp;
+  path: string;
   names: string[];
   byMethod: Map<string, RouteHandler>;
 }
+
+/** The route label of an answer no route gave (an unknown path, a wrong method). */
+export const UNMATCHED_ROUTE = '(unmatched)';
 
 /**
  * One router for the API and the website: static paths are found with one map lookup (the API's
@@ -57,13 +61,14 @@ export function createRouter(routes: Route[], options: RouterOptions): (request:
       const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([a-z]+)/gi, '([^/]+)');
       const existing = patterns.find((compiled) => compiled.pattern.source === `^${source}$`);
       byMethod = existing?.byMethod ?? new Map();
-      if (!existing) patterns.push({ pattern: new RegExp(`^${source}$`), names, byMethod });
+      if (!existing) patterns.push({ pattern: new RegExp(`^${source}$`), path: route.path, names, byMethod });
     }
     for (const method of route.methods) byMethod.set(method, route.handle);
   }
 
   return async (request) => {
     let byMethod = fixed.get(request.path);
+    let path = request.path;
     let params: Record<string, string> = {};
     if (!byMethod) {
       for (const compiled of patterns) {
@@ -73,6 +78,7 @@ export function createRouter(routes: Route[], options: RouterOptions): (request:
         // A segment that does not decode names nothing here.
         if (values.includes(null)) break;
         byMethod = compiled.byMethod;
+        path = compiled.path;
         params = Object.fromEntries(compiled.names.map((name, i) => [name, values[i]!]));
         break;
       }
@@ -80,7 +86,9 @@ export function createRouter(routes: Route[], options: RouterOptions): (request:
     if (!byMethod) return options.notFound(request);
     const handle = byMethod.get(request.method) ?? byMethod.get('*');
     if (!handle) return options.methodNotAllowed(request, [...byMethod.keys()]);
-    return handle({ request, params });
+    const response = await handle({ request, params });
+    response.route = path;
+    return response;
   };
 }
 

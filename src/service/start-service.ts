@@ -12,6 +12,8 @@ import { listen, type ListeningServer, serverLimits } from '../server/node-adapt
 import { startPurgeLoop } from '../server/purge-loop.ts';
 import { ReleaseHistory } from '../web/release-history.ts';
 import { RequestLog } from '../server/request-log.ts';
+import { ServiceMetrics } from '../server/service-metrics.ts';
+import { checkMetricsSettings, exposeMetrics } from './metrics-listener.ts';
 
 export interface ServiceOptions {
   settings: Settings;
@@ -31,6 +33,8 @@ export interface ServiceOptions {
  */
 export interface RunningService {
   listening: ListeningServer;
+  /** The metrics listener, when metricsPort is set (not in a worker: the primary listens). */
+  metrics: ListeningServer | null;
   stop: () => Promise<void>;
 }
 
@@ -41,8 +45,18 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, dataDir } = options;
+  checkMetricsSettings(settings);
   const log = new RequestLog(options.stdout);
-  const write = (event: Record<string, unknown>) => log.write(event);
+  // Read at each scrape; `release` and `registry` are made below, before any scrape can come.
+  const metrics = new ServiceMetrics({
+    release: () => ({ health: release.health(), generatedAt: release.current?.manifest.generatedAt ?? null }),
+    pool: () => registry.poolUse(),
+    now: options.now,
+  });
+  const write = (event: Record<string, unknown>) => {
+    metrics.observeEvent(event);
+    log.write(event);
+  };
   const bucket = options.bucket ?? (await openBucket(settings.bucket, { dataDir, settings, env: options.env }));
   const registry = await openRegistry({
     dataDir,
@@ -57,6 +71,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     staleAfterMs: settings.staleAfterSeconds * 1000,
     baseUrl: settings.baseUrl,
     log: write,
+    now: options.now,
   });
   await release.start();
   const purge = startPurgeLoop(registry, {
@@ -66,7 +81,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     now: options.now,
     log: write,
   });
-  const api = createApp({ registry, release, now: options.now });
+  const api = createApp({ registry, release, now: options.now, metrics });
   // Links in e-mails point at the site URL (the public https address behind a load balancer),
   // else at the address this process listens on.
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
@@ -84,11 +99,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     signUp: { open: settings.signUp === 'open', approvalTypes: settings.signUpApproval },
     tariffHas: (admCode) => release.current?.admCodes.has(admCode) ?? false,
     signingKeys: () => release.signingKeys,
+    metrics,
     history: new ReleaseHistory(bucket, { depth: settings.historyDepth, refreshMs: settings.historyRefreshSeconds * 1000, log: write }),
   });
   // /v1, /healthz and /openapi.json are the API; every other path is the website.
   const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
-  const listening = await listen(handler, { host: settings.host, port: settings.port, log, limits: serverLimits(settings) });
+  const listening = await listen(handler, {
+    host: settings.host,
+    port: settings.port,
+    log,
+    limits: serverLimits(settings),
+    observe: (route, method, status, seconds) => metrics.request(route, method, status, seconds),
+  });
+  const metricsListening = await exposeMetrics(metrics.registry, settings, log);
   if (!settings.siteUrl) siteUrl = listening.url;
   log.write({
     event: 'service.listening',
@@ -102,12 +125,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const stop = () =>
     (stopping ??= (async () => {
       release.stop();
-      await listening.close();
+      await Promise.all([listening.close(), metricsListening?.close()]);
       await purge.stop();
       await website.settled();
       await registry.close();
       log.write({ event: 'service.stopped' });
       log.flush();
     })());
-  return { listening, stop };
+  return { listening, metrics: metricsListening, stop };
 }

@@ -1,5 +1,7 @@
 import cluster from 'node:cluster';
+import type { Settings } from '../config/settings.ts';
 import { RequestLog } from '../server/request-log.ts';
+import { checkMetricsSettings, superviseMetrics } from './metrics-listener.ts';
 
 /** A worker gets the service's grace and this much more to close its registry before it is killed. */
 const WORKER_EXIT_MARGIN_MS = 5_000;
@@ -16,9 +18,13 @@ export async function superviseWorkers(options: {
   workers: number;
   shutdownGraceMs: number;
   stdout: NodeJS.WritableStream;
+  /** Where every worker's metrics are scraped together, if anywhere. */
+  metrics: Pick<Settings, 'metricsPort' | 'metricsHost' | 'metricsToken'>;
 }): Promise<void> {
   const { workers, shutdownGraceMs } = options;
+  checkMetricsSettings(options.metrics);
   const log = new RequestLog(options.stdout);
+  const metrics = await superviseMetrics(options.metrics, log);
   let stopping = false;
   let announced = false;
   const fork = () => {
@@ -39,6 +45,7 @@ export async function superviseWorkers(options: {
       if (finished || !stopping || running().length > 0) return;
       finished = true;
       clearTimeout(deadline);
+      void metrics?.close();
       log.write({ event: 'service.stopped' });
       log.flush();
       resolve();

@@ -57,7 +57,10 @@ export function signInRoutes(site: SiteKit): Route[] {
       site.anonymousForm(async ({ form }) => {
         const now = options.now();
         const account = await registry.consumeSignInToken(sha256Hex(form.get('token') ?? ''), now);
-        if (!account) return invalidLink();
+        if (!account) {
+          options.metrics?.accessRefused('sign-in', 'invalid_link');
+          return invalidLink();
+        }
         options.log({ event: 'web.sign_in', account: account.id });
         return site.signInAs(account.id, now, '/account');
       }),

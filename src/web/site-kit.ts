@@ -7,6 +7,7 @@ import { formBody, type FormContext } from '../server/middleware/form-body.ts';
 import { sessionReader, signedIn, type SessionContext } from '../server/middleware/session.ts';
 import { hourWindow } from '../server/quota-window.ts';
 import type { RouteContext, RouteHandler } from '../server/router.ts';
+import type { ServiceMetrics } from '../server/service-metrics.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
@@ -38,6 +39,8 @@ export interface WebsiteOptions {
   signUp?: SignUpPolicy;
   /** Whether the tariff served has a code: the desk approves matches only to those (as the API accepts them). */
   tariffHas?: (admCode: number) => boolean;
+  /** Told of each sign-in or sign-up attempt refused (the service's /metrics). */
+  metrics?: Pick<ServiceMetrics, 'accessRefused'>;
 }
 
 export interface SignUpPolicy {
@@ -145,8 +148,11 @@ export function siteKit(options: WebsiteOptions) {
     async withinLimits(request: HttpRequest, purpose: string, email: string, now: Date): Promise<boolean> {
       const hour = hourWindow(now).periodStart;
       const client = `${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`;
-      if (!(await registry.countRequest(client, hour, options.limits.perClient)).allowed) return false;
-      return (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
+      const allowed =
+        (await registry.countRequest(client, hour, options.limits.perClient)).allowed &&
+        (await registry.countRequest(`${purpose}:address:${email}`, hour, options.limits.perAddress)).allowed;
+      if (!allowed) options.metrics?.accessRefused(purpose, 'rate_limited');
+      return allowed;
     },
 
     /**

@@ -22,7 +22,12 @@ export function registerServe(program: Command, run: Runner): void {
       run(async (ctx, options: object) => {
         const settings = await ctx.settings(options);
         if (settings.workers > 1 && cluster.isPrimary)
-          return superviseWorkers({ workers: settings.workers, shutdownGraceMs: settings.shutdownGraceMs, stdout: ctx.io.stdout });
+          return superviseWorkers({
+            workers: settings.workers,
+            shutdownGraceMs: settings.shutdownGraceMs,
+            stdout: ctx.io.stdout,
+            metrics: settings,
+          });
         const service = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });
         await untilSignalled(service);
         // A worker's IPC channel to the primary would keep it alive after its server closed.

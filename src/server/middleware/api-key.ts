@@ -4,6 +4,7 @@ import { header, type HttpRequest, type HttpResponse } from '../http.ts';
 import { httpErrors } from '../http-errors.ts';
 import { dayWindow, hourWindow, rateLimitHeaders, secondsUntil } from '../quota-window.ts';
 import type { Middleware, RouteContext } from '../router.ts';
+import type { ServiceMetrics } from '../service-metrics.ts';
 
 /** What an authenticated API route receives. */
 export interface ApiContext<Input = undefined> extends RouteContext {
@@ -25,6 +26,8 @@ export interface ApiKeyOptions<Input> {
   /** Every GET under /v1 spends one read (interface spec section 8), 304 included. */
   spendsRead: boolean;
   parse?: Parse<Input>;
+  /** Told of each read spent and each refused for the quota. */
+  metrics?: Pick<ServiceMetrics, 'readSpent' | 'quotaRefused'>;
 }
 
 /**
@@ -54,7 +57,11 @@ export function apiKey<Input>(options: ApiKeyOptions<Input>): Middleware<RouteCo
       if (spendsRead) {
         const spent: Consumption = principal.read ?? (await registry.consume(accountId, 'read', read.periodStart, 1, READ_LIMIT));
         rateHeaders = rateLimitHeaders(READ_LIMIT, spent.used, window.resetsAt);
-        if (!spent.allowed) return withAccount(httpErrors.rateLimited(secondsUntil(window.resetsAt, now), rateHeaders), accountId);
+        if (!spent.allowed) {
+          options.metrics?.quotaRefused('read');
+          return withAccount(httpErrors.rateLimited(secondsUntil(window.resetsAt, now), rateHeaders), accountId);
+        }
+        options.metrics?.readSpent();
       }
       return withAccount(await next({ request, params, principal, now, input, rateHeaders }), accountId);
     };
