@@ -38,12 +38,13 @@ export class ServiceMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'tariff_http_requests_total',
-      help: 'Requests answered, by route (as the router names it), method and status.',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.requests = counter('tariff_http_requests_total', 'Requests answered, by route (as the router names it), method and status.', [
+      'route',
+      'method',
+      'status',
+    ]);
     this.latency = new Histogram({
       name: 'tariff_http_request_duration_seconds',
       help: 'Time from the request to the end of the answer, by route.',
@@ -51,37 +52,27 @@ export class ServiceMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.reads = new Counter({ name: 'tariff_reads_spent_total', help: 'Reads taken from accounts’ daily quota.', registers });
-    this.refusals = new Counter({
-      name: 'tariff_quota_refusals_total',
-      help: 'Requests refused with 429 because a quota was spent, by counter (read, submit).',
-      labelNames: ['counter'],
-      registers,
-    });
-    this.downloads = new Counter({
-      name: 'tariff_downloads_total',
-      help: 'Dataset downloads answered, by format and status (200 with the file, 304 not modified).',
-      labelNames: ['format', 'status'],
-      registers,
-    });
-    this.bytes = new Counter({
-      name: 'tariff_download_bytes_total',
-      help: 'Bytes of dataset files answered with 200, by format.',
-      labelNames: ['format'],
-      registers,
-    });
-    this.bucketFailures = new Counter({
-      name: 'tariff_bucket_read_failures_total',
-      help: 'Failed reads of the bucket, by what was read (manifest, file, keys, history).',
-      labelNames: ['what'],
-      registers,
-    });
-    this.accessRefusals = new Counter({
-      name: 'tariff_access_refused_total',
-      help: 'Sign-in and sign-up attempts refused, by purpose and reason.',
-      labelNames: ['purpose', 'reason'],
-      registers,
-    });
+    this.reads = counter('tariff_reads_spent_total', 'Reads taken from accounts’ daily quota.');
+    this.refusals = counter(
+      'tariff_quota_refusals_total',
+      'Requests refused with 429 because a quota was spent, by counter (read, submit).',
+      ['counter'],
+    );
+    this.downloads = counter(
+      'tariff_downloads_total',
+      'Dataset downloads answered, by format and status (200 with the file, 304 not modified).',
+      ['format', 'status'],
+    );
+    this.bytes = counter('tariff_download_bytes_total', 'Bytes of dataset files answered with 200, by format.', ['format']);
+    this.bucketFailures = counter(
+      'tariff_bucket_read_failures_total',
+      'Failed reads of the bucket, by what was read (manifest, file, keys, history).',
+      ['what'],
+    );
+    this.accessRefusals = counter('tariff_access_refused_total', 'Sign-in and sign-up attempts refused, by purpose and reason.', [
+      'purpose',
+      'reason',
+    ]);
     this.releaseGauges(sources, registers);
     new Gauge({
       name: 'tariff_registry_pool_connections',
