@@ -2,6 +2,7 @@ import type { ColumnRole, HeaderCell, TableHeader } from './header-roles.ts';
 import { joinRuns, type Line } from './layout-lines.ts';
 import { TOLERANCES } from './reader-tolerances.ts';
 import type { TextRun } from './text-runs.ts';
+import { crossingCount } from './crossing-runs.ts';
 
 /** A column of a table: its role and header, from `from` (inclusive) to `to` (exclusive) on the x axis. */
 export interface Column {
@@ -145,30 +146,6 @@ function splitBlock(block: Block, left: HeaderCell, right: HeaderCell): [Block, 
     return runs.length === 0 ? { x0: cut, x1: cut, runs } : { ...spanOf(runs.map((run) => ({ x0: run.x, x1: run.x + run.width }))), runs };
   };
   return [side((c) => c < cut), side((c) => c >= cut)];
-}
-
-/**
- * How many runs cross x (start before it, end after it), in logarithmic time: the runs that start
- * before x less those that also end by it. A hostile page of 60,000 runs in one block took seconds
- * when each candidate cut counted the runs one by one.
- */
-function crossingCount(runs: TextRun[]): (x: number) => number {
-  // A run of no width crosses nothing; every other one that ends by x started before it.
-  const wide = runs.filter((run) => run.width > 0);
-  const starts = Float64Array.from(wide, (run) => run.x).sort();
-  const ends = Float64Array.from(wide, (run) => run.x + run.width).sort();
-  return (x) => countBelow(starts, x, { orEqual: false }) - countBelow(ends, x, { orEqual: true });
-}
-
-/** How many of the sorted values are below x (or equal to it): a binary search. */
-function countBelow(sorted: Float64Array, x: number, { orEqual }: { orEqual: boolean }): number {
-  let [lo, hi] = [0, sorted.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < x || (orEqual && sorted[mid] === x)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The span of extents, without spreading them into Math.min's arguments (a hostile page has too many). */
