@@ -3,13 +3,10 @@ import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import type { Barcode, Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
-import type { CategoryCoverage } from '../fetch/collect-documents.ts';
-import type { SourceReport } from '../fetch/fetch-all.ts';
 import type { PublicationPlan } from '../publish/plan-publication.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
-import type { SourceDocument } from '../source/source-types.ts';
 import type { AuthorityDocuments } from './authority-sources.ts';
 import { describeCoverage } from './describe-sources.ts';
 import { buildRelease } from './build-release.ts';
@@ -28,11 +25,7 @@ export interface ReleaseInputs {
 }
 
 /** What the fetch step gathered: everything the build reads. */
-export interface FetchedInputs {
-  documents: SourceDocument[];
-  reports: SourceReport[];
-  /** Which categories the authority's pages linked (none without pages). */
-  categories?: CategoryCoverage;
+export interface FetchedInputs extends AuthorityDocuments {
   barcodes: Barcode[];
   previous: Awaited<ReturnType<ReleaseInputs['previous']>>;
 }

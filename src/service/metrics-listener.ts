@@ -14,13 +14,13 @@ export function checkMetricsSettings(settings: MetricsSettings): void {
 }
 
 /**
- * Where a process's metrics are scraped. A single process listens on `metricsPort` with its own
- * registry; a worker of `--workers` answers the primary over the cluster's channel instead, and the
- * primary listens and combines every worker's (superviseMetrics). Null when metrics are off.
+ * Where a process's metrics are scraped (metricsPort is set). A single process listens on it with
+ * its own registry; a worker of `--workers` answers the primary over the cluster's channel instead,
+ * and the primary listens and combines every worker's (superviseMetrics): null then.
  */
 export async function exposeMetrics(registry: Registry, settings: MetricsSettings, log: RequestLog): Promise<ListeningServer | null> {
   if (cluster.isWorker) {
-    if (settings.metricsPort !== undefined) answerPrimary(registry);
+    answerPrimary(registry);
     return null;
   }
   return listenOn(settings, log, async () => ({ contentType: registry.contentType, body: await registry.metrics() }));

@@ -47,14 +47,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { settings, dataDir } = options;
   checkMetricsSettings(settings);
   const log = new RequestLog(options.stdout);
-  // Read at each scrape; `release` and `registry` are made below, before any scrape can come.
-  const metrics = new ServiceMetrics({
-    release: () => ({ health: release.health(), generatedAt: release.current?.manifest.generatedAt ?? null }),
-    pool: () => registry.poolUse(),
-    now: options.now,
-  });
+  // Counted only when scraped somewhere: with metrics off, requests pay nothing for them. The
+  // gauges read `release` and `registry` (made below) at each scrape, which comes after they exist.
+  const metrics =
+    settings.metricsPort === undefined
+      ? undefined
+      : new ServiceMetrics({
+          release: () => ({ health: release.health(), generatedAt: release.current?.manifest.generatedAt ?? null }),
+          pool: () => registry.poolUse(),
+          now: options.now,
+        });
   const write = (event: Record<string, unknown>) => {
-    metrics.observeEvent(event);
+    metrics?.observeEvent(event);
     log.write(event);
   };
   const bucket = options.bucket ?? (await openBucket(settings.bucket, { dataDir, settings, env: options.env }));
@@ -109,9 +113,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     port: settings.port,
     log,
     limits: serverLimits(settings),
-    observe: (route, method, status, seconds) => metrics.request(route, method, status, seconds),
+    observe: metrics && ((route, method, status, seconds) => metrics.request(route, method, status, seconds)),
   });
-  const metricsListening = await exposeMetrics(metrics.registry, settings, log);
+  const metricsListening = metrics ? await exposeMetrics(metrics.registry, settings, log) : null;
   if (!settings.siteUrl) siteUrl = listening.url;
   log.write({
     event: 'service.listening',
