@@ -14,6 +14,7 @@ const dataset = (version: string, tariffDate: string, products: Product[], barco
   products,
   barcodes,
   changes: [],
+  announced: [],
 });
 const codes = Array.from({ length: 300 }, (_, i) => i + 1);
 

@@ -89,6 +89,57 @@ describe('applyNotices', () => {
     expect(latest).toBeNull();
   });
 
+  it('announces the prices of notices whose day has not come, by day then code, from the notice', () => {
+    const { products, announced } = applyOn(
+      '2026-07-31',
+      notice('2026-09-01', [change(null, 'TOSCANO T', 'da 6 sigari', 150000, 170000, 5100)], 'later.pdf'),
+      notice('2026-08-01', [
+        change(21825, 'TOSCANO T', 'da 6 sigari', 150000, 160000, 4800),
+        change(1001, 'AURORA ROSSA', 'astuccio da 20 pezzi', 30000, 31000, 620, 'cigarettes'),
+        change(4242, 'NOT LISTED', 'da 5 pezzi', 1, 2, 3),
+      ]),
+    );
+    expect(products).toEqual(PRODUCTS);
+    expect(announced).toEqual([
+      {
+        admCode: 1001,
+        effectiveFrom: '2026-08-01',
+        pricePerPackCents: 620,
+        pricePerKgCents: 31000,
+        referencePriceCents: 31000,
+        referenceUnit: 'conventional_kg',
+        source: 'n.pdf',
+      },
+      {
+        admCode: 21825,
+        effectiveFrom: '2026-08-01',
+        pricePerPackCents: 4800,
+        pricePerKgCents: 160000,
+        referencePriceCents: 160000,
+        referenceUnit: 'conventional_kg',
+        source: 'n.pdf',
+      },
+      {
+        admCode: 21825,
+        effectiveFrom: '2026-09-01',
+        pricePerPackCents: 5100,
+        pricePerKgCents: 170000,
+        referencePriceCents: 170000,
+        referenceUnit: 'conventional_kg',
+        source: 'later.pdf',
+      },
+    ]);
+  });
+
+  it('announces nothing once the day has come: the price is then in force', () => {
+    const { announced, products } = applyOn(
+      '2026-08-01',
+      notice('2026-08-01', [change(21825, 'TOSCANO T', 'da 6 sigari', 150000, 160000, 4800)]),
+    );
+    expect(announced).toEqual([]);
+    expect(products.find((p) => p.admCode === 21825)?.pricePerPackCents).toBe(4800);
+  });
+
   it('matches a row without a code by name and pack, case and spacing aside', () => {
     const { products } = applyOn('2026-08-01', notice('2026-08-01', [change(null, 'Toscano  T', 'da 6 sigari', 150000, 160000, 4800)]));
     expect(products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerKgCents: 160000, pricePerPackCents: 4800 });

@@ -25,6 +25,7 @@ export function assembleDataset(tariff: TariffInForce, barcodes: Barcode[]): Ass
       // one format unreadable (NeDB and U+0085) or a page misleading (U+202E).
       products: tariff.products.map((product) => ({ ...product, name: oneLine(product.name), pack: oneLine(product.pack) })),
       barcodes: kept,
+      announced: tariff.announced,
     },
     skippedBarcodes,
   };

@@ -13,6 +13,7 @@ const dataset = (version: string, products: Product[], barcodes: Dataset['barcod
   products,
   barcodes,
   changes: [],
+  announced: [],
 });
 
 describe('diffDatasets', () => {

@@ -37,6 +37,21 @@ export interface Barcode {
 }
 
 /**
+ * A new price a notice announces for a day that has not come yet: the product's prices from
+ * `effectiveFrom`, so a till can switch at midnight without a download. `source` is the notice (its
+ * address, or its file name in a local build), as the manifest's provenance names it.
+ */
+export interface AnnouncedPrice {
+  admCode: number;
+  effectiveFrom: string;
+  pricePerPackCents: number;
+  pricePerKgCents: number | null;
+  referencePriceCents: number;
+  referenceUnit: ReferenceUnit;
+  source: string;
+}
+
+/**
  * What a change row says changed. Product rows: `product_added`, `product_removed`, `price_changed`,
  * `renamed`, `repacked` (pack text, quantity or unit), `recategorised`, and `redated` when only the
  * effective date moved (a new list re-dates every product). A product whose price and name both
@@ -86,7 +101,10 @@ export type Change = {
 } & OldProductState &
   ProductState;
 
-/** The content of a release, in canonical order (products by code, barcodes by barcode, changes by code). */
+/**
+ * The content of a release, in canonical order (products by code, barcodes by barcode, changes by
+ * code, announced prices by day then code).
+ */
 export interface Dataset {
   schemaVersion: typeof SCHEMA_VERSION;
   version: string;
@@ -97,6 +115,8 @@ export interface Dataset {
   products: Product[];
   barcodes: Barcode[];
   changes: Change[];
+  /** Prices announced by notices for days after `tariffDate`'s build day (empty when none; absent before they were added). */
+  announced: AnnouncedPrice[];
 }
 
 /** A dataset before it has a version and its changes: what the builder computes from the sources. */
@@ -148,6 +168,19 @@ export function changeFields(c: Change): Change {
     oldReferenceUnit: c.oldReferenceUnit,
     referencePriceCents: c.referencePriceCents,
     referenceUnit: c.referenceUnit,
+  };
+}
+
+/** An announced price with its fields in canonical order. */
+export function announcedFields(a: AnnouncedPrice): AnnouncedPrice {
+  return {
+    admCode: a.admCode,
+    effectiveFrom: a.effectiveFrom,
+    pricePerPackCents: a.pricePerPackCents,
+    pricePerKgCents: a.pricePerKgCents,
+    referencePriceCents: a.referencePriceCents,
+    referenceUnit: a.referenceUnit,
+    source: a.source,
   };
 }
 

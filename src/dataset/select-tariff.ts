@@ -4,7 +4,7 @@ import type { ParsedSource, SourceList, SourceProduct } from '../source/source-t
 import { applyNotices, type NoticeReport } from './apply-notices.ts';
 import { parsePack } from '../source/parse-pack.ts';
 import { isPerKilogram } from '../source/reference-unit.ts';
-import type { Product } from './model.ts';
+import type { AnnouncedPrice, Product } from './model.ts';
 
 export interface TariffInForce {
   tariffDate: string;
@@ -13,6 +13,8 @@ export interface TariffInForce {
   pending: { category: string; effectiveFrom: string; source: string }[];
   /** What became of each price-change notice. */
   notices: NoticeReport[];
+  /** The new prices of notices whose day has not come (by day, then code). */
+  announced: AnnouncedPrice[];
   /** Codes a list prints twice with different data: the row kept and the one left out. */
   duplicates: DuplicateCode[];
 }
@@ -87,7 +89,7 @@ export function selectTariff(
   if (applied.latest !== null && applied.latest > tariffDate) tariffDate = applied.latest;
   const products = applied.products.sort((a, b) => a.admCode - b.admCode);
   pending.sort((a, b) => a.effectiveFrom.localeCompare(b.effectiveFrom) || a.category.localeCompare(b.category));
-  return { tariffDate, products, pending, notices: applied.reports, duplicates };
+  return { tariffDate, products, pending, notices: applied.reports, announced: applied.announced, duplicates };
 }
 
 /**

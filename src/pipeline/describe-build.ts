@@ -29,7 +29,9 @@ export function describeBuild(built: BuiltRelease, where: string): string[] {
         `not applied: the price-change notice states no effective date, nor did its page (${notice.source}); give it with --notice-date`,
       );
     else if (notice.status === 'pending')
-      lines.push(`waiting: price-change notice takes effect on ${notice.effectiveFrom} (${notice.source})`);
+      lines.push(
+        `waiting: price-change notice takes effect on ${notice.effectiveFrom}, its ${notice.announced} price(s) announced in the dataset (${notice.source})`,
+      );
     else if (notice.status === 'superseded')
       lines.push(`notice of ${notice.effectiveFrom} is already part of the list in force (${notice.source})`);
     else lines.push(`applied the notice of ${notice.effectiveFrom} to ${notice.applied} product(s) (${notice.source})`);

@@ -1,7 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import Datastore from 'nedb-promises';
-import { changeFields, productFields, type Barcode, type Change, type Dataset, type Product } from '../dataset/model.ts';
+import {
+  announcedFields,
+  changeFields,
+  productFields,
+  type AnnouncedPrice,
+  type Barcode,
+  type Change,
+  type Dataset,
+  type Product,
+} from '../dataset/model.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -16,6 +25,7 @@ const { serialize } = require(`${DOCDB_ENGINE}/lib/model.js`) as { serialize: (d
 
 const productId = (admCode: number) => `product:${String(admCode).padStart(10, '0')}`;
 const changeId = (index: number) => `change:${String(index).padStart(8, '0')}`;
+const announcedId = (index: number) => `announced:${String(index).padStart(8, '0')}`;
 
 type BarcodeEntry = Omit<Barcode, 'admCode'>;
 
@@ -28,7 +38,9 @@ type ProductDocument = Product & { _id: string; type: 'product'; barcodes: Barco
 
 /**
  * Writes the `docdb` format: one NeDB datafile with a `meta` document, one `change` document per
- * change row (`{ _id: 'change:<8-digit index>', type: 'change', change: {…} }`, in row order) and
+ * change row (`{ _id: 'change:<8-digit index>', type: 'change', change: {…} }`, in row order), one
+ * `announced` document per announced price (`{ _id: 'announced:<8-digit index>', type: 'announced',
+ * announced: {…} }`, in row order) and
  * one document per product that embeds its barcodes (`barcodes: [{ barcode, kind, units }]`), the
  * way a document database is queried: `findOne({ 'barcodes.barcode': code })` answers a scan with
  * the product.
@@ -63,7 +75,8 @@ export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise
   // Nested, so that a client's product query (`{ admCode }`, `{ name }`) never meets a change, and
   // the unique index on admCode holds.
   const changes = dataset.changes.map((change, i) => ({ _id: changeId(i), type: 'change', change: changeFields(change) }));
-  for (const document of [...changes, meta, ...documents.values()]) lines.push(serialize(document));
+  const announced = dataset.announced.map((row, i) => ({ _id: announcedId(i), type: 'announced', announced: announcedFields(row) }));
+  for (const document of [...announced, ...changes, meta, ...documents.values()]) lines.push(serialize(document));
   await writeFile(path, `${lines.join('\n')}\n`, { flag: 'wx' });
 }
 
@@ -74,6 +87,9 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
   const documents = await store.find<ProductDocument>({ type: 'product' }).sort({ admCode: 1 });
   const changes = (await store.find<{ change: Change }>({ type: 'change' }).sort({ _id: 1 })).map((doc) => changeFields(doc.change));
+  const announced = (await store.find<{ announced: AnnouncedPrice }>({ type: 'announced' }).sort({ _id: 1 })).map((doc) =>
+    announcedFields(doc.announced),
+  );
   const products: Product[] = [];
   const barcodes: Barcode[] = [];
   for (const { _id, type, barcodes: entries, ...product } of documents) {
@@ -91,5 +107,6 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
     products,
     barcodes,
     changes,
+    announced,
   };
 }

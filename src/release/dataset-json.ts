@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
-import { barcodeFields, CHANGE_KINDS, changeFields, productFields, SCHEMA_VERSION, type Dataset } from '../dataset/model.ts';
+import {
+  announcedFields,
+  barcodeFields,
+  CHANGE_KINDS,
+  changeFields,
+  productFields,
+  SCHEMA_VERSION,
+  type Dataset,
+} from '../dataset/model.ts';
 import { PACK_UNITS } from '../source/parse-pack.ts';
 
 /** `conventional_kg`, `kg`, `1000_pieces`, `10_ml`: src/source/reference-unit.ts. */
@@ -55,6 +63,16 @@ const changeSchema = z.strictObject({
   ...stateFields,
 });
 
+const announcedSchema = z.strictObject({
+  admCode: z.number().int().positive(),
+  effectiveFrom: z.string().regex(DATE),
+  pricePerPackCents: z.number().int().positive(),
+  pricePerKgCents: z.number().int().positive().nullable(),
+  referencePriceCents: z.number().int().positive(),
+  referenceUnit: z.string().regex(REFERENCE_UNIT),
+  source: z.string().min(1),
+});
+
 const datasetSchema = z.strictObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
   version: z.string().regex(/^\d{8}\.\d+$/),
@@ -69,10 +87,12 @@ const datasetSchema = z.strictObject({
   products: z.array(productSchema),
   barcodes: z.array(barcodeSchema),
   changes: z.array(changeSchema).default([]),
+  // Releases built before announced prices were added have none.
+  announced: z.array(announcedSchema).default([]),
 });
 
 /**
- * The `json` format: one JSON document, one product, barcode or change per line so that `zcat | grep`
+ * The `json` format: one JSON document, one product, barcode, change or announced price per line so that `zcat | grep`
  * and line diffs work on it (layout in docs/dataset.md).
  */
 export function renderDatasetJson(dataset: Dataset): Buffer {
@@ -84,7 +104,7 @@ export function renderDatasetJson(dataset: Dataset): Buffer {
     changesSince: dataset.changesSince,
   });
   const rows = (items: unknown[]) => (items.length === 0 ? '[]' : `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}\n]`);
-  const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))},"changes":${rows(dataset.changes.map(changeFields))}}\n`;
+  const text = `${head.slice(0, -1)},"products":${rows(dataset.products.map(productFields))},"barcodes":${rows(dataset.barcodes.map(barcodeFields))},"changes":${rows(dataset.changes.map(changeFields))},"announced":${rows(dataset.announced.map(announcedFields))}}\n`;
   return Buffer.from(text, 'utf8');
 }
 

@@ -1,5 +1,13 @@
 import Database from 'better-sqlite3';
-import { changeFields, type Barcode, type Change, type Dataset, type Product } from '../dataset/model.ts';
+import {
+  announcedFields,
+  changeFields,
+  type AnnouncedPrice,
+  type Barcode,
+  type Change,
+  type Dataset,
+  type Product,
+} from '../dataset/model.ts';
 
 /** JSON field ↔ SQL column of the `sqlite` format, in table order (docs/dataset.md). */
 const PRODUCT_COLUMNS = [
@@ -44,6 +52,16 @@ const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
   ...STATE_COLUMNS.slice(-LATER_STATE_COLUMNS),
 ];
 
+const ANNOUNCED_COLUMNS = [
+  ['admCode', 'adm_code', 'INTEGER NOT NULL'],
+  ['effectiveFrom', 'effective_from', 'TEXT NOT NULL'],
+  ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER NOT NULL'],
+  ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER'],
+  ['referencePriceCents', 'reference_price_cents', 'INTEGER NOT NULL'],
+  ['referenceUnit', 'reference_unit', 'TEXT NOT NULL'],
+  ['source', 'source', 'TEXT NOT NULL'],
+] as const satisfies readonly (readonly [keyof AnnouncedPrice, string, string])[];
+
 const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;
 
 const columnsSql = (columns: readonly (readonly [string, string, string])[]) =>
@@ -52,7 +70,7 @@ const selectSql = (columns: readonly (readonly [string, string, string])[]) =>
   columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
 
 /**
- * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes and changes,
+ * Writes the `sqlite` format to `path` (a new file): tables meta, products, barcodes, changes and announced_prices,
  * indexed on tariff code and barcode, then VACUUMed so the file is compact and its bytes depend only on
  * the data and the SQLite version.
  */
@@ -68,24 +86,30 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       CREATE TABLE products (${columnsSql(PRODUCT_COLUMNS)});
       CREATE TABLE barcodes (${columnsSql(BARCODE_COLUMNS)}) WITHOUT ROWID;
       CREATE TABLE changes (id INTEGER PRIMARY KEY, ${columnsSql(CHANGE_COLUMNS)});
+      CREATE TABLE announced_prices (id INTEGER PRIMARY KEY, ${columnsSql(ANNOUNCED_COLUMNS)});
     `);
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     // Named parameters bind the row objects as they are: no per-row array to build.
     const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
     const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
     const insertChange = db.prepare(`INSERT INTO changes VALUES (NULL, ${CHANGE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
+    const insertAnnounced = db.prepare(
+      `INSERT INTO announced_prices VALUES (NULL, ${ANNOUNCED_COLUMNS.map(([field]) => `@${field}`).join(', ')})`,
+    );
     db.transaction(() => {
       // A first release has no changesSince row: meta holds text only, and absent reads as null.
       for (const key of META_KEYS) if (dataset[key] !== null) insertMeta.run(key, String(dataset[key]));
       for (const product of dataset.products) insertProduct.run(product);
       for (const barcode of dataset.barcodes) insertBarcode.run(barcode);
       for (const change of dataset.changes) insertChange.run(change);
+      for (const row of dataset.announced) insertAnnounced.run(row);
     })();
     // Built once the rows are in, in one sorted pass, rather than grown row by row (a fifth of
     // the time); each in its own statement, as before, so the file's bytes stay those of earlier
     // releases (SQLite counts the changes in the header).
     db.exec('CREATE INDEX barcodes_adm_code ON barcodes (adm_code)');
     db.exec('CREATE INDEX changes_adm_code ON changes (adm_code)');
+    db.exec('CREATE INDEX announced_prices_adm_code ON announced_prices (adm_code)');
     db.exec('VACUUM');
   } finally {
     db.close();
@@ -102,9 +126,15 @@ export function readDatasetSqlite(path: string): Dataset {
     const products = db.prepare(`SELECT ${selectSql(PRODUCT_COLUMNS)} FROM products ORDER BY adm_code`).all() as Product[];
     const barcodes = db.prepare(`SELECT ${selectSql(BARCODE_COLUMNS)} FROM barcodes ORDER BY barcode`).all() as Barcode[];
     // Releases built before changes were added have no such table: they read as a first release.
-    const hasChanges = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'changes'").get() !== undefined;
-    const changes = hasChanges
+    const hasTable = (name: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+    const changes = hasTable('changes')
       ? (db.prepare(`SELECT ${selectSql(CHANGE_COLUMNS)} FROM changes ORDER BY id`).all() as Change[]).map(changeFields)
+      : [];
+    // Likewise announced prices: none before they were added.
+    const announced = hasTable('announced_prices')
+      ? (db.prepare(`SELECT ${selectSql(ANNOUNCED_COLUMNS)} FROM announced_prices ORDER BY id`).all() as AnnouncedPrice[]).map(
+          announcedFields,
+        )
       : [];
     return {
       schemaVersion: Number(meta.schemaVersion) as Dataset['schemaVersion'],
@@ -115,6 +145,7 @@ export function readDatasetSqlite(path: string): Dataset {
       products,
       barcodes,
       changes,
+      announced,
     };
   } finally {
     db.close();

@@ -93,7 +93,7 @@ function metadataProblems(name: string, dataset: Dataset, manifest: Manifest): s
 }
 
 function firstDifference(a: Dataset, b: Dataset): string {
-  for (const key of ['products', 'barcodes', 'changes'] as const) {
+  for (const key of ['products', 'barcodes', 'changes', 'announced'] as const) {
     const index = a[key].findIndex((row, i) => !isDeepStrictEqual(row, b[key][i]));
     if (index !== -1) return ` (first at ${key}[${index}])`;
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeEncryptedPdf, makeNoticePdf, makePriceListPdf, makeProsePdf, type ListRow } from '../../fixtures/adm-pdf.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
+import { FORMATS } from '../../src/release/manifest.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -78,6 +79,20 @@ describe('tariff build on PDF lists and notices', () => {
     const old = await openDatasetFile('json', readFileSync(join(before.out, 'dataset.json.gz')));
     expect(old.tariffDate).toBe('2026-07-22');
     expect(old.products.find((p) => p.admCode === 21825)).toMatchObject({ pricePerPackCents: 4500, effectiveFrom: '2026-07-22' });
+    // The day before, every format announces the new price, naming the notice.
+    const announced = {
+      admCode: 21825,
+      effectiveFrom: '2026-12-01',
+      pricePerPackCents: 4800,
+      pricePerKgCents: 160000,
+      referencePriceCents: 160000,
+      referenceUnit: 'conventional_kg',
+      source: join(dir, 'avviso.pdf'),
+    };
+    for (const format of FORMATS) {
+      const dataset = await openDatasetFile(format, readFileSync(join(before.out, `dataset.${format}.gz`)));
+      expect(dataset.announced, format).toEqual([announced]);
+    }
 
     const on = await build(dir, '2026-12-01');
     expect(on.stderr).toContain('applied the notice of 2026-12-01 to 1 product(s)');
@@ -89,6 +104,7 @@ describe('tariff build on PDF lists and notices', () => {
       effectiveFrom: '2026-12-01',
     });
     expect(changed.products.find((p) => p.admCode === 684)).toMatchObject({ pricePerPackCents: 480, effectiveFrom: '2026-07-22' });
+    expect(changed.announced).toEqual([]);
   });
 
   it('reports notice rows that match no product or several, and a code the list does not hold', async () => {

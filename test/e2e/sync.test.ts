@@ -56,6 +56,11 @@ async function installedRows(format: string, file: string) {
     return {
       version: (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string }).value,
       products: db.prepare('SELECT * FROM products').all(),
+      announced: db
+        .prepare(
+          'SELECT adm_code AS admCode, effective_from AS effectiveFrom, price_per_pack_cents AS pricePerPackCents FROM announced_prices',
+        )
+        .all(),
     };
   } finally {
     db.close();
@@ -98,6 +103,11 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
       products: expect.arrayContaining([expect.objectContaining({ name: '2012 BY OSCAR VALLADARES COROJO ROBUSTO' })]),
     });
     expect((await installedRows(format, join(dest, `dataset.${format}`))).products).toHaveLength(2821);
+    // The notice of 1 August, read on 22 July: its prices are announced in the installed copy.
+    expect((await installedRows(format, join(dest, `dataset.${format}`))).announced).toEqual([
+      expect.objectContaining({ admCode: 19784, effectiveFrom: '2026-08-01', pricePerPackCents: 19000 }),
+      expect.objectContaining({ admCode: 20663, effectiveFrom: '2026-08-01', pricePerPackCents: 25000 }),
+    ]);
     expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
     if (format === 'sqlite') expect(tillLookup(join(dest, 'dataset.sqlite'))).toEqual(CARTON);
 

@@ -11,9 +11,10 @@ import { startServe, type RunningServe } from './serve-process.ts';
 export const REAL_LIST = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
 
 /**
- * Publishes two releases to the data dir's bucket: the real list as 20260722.1, then the real list
- * with a notice of 1 August 2026 that raises 20663 from 240,00 to 250,00 and cuts 19784 from 199,50
- * to 190,00, as 20260801.1 (current), built against the first so it carries those changes.
+ * Publishes two releases to the data dir's bucket: the real list as 20260722.1, with a notice of 1
+ * August 2026 that raises 20663 from 240,00 to 250,00 and cuts 19784 from 199,50 to 190,00 (so
+ * that release announces those prices), then the same as 20260801.1 (current), built against the
+ * first so it carries those changes.
  */
 export async function publishRealReleases(dataDir: string): Promise<void> {
   const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
@@ -39,7 +40,8 @@ export async function publishRealReleases(dataDir: string): Promise<void> {
   await writeFile(barcodes, 'barcode,admCode,kind,units\n8001002001004,21825,pack,1\n18001002001001,21825,carton,10\n');
   const july = join(dataDir, 'build', 'july');
   const august = join(dataDir, 'build', 'august');
-  expect((await cli(['build', '--source', REAL_LIST, '--barcodes', barcodes, '--date', '2026-07-22', '--out', july])).status).toBe(0);
+  const julyBuild = ['build', '--source', REAL_LIST, '--source', notice, '--barcodes', barcodes, '--date', '2026-07-22', '--out', july];
+  expect((await cli(julyBuild)).status).toBe(0);
   expect((await cli(['publish', july])).status).toBe(0);
   const built = await cli([
     'build',
