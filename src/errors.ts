@@ -88,6 +88,9 @@ const HINTS = {
     'Nothing was installed and no further read was spent; the installed copy is unchanged. See docs/sync.md, "Signed manifests".',
   rebuild_differs:
     'The published release is not what its documents give: see which file differs, and check the snapshots in <data-dir>/snapshots against the provenance.',
+  history_unreadable:
+    'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json and history/history.json.gz: the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
+  product_not_in_history: 'Give a tariff code of the published tariff, or of a list read with `tariff history import`.',
   internal_error: 'This is a bug: please report it with the command you ran.',
 } as const;
 
@@ -185,6 +188,9 @@ export const errors = {
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
+  historyUnreadable: (where: string, detail: string) => fail('history_unreadable', `${where}: not a readable price history: ${detail}`),
+  productNotInHistory: (admCode: number, where: string) =>
+    fail('product_not_in_history', `Tariff code ${admCode} is in no release or list recorded in ${where}`, 1, { admCode }),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
   noCurrentRelease: (where: string) =>
     fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),

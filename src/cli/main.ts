@@ -26,6 +26,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   start: async () => (await import('./commands/start.ts')).registerStart,
   sync: async () => (await import('./commands/sync.ts')).registerSync,
   'signing-key': async () => (await import('./commands/signing-key.ts')).registerSigningKey,
+  history: async () => (await import('./commands/history.ts')).registerHistory,
 };
 const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish' };
 

@@ -8,6 +8,7 @@ import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts'
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
+import { historyStep } from './record-history.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { publicationResult, publishSteps } from './publish-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
@@ -53,6 +54,7 @@ export async function runPublish(
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
   const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies, signing }, release);
+  await historyStep(runner, bucket);
   return {
     result: options.dryRun ? null : publicationResult(plan),
     version: release.manifest.version,

@@ -22,6 +22,7 @@ import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
 import { publicationResult } from './publish-steps.ts';
+import { historyStep, type HistoryUpdate } from './record-history.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
@@ -67,6 +68,8 @@ export interface ReleaseSummary {
   published?: PublishResult;
   /** What the publication does (a dry run) or did: uploads, repairs, switch, prune. */
   plan?: PlanSummary;
+  /** The releases the price history recorded in this run (none when it was up to date). */
+  history?: HistoryUpdate;
 }
 
 /**
@@ -129,6 +132,8 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
     }
     const published = !options.dryRun && plan ? publicationResult(plan) : undefined;
     if (published?.status === 'published') await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
+    // After the switch, and on every run: a run that failed here catches up on the next one.
+    const history = await historyStep(runner, bucket);
     const status = options.dryRun ? 'dry-run' : published && published.status !== 'already-current' ? published.status : 'unchanged';
     return {
       status,
@@ -144,6 +149,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       duplicates: built.duplicates,
       ...(published ? { published } : {}),
       ...(plan ? { plan: summarisePlan(plan) } : {}),
+      ...(history ? { history } : {}),
     };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });

@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { errors } from '../../errors.ts';
+import { readHistory } from '../../history/history-store.ts';
+import type { ProductHistory } from '../../history/price-history.ts';
+import { runHistoryImport } from '../../pipeline/run-history-import.ts';
+import { formatEuroCents } from '../../util/format-euro.ts';
+import type { Runner } from '../context.ts';
+import { renderTable } from '../render-table.ts';
+import { BUCKET_OPTION } from '../shared-options.ts';
+
+const euro = (cents: number | null) => (cents === null ? '' : `${formatEuroCents(cents)} €`);
+
+/** One product's steps as the terminal shows them: newest last, as a price moves. */
+export function renderProductHistory(product: ProductHistory): string {
+  const rows = product.steps.map((step) => [
+    step.from,
+    euro(step.pricePerPackCents),
+    step.referencePriceCents === null ? '' : `${euro(step.referencePriceCents)} per ${step.referenceUnit}`,
+    step.lastSeen,
+    step.release ? `release ${step.release}` : step.source,
+  ]);
+  const withdrawn = product.withdrawn
+    ? `\nwithdrawn${product.withdrawn.from ? ` from ${product.withdrawn.from}` : ''} (release ${product.withdrawn.release} no longer lists it)`
+    : '';
+  return `${product.admCode} ${product.name} (${product.pack}, ${product.category})\n${renderTable(
+    ['from', 'price per pack', 'reference price', 'last seen', 'first carried by'],
+    rows,
+  )}${withdrawn}`;
+}
+
+export function registerHistory(program: Command, run: Runner): void {
+  const history = program
+    .command('history')
+    .description("Show one product's prices over time, from the releases and the archived lists (the bucket's price history)")
+    .argument('<code>', 'the tariff code (codice AAMS), e.g. 20663')
+    .option(...BUCKET_OPTION)
+    .addHelpText(
+      'after',
+      "\nEvery `tariff release` extends the history; `tariff history import` adds the authority's older lists.\n\nExamples:\n  tariff history 20663\n  tariff history import archive/listino-sigari-2023-10-31.pdf archive/2024/\n  tariff history 20663 --json",
+    )
+    .action(
+      run(async (ctx, code: string, options: object) => {
+        if (!/^\d{1,9}$/.test(code)) throw errors.usage(`${code} is not a tariff code (digits, e.g. 20663)`);
+        const bucket = await ctx.bucket(options);
+        const { history: recorded } = await readHistory(bucket);
+        const product = recorded.products.find((entry) => entry.admCode === Number(code));
+        if (!product) throw errors.productNotInHistory(Number(code), bucket.description);
+        ctx.result(product, renderProductHistory(product));
+      }),
+    );
+
+  history
+    .command('import')
+    .description("Read the authority's archived price lists (PDF) into the price history, so it starts before the first release")
+    .argument('<pdf-or-folder...>', 'archived lists: PDF files, or folders of them')
+    .option(...BUCKET_OPTION)
+    .action(
+      run(async (ctx, paths: string[], options: object) => {
+        const settings = await ctx.settings(options);
+        const update = await runHistoryImport({ settings, dataDir: ctx.dataDir, env: ctx.io.env, paths });
+        const lists = update.lists.map((list) => `${list.source} (${list.effectiveFrom}, ${list.products} products)`).join(', ');
+        ctx.result(update, `history: read ${lists}; ${update.products} products in ${update.bucket}`);
+      }),
+    );
+}

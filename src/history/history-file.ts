@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { DATASET_CATEGORIES } from '../source/categories.ts';
+import { HISTORY_SCHEMA_VERSION, type PriceHistory, type PriceStep, type ProductHistory } from './price-history.ts';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const VERSION = /^\d{8}\.\d+$/;
+
+const stepSchema = z.strictObject({
+  from: z.string().regex(DATE),
+  lastSeen: z.string().regex(DATE),
+  pricePerPackCents: z.number().int().positive(),
+  referencePriceCents: z.number().int().positive().nullable(),
+  referenceUnit: z.string().nullable(),
+  release: z.string().regex(VERSION).nullable(),
+  source: z.string().min(1),
+});
+
+const productSchema = z.strictObject({
+  admCode: z.number().int().positive(),
+  name: z.string().min(1),
+  category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
+  pack: z.string(),
+  steps: z.array(stepSchema).min(1),
+  withdrawn: z.strictObject({ from: z.string().regex(DATE).nullable(), release: z.string().regex(VERSION) }).nullable(),
+});
+
+const historySchema = z.strictObject({
+  schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
+  release: z.string().regex(VERSION).nullable(),
+  products: z.array(productSchema),
+});
+
+const stepFields = (s: PriceStep): PriceStep => ({
+  from: s.from,
+  lastSeen: s.lastSeen,
+  pricePerPackCents: s.pricePerPackCents,
+  referencePriceCents: s.referencePriceCents,
+  referenceUnit: s.referenceUnit,
+  release: s.release,
+  source: s.source,
+});
+
+const productFields = (p: ProductHistory): ProductHistory => ({
+  admCode: p.admCode,
+  name: p.name,
+  category: p.category,
+  pack: p.pack,
+  steps: p.steps.map(stepFields),
+  withdrawn: p.withdrawn && { from: p.withdrawn.from, release: p.withdrawn.release },
+});
+
+/** The history as JSON, one product per line, fields in a fixed order: the same history gives the same bytes. */
+export function renderHistory(history: PriceHistory): Buffer {
+  const rows = history.products.map((p) => JSON.stringify(productFields(p))).join(',\n');
+  const head = JSON.stringify({ schemaVersion: history.schemaVersion, release: history.release });
+  return Buffer.from(`${head.slice(0, -1)},"products":[${rows ? `\n${rows}\n` : ''}]}\n`, 'utf8');
+}
+
+/** Reads the history back, checking its shape. */
+export function parseHistory(bytes: Uint8Array): PriceHistory {
+  return historySchema.parse(JSON.parse(Buffer.from(bytes).toString('utf8'))) as PriceHistory;
+}

@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readWithPdftotext } from '../helpers/pdftotext-reading.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const LIST_2023 = join(REPO, 'fixtures/adm/listino-sigari-2023-10-31.pdf');
+const LIST_2026 = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
+/** AMMEZZATI TOSCANO GARIBALDI: in both real cigar lists, at another price in each. */
+const CODE = 684;
+
+/** The product's row as poppler's pdftotext reads the list: a reading that shares no code with the builder. */
+function printed(path: string, admCode: number) {
+  const row = readWithPdftotext(path).rows.find((r) => r.admCode === admCode);
+  expect(row, `${admCode} in ${path}`).toBeDefined();
+  return row!;
+}
+
+describe('tariff history', () => {
+  it('starts a product’s history at an archived list and extends it with each published release', async () => {
+    const dataDir = await tempDir();
+    const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+    const old = printed(LIST_2023, CODE);
+    const now = printed(LIST_2026, CODE);
+    expect(old.pricePerPackCents).not.toBe(now.pricePerPackCents);
+
+    const imported = await cli(['history', 'import', LIST_2023]);
+    expect(imported).toMatchObject({ status: 0, stderr: '' });
+    expect(imported.stdout).toMatch(/^history: read listino-sigari-2023-10-31\.pdf \(2023-10-31, \d+ products\); \d+ products in folder /);
+
+    const out = join(dataDir, 'build');
+    expect((await cli(['build', '--source', LIST_2026, '--date', '2026-07-22', '--out', out])).status).toBe(0);
+    expect((await cli(['publish', out])).status).toBe(0);
+
+    const shown = await cli(['history', String(CODE), '--json']);
+    expect(shown.status).toBe(0);
+    const history = JSON.parse(shown.stdout);
+    expect(history).toMatchObject({ admCode: CODE, name: now.name, pack: now.pack, category: 'cigars', withdrawn: null });
+    expect(history.steps).toEqual([
+      {
+        from: '2023-10-31',
+        lastSeen: '2023-10-31',
+        pricePerPackCents: old.pricePerPackCents,
+        referencePriceCents: old.referencePriceCents,
+        referenceUnit: 'conventional_kg',
+        release: null,
+        source: 'listino-sigari-2023-10-31.pdf',
+      },
+      {
+        from: '2026-07-22',
+        lastSeen: '2026-07-22',
+        pricePerPackCents: now.pricePerPackCents,
+        referencePriceCents: now.referencePriceCents,
+        referenceUnit: 'conventional_kg',
+        release: '20260722.1',
+        source: '20260722.1',
+      },
+    ]);
+
+    const human = await cli(['history', String(CODE)]);
+    expect(human.stdout).toContain('684 AMMEZZATI TOSCANO GARIBALDI (da 5 pezzi, cigars)');
+    expect(human.stdout).toMatch(/2023-10-31\s+4,50 €\s+180,00 € per conventional_kg\s+2023-10-31\s+listino-sigari-2023-10-31\.pdf/);
+    expect(human.stdout).toMatch(/2026-07-22\s+4,80 €/);
+
+    // Publishing the same release again records nothing new.
+    expect((await cli(['publish', out])).status).toBe(0);
+    expect(JSON.parse((await cli(['history', String(CODE), '--json'])).stdout).steps).toHaveLength(2);
+  });
+
+  it('says what is wrong with a code or a file, with the exit status of each', async () => {
+    const dataDir = await tempDir();
+    const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
+    expect(await cli(['history', '12a'])).toMatchObject({ status: 2, stderr: expect.stringContaining('12a is not a tariff code') });
+    const unknown = await cli(['history', '999999']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('Tariff code 999999 is in no release or list recorded in folder');
+    const notice = await cli(['history', 'import', join(REPO, 'fixtures/adm/avviso-prezzi-2026-12-01.pdf')]);
+    expect(notice.status).toBe(1);
+    expect(notice.stderr).toContain('no price list was found in them');
+  });
+});
