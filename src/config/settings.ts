@@ -81,6 +81,8 @@ export const settingsSchema = z.strictObject({
   metricsToken: z.string().min(16, { error: 'a token of at least 16 characters' }).optional(),
   ...wholes({ manifestPollMs: 5_000, cacheBytes: 64 * 1024 * 1024, staleAfterSeconds: 600, purgeIntervalSeconds: 600 }),
   ...wholes({ historyDepth: 12, historyRefreshSeconds: 60, signInLimitAddress: 5, signInLimitClient: 30 }),
+  // Public catalogue pages (/prodotti, /variazioni) a client may ask for per minute, per process.
+  ...wholes({ publicPagesPerMinute: 120 }),
   ...wholes({ signInTtlSeconds: 15 * 60, sessionTtlSeconds: 14 * 86_400 }, 60),
   ...wholes({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000 }),
   ...wholes({ maxConnections: 1024, shutdownGraceMs: 10_000, quorum: 2 }),

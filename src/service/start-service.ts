@@ -11,6 +11,7 @@ import type { Handler } from '../server/http.ts';
 import { listen, type ListeningServer, serverLimits } from '../server/node-adapter.ts';
 import { startPurgeLoop } from '../server/purge-loop.ts';
 import { ReleaseHistory } from '../web/release-history.ts';
+import { CatalogueSource } from '../web/catalogue-source.ts';
 import { RequestLog } from '../server/request-log.ts';
 import { ServiceMetrics } from '../server/service-metrics.ts';
 import { checkMetricsSettings, exposeMetrics } from './metrics-listener.ts';
@@ -90,6 +91,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // else at the address this process listens on.
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   let siteUrl = settings.siteUrl ?? `http://${host}:${settings.port}`;
+  const catalogue = new CatalogueSource(bucket, {
+    served: () => release.current?.rows ?? null,
+    refreshMs: settings.historyRefreshSeconds * 1000,
+    log: write,
+    now: () => options.now().getTime(),
+  });
   const website = createWebsite({
     registry,
     mailer: createMailer({ smtpUrl: settings.smtpUrl, from: settings.smtpFrom, dataDir, log: write }),
@@ -104,7 +111,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     tariffHas: (admCode) => release.current?.admCodes.has(admCode) ?? false,
     signingKeys: () => release.signingKeys,
     metrics,
-    history: new ReleaseHistory(bucket, { depth: settings.historyDepth, refreshMs: settings.historyRefreshSeconds * 1000, log: write }),
+    history: new ReleaseHistory(bucket, {
+      depth: settings.historyDepth,
+      refreshMs: settings.historyRefreshSeconds * 1000,
+      log: write,
+      now: () => options.now().getTime(),
+    }),
+    catalogue: { index: () => catalogue.index(), perClientPerMinute: settings.publicPagesPerMinute },
   });
   // /v1, /healthz and /openapi.json are the API; every other path is the website.
   const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));

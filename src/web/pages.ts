@@ -18,7 +18,7 @@ export function layout(title: string, body: SafeHtml, signedIn = false, head: Sa
 ${head}
 </head>
 <body>
-<header><nav class="row"><a href="${signedIn ? '/account' : '/accedi'}">Tariffa tabacchi · servizio dati</a><a class="nav" href="/aggiornamenti">Aggiornamenti</a></nav></header>
+<header><nav class="row"><a href="${signedIn ? '/account' : '/accedi'}">Tariffa tabacchi · servizio dati</a><span class="row"><a class="nav" href="/prodotti">Prodotti</a><a class="nav" href="/variazioni">Variazioni</a><a class="nav" href="/aggiornamenti">Aggiornamenti</a></span></nav></header>
 <main>
 ${body}
 </main>
@@ -37,6 +37,8 @@ export function homePage(): string {
     html`<h1>La tariffa dei tabacchi lavorati, come dati</h1>
 <p>Questo servizio pubblica più volte al giorno la tariffa di vendita al pubblico dei tabacchi lavorati dell'Agenzia delle Dogane e dei Monopoli, letta dai listini ufficiali, come un unico file da scaricare e tenere in locale (JSON, SQLite o NeDB), insieme ai codici a barre segnalati e verificati dalle tabaccherie.</p>
 <ul>
+  <li><a href="/prodotti">Prodotti</a>: cerca un prodotto per nome, codice AAMS o codice a barre, e guarda come è cambiato il suo prezzo nel tempo.</li>
+  <li><a href="/variazioni">Variazioni</a>: i prezzi che cambieranno nei prossimi giorni, già annunciati dall'Agenzia.</li>
   <li><a href="/aggiornamenti">Aggiornamenti</a>: le ultime versioni pubblicate e cosa è cambiato (prezzi, nuovi prodotti, ritirati), anche come feed Atom.</li>
   <li><a href="/registrati">Registrati</a> per ottenere una chiave API, oppure <a href="/accedi">accedi</a> se hai già un account.</li>
   <li><a href="/openapi.json">Descrizione dell'API</a> (OpenAPI 3.1) per chi integra un gestionale o una cassa.</li>

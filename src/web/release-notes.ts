@@ -1,4 +1,5 @@
 import type { Change, Dataset } from '../dataset/model.ts';
+import { DATASET_CATEGORIES, type Category } from '../source/categories.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
 import type { Manifest } from '../release/manifest.ts';
 
@@ -44,6 +45,8 @@ export interface ReleaseNotes {
   other: NoteLine[];
   /** How many lines each list has in all, of which at most NOTE_LINES_KEPT are kept above. */
   totals: Record<NoteList, number>;
+  /** Price rises and cuts per category, in the dataset's category order (categories with neither left out). */
+  byCategory: { category: Category; rises: number; cuts: number }[];
 }
 
 const byLargestMove = (a: NoteLine, b: NoteLine) =>
@@ -69,7 +72,10 @@ export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changes
     removed: [],
     other: [],
     totals: { rises: 0, cuts: 0, added: 0, removed: 0, other: 0 },
+    byCategory: [],
   };
+  const moves = new Map<Category, { rises: number; cuts: number }>();
+  const moved = (category: Category) => moves.get(category) ?? moves.set(category, { rises: 0, cuts: 0 }).get(category)!;
   for (const change of dataset.changes) {
     const line = (extra: Partial<NoteLine> = {}): NoteLine => ({
       admCode: change.admCode,
@@ -81,13 +87,22 @@ export function releaseNotes(manifest: Manifest, dataset: Pick<Dataset, 'changes
       ...extra,
     });
     if (change.kind === 'price_changed') {
-      if (change.pricePerPackCents! > change.oldPricePerPackCents!) notes.rises.push(line());
-      else if (change.pricePerPackCents! < change.oldPricePerPackCents!) notes.cuts.push(line());
+      if (change.pricePerPackCents! > change.oldPricePerPackCents!) {
+        notes.rises.push(line());
+        moved(change.category!).rises++;
+      } else if (change.pricePerPackCents! < change.oldPricePerPackCents!) {
+        notes.cuts.push(line());
+        moved(change.category!).cuts++;
+      }
     } else if (change.kind === 'product_added') notes.added.push(line());
     else if (change.kind === 'product_removed') notes.removed.push(line());
     else if (change.kind === 'renamed' || change.kind === 'repacked' || change.kind === 'recategorised')
       notes.other.push(line({ what: otherChange(change) }));
   }
+  notes.byCategory = DATASET_CATEGORIES.filter((category) => moves.has(category)).map((category) => ({
+    category,
+    ...moves.get(category)!,
+  }));
   notes.rises.sort(byLargestMove);
   notes.cuts.sort(byLargestMove);
   for (const list of NOTE_LISTS) {

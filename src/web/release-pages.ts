@@ -2,6 +2,8 @@ import { inUse, type KeyList } from '../release/signing-keys.ts';
 import { formatEuroCents } from '../util/format-euro.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './pages.ts';
+import { changeBars } from './change-bars.ts';
+import { CATEGORY_LABELS } from './italian-labels.ts';
 import { describeNotesItalian, NOTE_LISTS, type NoteLine, type NoteList, type ReleaseNotes } from './release-notes.ts';
 
 /** Lines per list on the overview; the release's own pages list them all, this many per list and page. */
@@ -51,12 +53,24 @@ ${overview ? html`<p><a href="/aggiornamenti/${notes.version}">Vedi tutti i ${co
   return html`${NOTE_LISTS.map(list)}`;
 }
 
+/** How many prices rose and fell in each category: a bar chart, then the same counts as a table. */
+function movesByCategory(notes: ReleaseNotes): SafeHtml | '' {
+  if (notes.byCategory.length === 0) return '';
+  const rows = notes.byCategory.map((row) => ({ label: CATEGORY_LABELS[row.category], rises: row.rises, cuts: row.cuts }));
+  return html`<h2>Prezzi cambiati per categoria</h2>
+${changeBars(rows, 'Aumenti e riduzioni di prezzo per categoria')}
+<table class="moves"><thead><tr><th scope="col">Categoria</th><th scope="col">Aumenti</th><th scope="col">Riduzioni</th></tr></thead><tbody>${rows.map(
+    (row) => html`<tr><th scope="row">${row.label}</th><td>${count.format(row.rises)}</td><td>${count.format(row.cuts)}</td></tr>`,
+  )}</tbody></table>`;
+}
+
 function release(notes: ReleaseNotes, limit: number, heading: 'h1' | 'h2', from = 0): SafeHtml {
   const title = `Tariffa in vigore dal ${day(notes.tariffDate)}`;
   return html`<article>
 ${heading === 'h1' ? html`<h1>${title}</h1>` : html`<h2><a href="/aggiornamenti/${notes.version}">${title}</a></h2>`}
 <p class="muted">Versione ${notes.version} · pubblicata il ${shortDateTime.format(new Date(notes.generatedAt))} · ${count.format(notes.products)} prodotti, ${count.format(notes.barcodes)} codici a barre</p>
 <p>${notes.changesSince ? html`Rispetto alla versione ${notes.changesSince}: ` : ''}${describeNotesItalian(notes)}</p>
+${heading === 'h1' && from === 0 ? movesByCategory(notes) : ''}
 ${lists(notes, limit, from)}
 </article>`;
 }

@@ -13,6 +13,7 @@ import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
 import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './release-notes.ts';
+import type { CatalogueIndex } from './catalogue-index.ts';
 
 export interface WebsiteOptions {
   registry: Registry;
@@ -41,6 +42,11 @@ export interface WebsiteOptions {
   tariffHas?: (admCode: number) => boolean;
   /** Told of each sign-in or sign-up attempt refused (the service's /metrics). */
   metrics?: Pick<ServiceMetrics, 'accessRefused'>;
+  /**
+   * The public catalogue of the release served (none: no /prodotti and /variazioni pages), and how
+   * many of its pages a client may ask for per minute (setting publicPagesPerMinute).
+   */
+  catalogue?: { index(): Promise<CatalogueIndex>; perClientPerMinute: number };
 }
 
 export interface SignUpPolicy {
@@ -90,10 +96,17 @@ export function siteKit(options: WebsiteOptions) {
       ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')),
       headers: { allow: allow.join(', ') },
     }),
-    tooMany: () =>
-      page(429, messagePage('Troppe richieste', "Hai fatto troppe richieste in poco tempo. Riprova tra un'ora."), {
-        'retry-after': '3600',
-      }),
+    /** The 429 page: when to try again, in words and in Retry-After (an hour, unless said). */
+    tooMany: (retryAfterSeconds = 3600, back = { href: '/accedi', label: "Torna all'accesso" }) =>
+      page(
+        429,
+        messagePage(
+          'Troppe richieste',
+          `Hai fatto troppe richieste in poco tempo. Riprova tra ${retryAfterSeconds >= 3600 ? "un'ora" : retryAfterSeconds > 60 ? 'qualche minuto' : 'un minuto'}.`,
+          back,
+        ),
+        { 'retry-after': String(retryAfterSeconds) },
+      ),
     siteLink: (path: string) => `${options.siteUrl().replace(/\/+$/, '')}${path}`,
 
     /** The anonymous CSRF token: the cookie's, or a new one to set. */

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,9 +5,8 @@ import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { messageCount, messageNumber } from '../helpers/outbox.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { accessibilityViolations, chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const available = chromiumAvailable;
 
 let browser: Browser;
@@ -32,24 +30,7 @@ afterAll(async () => {
  * checked, and a screenshot kept under test-artifacts/screenshots.
  */
 async function check(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (
-      window as unknown as {
-        axe: {
-          run: (
-            context: Document,
-            options: object,
-          ) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe // The WCAG 2.1 A and AA rules (the law's bar for public services), not axe's best practices.
-      .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect(violations, `accessibility of ${name}`).toEqual([]);
+  expect(await accessibilityViolations(page), `accessibility of ${name}`).toEqual([]);
   checkedPages.add(new URL(page.url()).pathname);
   // The first screen, as a reviewer opens it: a whole long page costs seconds to encode.
   await page.screenshot({ path: join(SCREENSHOTS, `self-service-${name}.png`) });

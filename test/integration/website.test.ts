@@ -637,6 +637,7 @@ describe('the public release pages under a release with 10,000 price changes', (
     removed: [],
     other: [],
     totals: { rises: 10_000, cuts: 0, added: 0, removed: 0, other: 0 },
+    byCategory: [{ category: 'cigarettes', rises: 10_000, cuts: 0 }],
   };
 
   it('pages the list, 500 lines a page, answers an unknown page with 404, and a repeated visit with 304', async () => {

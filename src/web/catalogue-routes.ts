@@ -1,0 +1,100 @@
+import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
+import { parseCookies } from '../server/cookies.ts';
+import { route, type Route, type RouteHandler } from '../server/router.ts';
+import { DATASET_CATEGORIES, type Category } from '../source/categories.ts';
+import type { CatalogueIndex, SearchQuery } from './catalogue-index.ts';
+import { announcedPage, productPage, searchPage } from './catalogue-pages.ts';
+import { ClientRateLimit } from './client-rate-limit.ts';
+import { messagePage } from './pages.ts';
+import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
+import { clientAddress, type SiteKit } from './site-kit.ts';
+
+/** Product pages kept rendered: the ones people look at most fit, a crawler walking all cannot grow it. */
+const PRODUCT_PAGES_KEPT = 2_000;
+
+/** `?pagina=`: absent is 1; anything but a whole number from 1 is no page. */
+const pageNumber = (value: string | null): number | null =>
+  value === null || value === '' ? 1 : /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
+
+const categoryOf = (value: string | null): Category | null | undefined =>
+  value === null || value === '' ? null : DATASET_CATEGORIES.includes(value as Category) ? (value as Category) : undefined;
+
+/**
+ * The public catalogue (`/prodotti`, `/prodotti/<code>`) and the announced changes (`/variazioni`):
+ * answered from the release in memory (no read of anyone's quota, no registry query, not even for
+ * the session: a session cookie only makes the header link to the account), rendered once per
+ * release and history, limited per client and minute with a 429 page.
+ */
+export function catalogueRoutes(site: SiteKit): Route[] {
+  const { options } = site;
+  const catalogue = options.catalogue;
+  if (!catalogue) return [];
+  const limit = new ClientRateLimit(catalogue.perClientPerMinute, options.now);
+  const products = new RenderCache(PRODUCT_PAGES_KEPT);
+  let announced: { key: string; page: Rendered } | null = null;
+  const signedIn = (request: HttpRequest) => parseCookies(header(request, 'cookie')).has(site.sessionCookie);
+  const caching = { 'cache-control': 'public, max-age=300' };
+
+  const answer = (request: HttpRequest, page: Rendered): HttpResponse => {
+    const headers = { ...caching, etag: page.etag };
+    if (header(request, 'if-none-match') === page.etag) return { status: 304, headers, body: null };
+    return site.page(200, page.body, headers);
+  };
+  const notFound = (title: string, text: string, request: HttpRequest) =>
+    site.page(404, messagePage(title, text, { href: '/prodotti', label: 'Cerca un prodotto' }, 'error', signedIn(request)));
+  /** Counted per client first; then the index for the release served now. */
+  const limited =
+    (
+      next: (request: HttpRequest, index: CatalogueIndex, params: Record<string, string>) => Promise<HttpResponse> | HttpResponse,
+    ): RouteHandler =>
+    async ({ request, params }) => {
+      if (!limit.allow(clientAddress(request, options.trustProxy ?? 0))) {
+        options.metrics?.accessRefused('catalogue', 'rate_limited');
+        return site.tooMany(limit.retryAfterSeconds(), { href: '/prodotti', label: 'Torna alla ricerca' });
+      }
+      return next(request, await catalogue.index(), params);
+    };
+
+  return [
+    route(
+      ['GET', 'HEAD'],
+      '/prodotti',
+      limited((request, index) => {
+        const page = pageNumber(request.query.get('pagina'));
+        const category = categoryOf(request.query.get('categoria'));
+        const text = (request.query.get('q') ?? '').slice(0, 100);
+        if (page === null || category === undefined) return notFound('Pagina non trovata', 'Questa ricerca non esiste.', request);
+        const query: SearchQuery = { text, category, page };
+        const result = index.search(query);
+        if (page > result.pages) return notFound('Pagina non trovata', 'Questa pagina dei risultati non esiste.', request);
+        return site.page(200, searchPage(index, query, result, signedIn(request)), caching);
+      }),
+    ),
+    route(
+      ['GET', 'HEAD'],
+      '/prodotti/:code',
+      limited((request, index, params) => {
+        const entry = /^\d{1,9}$/.test(params.code!) ? index.entry(Number(params.code)) : null;
+        if (!entry) return notFound('Prodotto non trovato', `Nessun prodotto ha il codice AAMS ${params.code}.`, request);
+        const who = signedIn(request);
+        // The chart runs to the tariff's day, or to the day it was last seen once withdrawn.
+        const until = entry.product ? (index.tariffDate ?? entry.product.effectiveFrom) : (entry.history?.steps.at(-1)?.lastSeen ?? '');
+        const page = products.get(`${index.version}|${entry.admCode}|${entry.history?.steps.length ?? 0}|${who}`, () =>
+          productPage(entry, until, who),
+        );
+        return answer(request, page);
+      }),
+    ),
+    route(
+      ['GET', 'HEAD'],
+      '/variazioni',
+      limited(async (request, index) => {
+        const releases = await options.history.recent().catch(() => []);
+        const who = signedIn(request);
+        const key = `${index.version}|${releases.map((r) => r.version).join(',')}|${who}`;
+        if (announced?.key !== key) announced = { key, page: renderedPage(announcedPage(index, releases, who)) };
+        return answer(request, announced.page);
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,24 @@
+import type { Category } from '../source/categories.ts';
+import type { ReferenceUnit } from '../source/reference-unit.ts';
+
+/** The categories as the authority's lists head them. */
+export const CATEGORY_LABELS: Record<Category, string> = {
+  cigarettes: 'Sigarette',
+  cigars: 'Sigari',
+  cigarillos: 'Sigaretti',
+  rolling_tobacco: 'Trinciati per sigarette',
+  other_smoking_tobacco: 'Altri tabacchi da fumo',
+  snuff_chewing_tobacco: 'Tabacchi da fiuto e da mastico',
+  heated_tobacco: 'Prodotti da inalazione senza combustione',
+  inhalation_liquids: 'Liquidi da inalazione',
+};
+
+const UNIT_WORDS: Record<string, string> = { kg: 'kg', g: 'g', pieces: 'pz.', l: 'l', ml: 'ml' };
+
+/** "€/kg conv.", "€/1.000 pz.": a reference unit as the lists write it (docs/dataset.md names the units). */
+export function referenceUnitLabel(unit: ReferenceUnit): string {
+  const match = /^(conventional_)?(?:(\d+)_)?([a-z]+)$/.exec(unit);
+  if (!match) return unit;
+  const quantity = match[2] ? `${new Intl.NumberFormat('it-IT').format(Number(match[2]))} ` : '';
+  return `€/${quantity}${UNIT_WORDS[match[3]!] ?? match[3]}${match[1] ? ' conv.' : ''}`;
+}
