@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { Dataset, Product } from '../dataset/model.ts';
+import { emptyHistory, listObservations, recordObservations } from '../history/price-history.ts';
+import { CatalogueIndex, RESULTS_PER_PAGE } from './catalogue-index.ts';
+
+const product = (admCode: number, name: string, category: Product['category'] = 'cigars'): Product => ({
+  admCode,
+  name,
+  category,
+  pack: 'da 5 pezzi',
+  packQuantity: 5,
+  packUnit: 'pieces',
+  pricePerKgCents: null,
+  pricePerPackCents: 480,
+  effectiveFrom: '2026-07-22',
+  referencePriceCents: null,
+  referenceUnit: null,
+});
+
+const dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' | 'announced'> = {
+  version: '20261101.1',
+  tariffDate: '2026-11-01',
+  products: [
+    product(684, 'AMMEZZATI TOSCANO GARIBALDI'),
+    product(400, 'TOSCANO GARIBALDI'),
+    product(7, 'CAFFÈ NERO', 'cigarettes'),
+    ...Array.from({ length: 120 }, (_, i) => product(10_000 + i, `SERIE ${i}`, 'cigarillos')),
+  ],
+  barcodes: [{ barcode: '8001002006849', admCode: 684, kind: 'pack', units: 1 }],
+  announced: [
+    {
+      admCode: 684,
+      effectiveFrom: '2026-12-01',
+      pricePerPackCents: 500,
+      pricePerKgCents: null,
+      referencePriceCents: 20000,
+      referenceUnit: 'conventional_kg',
+      source: 'avviso.pdf',
+    },
+  ],
+};
+const withdrawn = recordObservations(emptyHistory(), listObservations([product(999, 'TOSCANO ANTICO')], '2023-10-31', 'old.pdf'));
+const index = new CatalogueIndex(dataset, withdrawn);
+const names = (text: string, category: Product['category'] | null = null, page = 1) =>
+  index.search({ text, category, page }).entries.map((entry) => entry.name);
+
+describe('the catalogue index', () => {
+  it('finds names holding every word at a word start, in any order, accents and case aside', () => {
+    expect(names('garibaldi ammezz')).toEqual(['AMMEZZATI TOSCANO GARIBALDI']);
+    expect(names('toscano')).toEqual(['AMMEZZATI TOSCANO GARIBALDI', 'TOSCANO GARIBALDI', 'TOSCANO ANTICO']);
+    expect(names('caffe')).toEqual(['CAFFÈ NERO']);
+    expect(names('oscano')).toEqual([]);
+  });
+
+  it('finds a product by its tariff code and by an approved barcode, before any name', () => {
+    expect(index.search({ text: '684', category: null, page: 1 })).toMatchObject({ matchedBy: 'code', total: 1 });
+    expect(index.search({ text: '8001002006849', category: null, page: 1 }).entries[0]).toMatchObject({
+      admCode: 684,
+      announced: [{ pricePerPackCents: 500 }],
+    });
+    expect(index.search({ text: '8001002006849', category: 'cigarettes', page: 1 }).total).toBe(0);
+  });
+
+  it('filters by category and pages the results', () => {
+    expect(names('', 'cigarettes')).toEqual(['CAFFÈ NERO']);
+    const all = index.search({ text: 'serie', category: 'cigarillos', page: 3 });
+    expect(all).toMatchObject({ total: 120, pages: 3 });
+    expect(all.entries).toHaveLength(120 - 2 * RESULTS_PER_PAGE);
+  });
+
+  it('keeps withdrawn products the history knows, after those in the tariff', () => {
+    expect(index.entry(999)).toMatchObject({ product: null, history: { steps: [{ from: '2023-10-31' }] } });
+    expect(index).toMatchObject({ listed: 123, size: 124 });
+  });
+});
