@@ -1,0 +1,180 @@
+// npm run bench:site: the public catalogue of `tariff serve` (one real process, local bucket) under
+// a 10,000-product release with 100,000 barcodes and a price history of five steps per product.
+// Each round starts a fresh process, then, one request at a time over a kept-alive connection on
+// 127.0.0.1 and bounded in time: searches (words of names, codes, barcodes, each query different)
+// and product pages with their chart (codes drawn over the whole tariff, so most are rendered,
+// not answered from the page cache). Three rounds; per round the p50/p95/p99 of each, then the
+// median and range of the rounds' p95 side by side. Memory: the process's resident set before the
+// first catalogue page and after the load (the catalogue held in memory), and its peak.
+// Targets on the 2-core reference machine: search p95 <= 20 ms, product page p95 <= 30 ms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateTariff, random } from '../fixtures/generate-tariff.ts';
+import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
+import { writeHistory } from '../src/history/history-store.ts';
+import { emptyHistory, listObservations, recordObservations, recordRelease } from '../src/history/price-history.ts';
+import { buildRelease } from '../src/pipeline/build-release.ts';
+import { publishRelease } from '../src/pipeline/publish-release.ts';
+import { parseDatasetJson } from '../src/release/dataset-json.ts';
+import { gunzip } from '../src/release/gzip.ts';
+import { LocalBucket } from '../src/storage/local-bucket.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PORT = 18191;
+const CLI = fileURLToPath(new URL('../bin/tariff.js', import.meta.url));
+const TARGETS = { search: 20, product: 30 };
+
+const work = await mkdtemp(join(tmpdir(), 'tariff-bench-site-'));
+const children: ChildProcess[] = [];
+try {
+  const generated = generateTariff({ products: 10_000, barcodes: 100_000, effectiveFrom: '2026-11-01' });
+  const built = await buildRelease({
+    sources: generated.documents,
+    barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'),
+    date: '2026-11-22',
+    baseUrl: 'http://127.0.0.1/v1',
+    previous: null,
+    allowShrink: false,
+    maxShrinkPercent: 20,
+    now: () => new Date(),
+    scratchDir: work,
+  });
+  const dataDir = join(work, 'var');
+  const bucket = new LocalBucket(join(dataDir, 'bucket'));
+  await publishRelease(bucket, built, { keep: 30 });
+  const dataset = parseDatasetJson(gunzip(built.files.json));
+
+  // Four older lists a year apart, each price a little lower: five steps per product with the release.
+  let history = emptyHistory();
+  for (const [years, factor] of [
+    [4, 0.8],
+    [3, 0.85],
+    [2, 0.9],
+    [1, 0.95],
+  ] as const) {
+    const date = `${2026 - years}-03-01`;
+    const older = dataset.products.map((p) => ({ ...p, pricePerPackCents: Math.round(p.pricePerPackCents * factor) }));
+    history = recordObservations(history, listObservations(older, date, `listino-${date}.pdf`));
+  }
+  history = recordRelease(history, dataset);
+  await writeHistory(bucket, history);
+
+  const words = [...new Set(dataset.products.flatMap((p) => p.name.split(' ')))].filter((w) => w.length > 2);
+  const next = random(7);
+  const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
+  const searchPath = (i: number) => {
+    const kind = i % 4;
+    if (kind === 0) return `/prodotti?q=${encodeURIComponent(pick(dataset.products).admCode)}`;
+    if (kind === 1) return `/prodotti?q=${pick(dataset.barcodes).barcode}`;
+    const query = kind === 2 ? pick(words).slice(0, 4) : `${pick(words)} ${pick(words).slice(0, 3)}`;
+    return `/prodotti?q=${encodeURIComponent(query.toLowerCase())}`;
+  };
+  const productPath = () => `/prodotti/${pick(dataset.products).admCode}`;
+
+  console.log(
+    `bench:site: ${dataset.products.length} products, ${dataset.barcodes.length} barcodes, ${history.products.length} histories, ${SECONDS} s per scenario, ${ROUNDS} rounds`,
+  );
+  const rounds: { search: Stats; product: Stats; rss: { before: number; after: number; peak: number } }[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(PORT)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, TARIFF_PUBLIC_PAGES_PER_MINUTE: '100000000' },
+    });
+    children.push(child);
+    await waitFor(`http://127.0.0.1:${PORT}/healthz`);
+    const before = memory(child.pid!).rss;
+    const search = await load(searchPath);
+    const product = await load(productPath);
+    const after = memory(child.pid!);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rounds.push({ search, product, rss: { before, after: after.rss, peak: after.peak } });
+    console.log(
+      `round ${round}: search ${describeStats(search)} | product page ${describeStats(product)} | RSS ${mb(before)} before the catalogue, ${mb(after.rss)} after, peak ${mb(after.peak)}`,
+    );
+  }
+  const summary = (name: 'search' | 'product') => {
+    const p95 = rounds.map((r) => r[name].p95).sort((a, b) => a - b);
+    const median = p95[Math.floor(p95.length / 2)]!;
+    return `${name} p95 median ${median.toFixed(1)} ms (range ${p95[0]!.toFixed(1)}–${p95.at(-1)!.toFixed(1)}), target <= ${TARGETS[name]} ms: ${p95.at(-1)! <= TARGETS[name] ? 'met in every round' : median <= TARGETS[name] ? 'met in the median, not every round' : 'missed'}`;
+  };
+  console.log(summary('search'));
+  console.log(summary('product'));
+  const rss = rounds.map((r) => r.rss.after).sort((a, b) => a - b);
+  console.log(
+    `service RSS with the catalogue loaded: median ${mb(rss[Math.floor(rss.length / 2)]!)} (range ${mb(rss[0]!)}–${mb(rss.at(-1)!)})`,
+  );
+} finally {
+  for (const child of children) child.kill('SIGKILL');
+  await rm(work, { recursive: true, force: true });
+}
+
+interface Stats {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** One request at a time for SECONDS, each path new; the latencies' percentiles. Every answer must be a 200. */
+async function load(path: (i: number) => string): Promise<Stats> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  for (let i = 0; performance.now() < until; i++) {
+    const start = performance.now();
+    const status = await get(agent, path(i));
+    times.push(performance.now() - start);
+    if (status !== 200) throw new Error(`${path(i)} answered ${status}`);
+  }
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { count: times.length, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+function get(agent: Agent, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: PORT, path, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${path}: no answer in 10 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function describeStats(s: Stats): string {
+  return `${s.count} requests, p50 ${s.p50.toFixed(1)} / p95 ${s.p95.toFixed(1)} / p99 ${s.p99.toFixed(1)} ms`;
+}
+
+function mb(bytes: number): string {
+  return `${Math.round(bytes / 1024 / 1024)} MB`;
+}
+
+/** The process's resident set and its peak, from /proc. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+async function waitFor(url: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer within 60 s`);
+}
