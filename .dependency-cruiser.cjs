@@ -10,6 +10,7 @@ const LAYERS = [
   'server',
   'sync',
   'publish',
+  'history',
   'fetch',
   'registry',
   'barcodes',

@@ -69,7 +69,7 @@ export class ServiceMetrics {
       'Failed reads of the bucket, by what was read (manifest, file, keys, history).',
       ['what'],
     );
-    this.accessRefusals = counter('tariff_access_refused_total', 'Sign-in and sign-up attempts refused, by purpose and reason.', [
+    this.accessRefusals = counter('tariff_access_refused_total', 'Sign-in, sign-up and catalogue requests refused, by purpose and reason.', [
       'purpose',
       'reason',
     ]);
