@@ -69,10 +69,11 @@ export class ServiceMetrics {
       'Failed reads of the bucket, by what was read (manifest, file, keys, history).',
       ['what'],
     );
-    this.accessRefusals = counter('tariff_access_refused_total', 'Sign-in, sign-up and catalogue requests refused, by purpose and reason.', [
-      'purpose',
-      'reason',
-    ]);
+    this.accessRefusals = counter(
+      'tariff_access_refused_total',
+      'Sign-in, sign-up and catalogue requests refused, by purpose and reason.',
+      ['purpose', 'reason'],
+    );
     this.releaseGauges(sources, registers);
     new Gauge({
       name: 'tariff_registry_pool_connections',
