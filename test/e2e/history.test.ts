@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readWithPdftotext } from '../helpers/pdftotext-reading.ts';
@@ -17,16 +18,19 @@ function printed(path: string, admCode: number) {
 }
 
 describe('tariff history', () => {
-  it('starts a product’s history at an archived list and extends it with each published release', async () => {
+  it('starts a product’s history at the archived lists and extends it with each published release', async () => {
     const dataDir = await tempDir();
     const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir]);
     const old = printed(LIST_2023, CODE);
     const now = printed(LIST_2026, CODE);
     expect(old.pricePerPackCents).not.toBe(now.pricePerPackCents);
 
-    const imported = await cli(['history', 'import', LIST_2023]);
+    // Newest first: the order the lists are read in does not matter.
+    const imported = await cli(['history', 'import', LIST_2026, LIST_2023]);
     expect(imported).toMatchObject({ status: 0, stderr: '' });
-    expect(imported.stdout).toMatch(/^history: read listino-sigari-2023-10-31\.pdf \(2023-10-31, \d+ products\); \d+ products in folder /);
+    expect(imported.stdout).toMatch(
+      /^history: read listino-sigari-2026-07-22\.pdf \(2026-07-22, 2821 products\), listino-sigari-2023-10-31\.pdf \(2023-10-31, \d+ products\); \d+ products in folder /,
+    );
 
     const out = join(dataDir, 'build');
     expect((await cli(['build', '--source', LIST_2026, '--date', '2026-07-22', '--out', out])).status).toBe(0);
@@ -52,15 +56,16 @@ describe('tariff history', () => {
         pricePerPackCents: now.pricePerPackCents,
         referencePriceCents: now.referencePriceCents,
         referenceUnit: 'conventional_kg',
+        // Read from the 2026 list first; the release that then carried the price is linked to it.
         release: '20260722.1',
-        source: '20260722.1',
+        source: 'listino-sigari-2026-07-22.pdf',
       },
     ]);
 
     const human = await cli(['history', String(CODE)]);
     expect(human.stdout).toContain('684 AMMEZZATI TOSCANO GARIBALDI (da 5 pezzi, cigars)');
     expect(human.stdout).toMatch(/2023-10-31\s+4,50 €\s+180,00 € per conventional_kg\s+2023-10-31\s+listino-sigari-2023-10-31\.pdf/);
-    expect(human.stdout).toMatch(/2026-07-22\s+4,80 €/);
+    expect(human.stdout).toMatch(/2026-07-22\s+4,80 €.*release 20260722\.1/);
 
     // Publishing the same release again records nothing new.
     expect((await cli(['publish', out])).status).toBe(0);
@@ -77,5 +82,6 @@ describe('tariff history', () => {
     const notice = await cli(['history', 'import', join(REPO, 'fixtures/adm/avviso-prezzi-2026-12-01.pdf')]);
     expect(notice.status).toBe(1);
     expect(notice.stderr).toContain('no price list was found in them');
+    expect(existsSync(join(dataDir, 'bucket', 'history'))).toBe(false);
   });
 });

@@ -164,7 +164,10 @@ describe('tariff release over a sequence of days', () => {
       ...Array<string>(4).fill(' upload'),
       ' switch',
       ' prune',
+      // Then the price history records the release just published.
+      ' history',
     ]);
+    expect(lines.stderr).toContain('history: recorded 20261101.1 (');
     expect(lines.stderr).toContain('build: no changes recorded: nothing to compare with (a first release');
     const json = await release('2026-11-22', ['--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({

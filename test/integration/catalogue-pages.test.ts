@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Dataset, Product } from '../../src/dataset/model.ts';
+import type { Change, Dataset, Product } from '../../src/dataset/model.ts';
 import { emptyHistory, recordRelease } from '../../src/history/price-history.ts';
 import type { Registry } from '../../src/registry/registry.ts';
 import type { HttpRequest } from '../../src/server/http.ts';
@@ -41,7 +41,15 @@ function setUp(perClientPerMinute = 100) {
     },
   });
   const refused: string[] = [];
-  const history = recordRelease(emptyHistory(), { ...rows, changes: [] });
+  // AURORA VERDE was in the release before and is withdrawn from this one's date.
+  const before = recordRelease(emptyHistory(), {
+    ...rows,
+    version: '20261001.1',
+    tariffDate: '2026-10-01',
+    products: [...rows.products, product(1003, 'AURORA VERDE', 580)],
+    changes: [],
+  });
+  const history = recordRelease(before, { ...rows, changes: [{ kind: 'product_removed', admCode: 1003 } as Change] });
   const index = new CatalogueIndex(rows, history);
   const site = createWebsite({
     registry,
@@ -77,7 +85,7 @@ describe('the public catalogue pages', () => {
     const { call, touched } = setUp();
     const search = await call('/prodotti?q=aurora&categoria=cigarettes', { cookie: 'sessione=whatever' });
     expect(search.status).toBe(200);
-    expect(search.text).toContain('2 prodotti per «aurora»');
+    expect(search.text).toContain('3 prodotti per «aurora»');
     // A session cookie only points the header at the account: it is not looked up.
     expect(search.text).toContain('href="/account"');
     const page = await call('/prodotti/1001');
@@ -86,6 +94,14 @@ describe('the public catalogue pages', () => {
     expect(await call('/prodotti/1001', { 'if-none-match': page.headers.etag! })).toMatchObject({ status: 304, body: null });
     expect((await call('/variazioni')).text).toContain('Nessuna variazione annunciata');
     expect(touched).toEqual([]);
+  });
+
+  it('keeps the page of a withdrawn product, marked as withdrawn since the release that dropped it', async () => {
+    const { call } = setUp();
+    const page = await call('/prodotti/1003');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Questo prodotto non è più nella tariffa dal 1 novembre 2026. Ultimo prezzo: 5,80 €');
+    expect((await call('/prodotti?q=aurora')).text).toMatch(/AURORA VERDE.*ritirato/s);
   });
 
   it('answers 404 for a code, a category or a page that does not exist', async () => {
