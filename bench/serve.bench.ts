@@ -9,6 +9,7 @@
 // parses bodies in JavaScript and tops out near 50 downloads/s of a 1.5 MB file here.
 // Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least
 // 0.3× nginx's on SQLite and 0.15× on PostgreSQL.
+import { publishGeneratedRelease } from './generated-release.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,12 +19,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openPgRegistry, openSqliteRegistry } from '../src/registry/open-registry.ts';
-import { generateTariff } from '../fixtures/generate-tariff.ts';
-import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
-import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
-import { buildRelease } from '../src/pipeline/build-release.ts';
-import { LocalBucket } from '../src/storage/local-bucket.ts';
 import { DEFAULT_RULES } from '../src/barcodes/load-rules.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -38,20 +34,7 @@ await chmod(work, 0o755);
 const children: ChildProcess[] = [];
 try {
   // A realistic release: the generated tariff, whose SQLite file compresses to about 1.5 MB.
-  const generated = generateTariff({ products: 12_000, barcodes: 125_000, effectiveFrom: '2026-11-01' });
-  const built = await buildRelease({
-    sources: generated.documents,
-    barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'),
-    date: '2026-11-22',
-    baseUrl: 'http://127.0.0.1/v1',
-    previous: null,
-    allowShrink: false,
-    maxShrinkPercent: 20,
-    now: () => new Date(),
-    scratchDir: work,
-  });
-  const dataDir = join(work, 'var');
-  await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
+  const { built, dataDir } = await publishGeneratedRelease(work, { products: 12_000, barcodes: 125_000 });
   const file = built.files.sqlite;
   const etag = `"${built.manifest.files.sqlite.sha256}"`;
 

@@ -7,6 +7,7 @@
 // median and range of the rounds' p95 side by side. Memory: the process's resident set before the
 // first catalogue page and after the load (the catalogue held in memory), and its peak.
 // Targets on the 2-core reference machine: search p95 <= 20 ms, product page p95 <= 30 ms.
+import { publishGeneratedRelease } from './generated-release.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,15 +15,11 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateTariff, random } from '../fixtures/generate-tariff.ts';
-import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
+import { random } from '../fixtures/generate-tariff.ts';
 import { writeHistory } from '../src/history/history-store.ts';
 import { emptyHistory, listObservations, recordObservations, recordRelease } from '../src/history/price-history.ts';
-import { buildRelease } from '../src/pipeline/build-release.ts';
-import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { parseDatasetJson } from '../src/release/dataset-json.ts';
 import { gunzip } from '../src/release/gzip.ts';
-import { LocalBucket } from '../src/storage/local-bucket.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -33,21 +30,7 @@ const TARGETS = { search: 20, product: 30 };
 const work = await mkdtemp(join(tmpdir(), 'tariff-bench-site-'));
 const children: ChildProcess[] = [];
 try {
-  const generated = generateTariff({ products: 10_000, barcodes: 100_000, effectiveFrom: '2026-11-01' });
-  const built = await buildRelease({
-    sources: generated.documents,
-    barcodes: parseBarcodeList(generated.barcodesCsv, 'generated.csv'),
-    date: '2026-11-22',
-    baseUrl: 'http://127.0.0.1/v1',
-    previous: null,
-    allowShrink: false,
-    maxShrinkPercent: 20,
-    now: () => new Date(),
-    scratchDir: work,
-  });
-  const dataDir = join(work, 'var');
-  const bucket = new LocalBucket(join(dataDir, 'bucket'));
-  await publishRelease(bucket, built, { keep: 30 });
+  const { built, dataDir, bucket } = await publishGeneratedRelease(work, { products: 10_000, barcodes: 100_000 });
   const dataset = parseDatasetJson(gunzip(built.files.json));
 
   // Four older lists a year apart, each price a little lower: five steps per product with the release.

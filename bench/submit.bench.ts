@@ -3,19 +3,16 @@
 // barcodes, new votes on known ones and changed votes; it is answered only after its one
 // transaction is committed with synchronous=FULL (on disk). Prints median, p90 and p99 latency.
 // Target on the 2-core reference machine: median under 50 ms.
+import { publishGeneratedRelease } from './generated-release.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { gs1CheckDigit } from '../src/gs1/gtin.ts';
-import { publishRelease } from '../src/pipeline/publish-release.ts';
 import { generateApiKey } from '../src/registry/api-key.ts';
 import { openSqliteRegistry } from '../src/registry/open-registry.ts';
-import { buildRelease } from '../src/pipeline/build-release.ts';
-import { LocalBucket } from '../src/storage/local-bucket.ts';
 import { DEFAULT_RULES } from '../src/barcodes/load-rules.ts';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60);
@@ -31,20 +28,7 @@ const gtin = (n: number) => {
 const work = await mkdtemp(join(tmpdir(), 'tariff-bench-submit-'));
 let serve: ChildProcess | null = null;
 try {
-  const generated = generateTariff({ products: 10_000, barcodes: 0, effectiveFrom: '2026-11-01' });
-  const built = await buildRelease({
-    sources: generated.documents,
-    barcodes: [],
-    date: '2026-11-22',
-    baseUrl: 'http://127.0.0.1/v1',
-    previous: null,
-    allowShrink: false,
-    maxShrinkPercent: 20,
-    now: () => new Date(),
-    scratchDir: work,
-  });
-  const dataDir = join(work, 'var');
-  await publishRelease(new LocalBucket(join(dataDir, 'bucket')), built, { keep: 30 });
+  const { dataDir } = await publishGeneratedRelease(work, { products: 10_000, barcodes: 0 });
 
   const path = join(dataDir, 'registry.sqlite');
   await (await openSqliteRegistry(path, { rules: DEFAULT_RULES })).close();
