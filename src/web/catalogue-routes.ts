@@ -31,15 +31,14 @@ export function catalogueRoutes(site: SiteKit): Route[] {
   if (!catalogue) return [];
   const limit = new ClientRateLimit(catalogue.perClientPerMinute, options.now);
   const products = new RenderCache(PRODUCT_PAGES_KEPT);
+  // A page is kept for one index (one release and history): a new one gets its pages rendered anew.
+  const indexIds = new WeakMap<CatalogueIndex, number>();
+  let indexesSeen = 0;
+  const idOf = (index: CatalogueIndex) => indexIds.get(index) ?? indexIds.set(index, ++indexesSeen).get(index)!;
   let announced: { key: string; page: Rendered } | null = null;
   const signedIn = (request: HttpRequest) => parseCookies(header(request, 'cookie')).has(site.sessionCookie);
   const caching = { 'cache-control': 'public, max-age=300' };
 
-  const answer = (request: HttpRequest, page: Rendered): HttpResponse => {
-    const headers = { ...caching, etag: page.etag };
-    if (header(request, 'if-none-match') === page.etag) return { status: 304, headers, body: null };
-    return site.page(200, page.body, headers);
-  };
   const notFound = (title: string, text: string, request: HttpRequest) =>
     site.page(404, messagePage(title, text, { href: '/prodotti', label: 'Cerca un prodotto' }, 'error', signedIn(request)));
   /** Counted per client first; then the index for the release served now. */
@@ -79,10 +78,8 @@ export function catalogueRoutes(site: SiteKit): Route[] {
         const who = signedIn(request);
         // The chart runs to the tariff's day, or to the day it was last seen once withdrawn.
         const until = entry.product ? (index.tariffDate ?? entry.product.effectiveFrom) : (entry.history?.steps.at(-1)?.lastSeen ?? '');
-        const page = products.get(`${index.version}|${entry.admCode}|${entry.history?.steps.length ?? 0}|${who}`, () =>
-          productPage(entry, until, who),
-        );
-        return answer(request, page);
+        const page = products.get(`${idOf(index)}|${entry.admCode}|${who}`, () => productPage(entry, until, who));
+        return site.keptPage(request, page, caching);
       }),
     ),
     route(
@@ -91,9 +88,9 @@ export function catalogueRoutes(site: SiteKit): Route[] {
       limited(async (request, index) => {
         const releases = await options.history.recent().catch(() => []);
         const who = signedIn(request);
-        const key = `${index.version}|${releases.map((r) => r.version).join(',')}|${who}`;
+        const key = `${idOf(index)}|${releases.map((r) => r.version).join(',')}|${who}`;
         if (announced?.key !== key) announced = { key, page: renderedPage(announcedPage(index, releases, who)) };
-        return answer(request, announced.page);
+        return site.keptPage(request, announced.page, caching);
       }),
     ),
   ];

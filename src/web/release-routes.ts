@@ -1,10 +1,10 @@
-import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
+import type { HttpRequest, HttpResponse } from '../server/http.ts';
 import { route, type Route } from '../server/router.ts';
 import { messagePage } from './pages.ts';
 import { releaseFeed } from './release-feed.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import { detailPageCount, releaseDetailPage, releasesPage, signingKeysPage } from './release-pages.ts';
-import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
+import { RenderCache, renderedPage } from './render-cache.ts';
 import type { SiteKit } from './site-kit.ts';
 
 /** Pages kept rendered: every page of the recent releases, for both kinds of visitor, fits. */
@@ -35,11 +35,7 @@ export function releaseRoutes(site: SiteKit): Route[] {
   const caching = (signedIn: boolean) => ({ 'cache-control': signedIn ? 'private, max-age=60' : 'public, max-age=300' });
   // Rendered once per what they show (a version's page never changes), then answered from memory or with a 304.
   const rendered = new RenderCache(RENDERED_PAGES_KEPT);
-  const answer = (request: HttpRequest, page: Rendered, headers: Record<string, string>): HttpResponse => {
-    const withTag = { ...headers, etag: page.etag };
-    if (header(request, 'if-none-match') === page.etag) return { status: 304, headers: withTag, body: null };
-    return site.page(200, page.body, withTag);
-  };
+  const answer = site.keptPage;
   const shown = (releases: ReleaseNotes[]) => releases.map((notes) => notes.version).join(',');
 
   return [

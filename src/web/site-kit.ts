@@ -14,6 +14,7 @@ import { messagePage } from './pages.ts';
 import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import type { CatalogueIndex } from './catalogue-index.ts';
+import type { Rendered } from './render-cache.ts';
 
 export interface WebsiteOptions {
   registry: Registry;
@@ -107,6 +108,12 @@ export function siteKit(options: WebsiteOptions) {
         ),
         { 'retry-after': String(retryAfterSeconds) },
       ),
+    /** A page rendered once and kept, with its ETag: 304 when the client already holds those bytes. */
+    keptPage: (request: HttpRequest, kept: Rendered, headers: Record<string, string>): HttpResponse => {
+      const withTag = { ...headers, etag: kept.etag };
+      if (header(request, 'if-none-match') === kept.etag) return { status: 304, headers: withTag, body: null };
+      return page(200, kept.body, withTag);
+    },
     siteLink: (path: string) => `${options.siteUrl().replace(/\/+$/, '')}${path}`,
 
     /** The anonymous CSRF token: the cookie's, or a new one to set. */
