@@ -33,6 +33,25 @@ const moduleUrls = {
   },
 };
 
+/**
+ * Packages bundled into dist/ rather than loaded from node_modules at run time: pure JavaScript read
+ * at every start of a command (settings, the lock, argument parsing), whose many small files cost
+ * Node's module loader more than their code. The others stay external: native addons, packages
+ * that read files beside their own (PDFium's WebAssembly, NeDB's engine by its path), and those
+ * only a server or a build loads.
+ */
+const BUNDLED = new Set(['zod', 'commander', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit']);
+const bundledPackages = {
+  name: 'bundled-packages',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      if (args.path.startsWith('node:') || BUNDLED.has(name)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
 rmSync(scratch, { recursive: true, force: true });
 try {
   await build({
@@ -43,12 +62,13 @@ try {
     format: 'esm',
     platform: 'node',
     target: 'node24',
-    packages: 'external',
+    plugins: [moduleUrls, bundledPackages],
+    // The bundled CommonJS packages require Node's modules: each chunk gets a require of its own.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     sourcemap: 'linked',
     // Chunks are named by their content alone, so the same sources build the same dist/.
     chunkNames: 'chunk-[hash]',
     logLevel: 'warning',
-    plugins: [moduleUrls],
   });
   cpSync(src, scratch, { recursive: true, filter: (path) => statSync(path).isDirectory() || isAsset(path) });
   writeFileSync(join(scratch, BUILD_INFO), `${JSON.stringify({ sources: sourcesFingerprint(root) }, null, 2)}\n`);

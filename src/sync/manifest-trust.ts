@@ -1,4 +1,3 @@
-import { request, type Dispatcher } from 'undici';
 import { errors } from '../errors.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { refuseManifest } from '../release/manifest-signature.ts';
@@ -12,12 +11,12 @@ const keysUrl = (api: string): string => new URL('/.well-known/tariff-keys.json'
  * keys (a key the till does not pin is never trusted because the service lists it). Empty when the
  * service does not answer with one: the pinned keys then stand as they are.
  */
-async function announcedRetirements(api: string, options: { dispatcher?: Dispatcher; signal: AbortSignal }): Promise<Map<string, string>> {
+async function announcedRetirements(api: string, options: { signal: AbortSignal }): Promise<Map<string, string>> {
   const retired = new Map<string, string>();
   try {
-    const response = await request(keysUrl(api), { dispatcher: options.dispatcher, signal: options.signal });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) return retired;
+    const response = await fetch(keysUrl(api), { signal: options.signal, redirect: 'manual' });
+    const text = await response.text();
+    if (response.status !== 200) return retired;
     for (const entry of keyListSchema.parse(JSON.parse(text)).keys) if (entry.retiredAt) retired.set(entry.keyId, entry.retiredAt);
   } catch {
     // No list, or not one: the pinned keys decide alone.
@@ -37,7 +36,7 @@ export async function checkManifestTrust(
   manifest: Manifest,
   where: string,
   check: { pinned: readonly TrustedKey[]; now: Date; last: { sequence: number; version: string } | null; api: string },
-  http: { dispatcher?: Dispatcher; signal: AbortSignal },
+  http: { signal: AbortSignal },
 ): Promise<void> {
   const retirements = await announcedRetirements(check.api, http);
   const keys = check.pinned.map((key) => ({ ...key, retiredAt: earlier(key.retiredAt, retirements.get(key.keyId)) }));

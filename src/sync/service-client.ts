@@ -1,4 +1,3 @@
-import { request, type Dispatcher } from 'undici';
 import { errors } from '../errors.ts';
 import { mustWait, retryNotBefore } from './retry-rules.ts';
 
@@ -9,7 +8,6 @@ export interface ServiceClientOptions {
   now: () => Date;
   /** The whole run's deadline: every call shares it. */
   signal: AbortSignal;
-  dispatcher?: Dispatcher;
   /** A refusal that names a moment to wait for (quota, a server error): recorded before the run fails. */
   recordWait: (notBefore: string, reason: string) => Promise<void>;
 }
@@ -17,12 +15,17 @@ export interface ServiceClientOptions {
 /** The answer to one call: 200, with its body still to read. */
 export interface ServiceAnswer {
   url: string;
-  response: Dispatcher.ResponseData;
+  response: Response;
 }
 
 /**
  * The service as a sync sees it: authenticated GETs that count the reads they spend, and turn every
  * other answer into the error the operator reads (with the moment to wait for, recorded first).
+ *
+ * The calls go through Node.js's own fetch, which is undici built into the runtime: the same HTTP
+ * client as the npm package, without loading and compiling a second copy of it at every start (a
+ * sync with nothing new is a cron job at every till: most of its time was that load). Redirects are
+ * not followed: the service answers /v1 itself, and a redirect is reported, as any other answer.
  */
 export class ServiceClient {
   /** Reads of the daily quota spent so far. */
@@ -38,31 +41,30 @@ export class ServiceClient {
 
   async get(path: string): Promise<ServiceAnswer> {
     const url = `${this.base}${path}`;
-    let response: Dispatcher.ResponseData;
+    let response: Response;
     try {
-      response = await request(url, {
+      response = await fetch(url, {
         headers: { authorization: `Bearer ${this.options.key}`, 'user-agent': 'tariff-sync' },
-        dispatcher: this.options.dispatcher,
+        redirect: 'manual',
         signal: this.options.signal,
       });
     } catch (error) {
-      throw errors.syncFailed(url, `cannot reach the service: ${(error as Error).message}`);
+      throw errors.syncFailed(url, `cannot reach the service: ${reason(error)}`);
     }
     this.reads += 1;
-    if (response.statusCode === 200) return { url, response };
+    if (response.status === 200) return { url, response };
     throw await this.refusal(url, response);
   }
 
-  private async refusal(url: string, response: Dispatcher.ResponseData): Promise<Error> {
-    const body = await response.body.text().catch(() => '');
-    const code = errorCode(body) ?? `http_${response.statusCode}`;
-    if (!mustWait(response.statusCode))
-      return errors.syncRefused(url, response.statusCode, code, refusalDetail(response.statusCode, code, this.base));
-    const retryAfter = headerOf(response.headers['retry-after']) ?? undefined;
-    const notBefore = retryNotBefore(response.statusCode, retryAfter, this.options.now());
+  private async refusal(url: string, response: Response): Promise<Error> {
+    const body = await response.text().catch(() => '');
+    const code = errorCode(body) ?? `http_${response.status}`;
+    if (!mustWait(response.status)) return errors.syncRefused(url, response.status, code, refusalDetail(response.status, code, this.base));
+    const retryAfter = response.headers.get('retry-after') ?? undefined;
+    const notBefore = retryNotBefore(response.status, retryAfter, this.options.now());
     const until = notBefore.toISOString().replace('.000Z', 'Z');
-    await this.options.recordWait(until, `${response.statusCode} ${code}`);
-    return errors.syncRefused(url, response.statusCode, code, `try again after ${until}; until then this command makes no call`);
+    await this.options.recordWait(until, `${response.status} ${code}`);
+    return errors.syncRefused(url, response.status, code, `try again after ${until}; until then this command makes no call`);
   }
 }
 
@@ -75,8 +77,12 @@ function errorCode(body: string): string | null {
   }
 }
 
-export const headerOf = (value: string | string[] | undefined): string | null =>
-  Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+/** What failed, as fetch says it: its own message is "fetch failed", the cause names the reason (ECONNREFUSED …). */
+export function reason(error: unknown): string {
+  const { message, cause } = error as Error & { cause?: Error & { code?: string } };
+  if (cause?.message) return cause.code && !cause.message.includes(cause.code) ? `${cause.code} ${cause.message}` : cause.message;
+  return message;
+}
 
 /** What a refusal means for the operator: a 404 that is not the service's own answer is a wrong --api. */
 function refusalDetail(status: number, code: string, base: string): string {

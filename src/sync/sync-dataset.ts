@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import type { Dispatcher } from 'undici';
 import { errors } from '../errors.ts';
 import { manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
 import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
-import { headerOf, ServiceClient, type ServiceAnswer } from './service-client.ts';
+import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
 
 type Installed = NonNullable<SyncState['installed']>;
@@ -24,7 +24,6 @@ export interface SyncOptions {
   now: () => Date;
   /** Seconds for the whole run; a download slower than this fails and installs nothing. */
   deadlineMs: number;
-  dispatcher?: Dispatcher;
   /** The keys the till trusts to sign manifests (--public-key): with any, an unsigned or untrusted manifest is refused. */
   publicKeys?: readonly TrustedKey[];
 }
@@ -67,16 +66,11 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     recordWait: (notBefore, waitReason) => writeSyncState(dest, { ...state, notBefore, waitReason, lastCheckAt: now.toISOString() }),
   });
   const { url: versionUrl, response: versionResponse } = await service.get('/version');
-  const manifest = parseManifest(versionUrl, await versionResponse.body.text());
+  const manifest = parseManifest(versionUrl, await versionResponse.text());
   const pinned = options.publicKeys ?? [];
   // Checked before anything else is asked: a manifest the till does not trust costs no further read.
   if (pinned.length > 0)
-    await checkManifestTrust(
-      manifest,
-      versionUrl,
-      { pinned, now, last: state.accepted, api: options.api },
-      { dispatcher: options.dispatcher, signal },
-    );
+    await checkManifestTrust(manifest, versionUrl, { pinned, now, last: state.accepted, api: options.api }, { signal });
   const installed = state.installed;
   const accepted = pinned.length > 0 ? { sequence: manifest.sequence!, version: manifest.version } : state.accepted;
   const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString(), accepted };
@@ -118,19 +112,19 @@ const expected = (manifest: Manifest, format: Format) => manifest.files[format];
 async function install(options: SyncOptions, manifest: Manifest, { url, response }: ServiceAnswer): Promise<Installed> {
   const { dest, format } = options;
   const { sha256: expectedSha, size } = expected(manifest, format);
-  const etag = headerOf(response.headers.etag);
+  const etag = response.headers.get('etag');
   // The release switched between the two calls: this file is not the manifest's. The next run gets both anew.
   if (etag !== null && etag !== `"${expectedSha}"`) {
     // Dropping the body is our choice: its abort is not an error of this run.
-    response.body.on('error', () => {});
-    response.body.destroy();
+    await response.body?.cancel().catch(() => {});
     throw errors.syncVerifyFailed(url, `its ETag ${etag} is not the SHA-256 the manifest names (a new release came out meanwhile)`);
   }
   const name = installedName(format);
   const downloaded = join(dest, `.${name}.gz.download-${process.pid}`);
   const unpacked = join(dest, `.${name}.download-${process.pid}`);
   try {
-    const { sha256, bytes } = await download(response.body, downloaded, size, url);
+    if (!response.body) throw errors.syncVerifyFailed(url, 'the answer has no body');
+    const { sha256, bytes } = await download(Readable.fromWeb(response.body as WebReadableStream), downloaded, size, url);
     // The compressed bytes are checked before anything is unpacked: a file the manifest does not name is never opened.
     if (bytes !== size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${size}`);
     if (sha256 !== expectedSha) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expectedSha}`);
@@ -169,7 +163,7 @@ async function download(body: NodeJS.ReadableStream, path: string, size: number,
   try {
     await pipeline(body, measure, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    throw errors.syncVerifyFailed(url, (error as Error).message);
+    throw errors.syncVerifyFailed(url, reason(error));
   }
   return { sha256: hash.digest('hex'), bytes };
 }

@@ -265,7 +265,7 @@ describe('tariff sync against a hostile or racing /v1 server', () => {
       answer(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    // The in-process client's pool may keep a connection open that carries no request yet (undici closes it after
+    // A client's pool may keep a connection open that carries no request yet (undici closes it after
     // about 3 s): cut every connection on close, so the test never waits on that timer.
     const close = () =>
       new Promise((resolve) => {
@@ -278,7 +278,10 @@ describe('tariff sync against a hostile or racing /v1 server', () => {
     const key = join(await tempDir(), 'key');
     writeFileSync(key, 'ttd_hostile\n', { mode: 0o600 });
     const dest = join(await tempDir(), 'tariffa');
-    return { dest, result: await runCli(['sync', '--api', api, '--format', 'json', '--dest', dest, '--key-file', key, ...extra]) };
+    // A real process: this server breaks the API's description on purpose, and the suite checks every
+    // answer a fetch in the test process receives against it (test/setup/openapi-fetch.ts).
+    const args = ['sync', '--api', api, '--format', 'json', '--dest', dest, '--key-file', key, ...extra];
+    return { dest, result: await runCli(args, { process: true }) };
   }
 
   it('fails cleanly when a release came out between its two calls (the ETag names another file)', async () => {
