@@ -2,7 +2,6 @@ import { pipeline, type Readable } from 'node:stream';
 import { isTariffError } from '../errors.ts';
 import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
-import type { Dataset } from '../dataset/model.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';
 import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
@@ -26,8 +25,6 @@ export interface ServedRelease {
   manifestBody: Buffer;
   /** The tariff codes of the release: submissions must name one of them. */
   admCodes: ReadonlySet<number>;
-  /** The release's rows, for the public catalogue (its changes are left out: the release pages read those). */
-  rows: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' | 'announced'>;
 }
 
 export interface ReleaseFile {
@@ -192,15 +189,9 @@ export class CurrentRelease {
     const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
     const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
     if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
-    const { version, tariffDate, products, barcodes, announced } = parseDatasetJson(gunzip(json));
-    const admCodes = new Set(products.map((product) => product.admCode));
+    const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
     this.cache = cache;
-    this.served = {
-      manifest,
-      manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))),
-      admCodes,
-      rows: { version, tariffDate, products, barcodes, announced },
-    };
+    this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))), admCodes };
     this.options.log({ event: 'release.switch', version: manifest.version, sequence: manifest.sequence ?? null, cachedFiles: cache.size });
   }
 

@@ -92,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   let siteUrl = settings.siteUrl ?? `http://${host}:${settings.port}`;
   const catalogue = new CatalogueSource(bucket, {
-    served: () => release.current?.rows ?? null,
+    served: () => release.current?.manifest.version ?? null,
     refreshMs: settings.historyRefreshSeconds * 1000,
     log: write,
     now: () => options.now().getTime(),

@@ -1,15 +1,13 @@
-import type { Dataset } from '../dataset/model.ts';
 import { readHistory, readHistoryManifest } from '../history/history-store.ts';
 import type { PriceHistory } from '../history/price-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { releaseFileKey } from '../publish/bucket-layout.ts';
+import { openDatasetFile } from '../release/read-release.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 
-/** The rows of the release being served, as the service holds them. */
-type ServedRows = Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' | 'announced'>;
-
 export interface CatalogueSourceOptions {
-  /** The release the service serves now (null before the first). */
-  served: () => ServedRows | null;
+  /** The version the service serves now (null before the first). */
+  served: () => string | null;
   /** The bucket's history is looked at again at most this often. */
   refreshMs: number;
   log: (event: Record<string, unknown>) => void;
@@ -18,9 +16,10 @@ export interface CatalogueSourceOptions {
 
 /**
  * The public catalogue of the release being served and the bucket's price history: one index per
- * release and history, built on the first page after either changed and shared by every page until
- * the next change. A history that cannot be read leaves the last one (logged); the catalogue of
- * the release alone is shown until one is read.
+ * release and history, built on the first page after either changed (the release's rows read from
+ * its `dataset.json.gz` then, so a service whose catalogue nobody opens holds no rows) and shared by
+ * every page until the next change. A history that cannot be read leaves the last one (logged); a
+ * release whose rows cannot be read leaves the last index (logged).
  */
 export class CatalogueSource {
   private history: { sha256: string | null; history: PriceHistory | null; checkedAt: number } = {
@@ -29,6 +28,7 @@ export class CatalogueSource {
     checkedAt: -Infinity,
   };
   private built: { key: string; index: CatalogueIndex } | null = null;
+  private building: { key: string; index: Promise<CatalogueIndex> } | null = null;
   private checking: Promise<void> | null = null;
   private readonly bucket: Bucket;
   private readonly options: CatalogueSourceOptions;
@@ -48,10 +48,31 @@ export class CatalogueSource {
       });
       await this.checking;
     }
-    const served = this.options.served();
-    const key = `${served?.version ?? ''}|${this.history.sha256 ?? ''}`;
-    if (this.built?.key !== key) this.built = { key, index: new CatalogueIndex(served, this.history.history) };
-    return this.built.index;
+    const version = this.options.served();
+    const key = `${version ?? ''}|${this.history.sha256 ?? ''}`;
+    if (this.built?.key === key) return this.built.index;
+    if (this.building?.key !== key) {
+      const index = this.build(version, this.history.history).then((built) => {
+        if (this.building?.key === key) this.building = null;
+        if (built) this.built = { key, index: built };
+        return this.built?.index ?? new CatalogueIndex(null, this.history.history);
+      });
+      this.building = { key, index };
+    }
+    return this.building.index;
+  }
+
+  /** The index of that release's rows and this history; null when the rows cannot be read (logged). */
+  private async build(version: string | null, history: PriceHistory | null): Promise<CatalogueIndex | null> {
+    if (version === null) return new CatalogueIndex(null, history);
+    try {
+      const bytes = await this.bucket.get(releaseFileKey(version, 'json'));
+      if (!bytes) throw new Error(`${releaseFileKey(version, 'json')} is missing`);
+      return new CatalogueIndex(await openDatasetFile('json', bytes), history);
+    } catch (error) {
+      this.options.log({ event: 'catalogue.release_read_failed', version, error: (error as Error).message });
+      return null;
+    }
   }
 
   private async checkHistory(): Promise<void> {

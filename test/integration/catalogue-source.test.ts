@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Dataset } from '../../src/dataset/model.ts';
+import { writeHistory } from '../../src/history/history-store.ts';
+import { emptyHistory, listObservations, recordObservations } from '../../src/history/price-history.ts';
+import { releaseFileKey } from '../../src/publish/bucket-layout.ts';
+import { renderDatasetJson } from '../../src/release/dataset-json.ts';
+import { gzipDeterministic } from '../../src/release/gzip.ts';
+import { LocalBucket } from '../../src/storage/local-bucket.ts';
+import { CatalogueSource } from '../../src/web/catalogue-source.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const dataset = (version: string, name: string): Dataset => ({
+  schemaVersion: 2,
+  version,
+  tariffDate: '2026-11-01',
+  source: 'ADM',
+  changesSince: null,
+  products: [
+    {
+      admCode: 1001,
+      name,
+      category: 'cigarettes',
+      pack: 'astuccio da 20 pezzi',
+      packQuantity: 20,
+      packUnit: 'pieces',
+      pricePerKgCents: null,
+      pricePerPackCents: 600,
+      effectiveFrom: '2026-11-01',
+      referencePriceCents: null,
+      referenceUnit: null,
+    },
+  ],
+  barcodes: [],
+  changes: [],
+  announced: [],
+});
+
+/** A bucket holding releases' json files and a history, and a source over it with a clock the test moves. */
+async function setUp() {
+  const bucket = new LocalBucket(join(await tempDir(), 'bucket'));
+  const put = (rows: Dataset) =>
+    bucket.put(releaseFileKey(rows.version, 'json'), gzipDeterministic(renderDatasetJson(rows)), 'application/gzip');
+  let served: string | null = null;
+  let now = 0;
+  const log: Record<string, unknown>[] = [];
+  const source = new CatalogueSource(bucket, { served: () => served, refreshMs: 60_000, log: (e) => void log.push(e), now: () => now });
+  return { bucket, put, source, log, serve: (version: string) => (served = version), wait: (ms: number) => (now += ms) };
+}
+
+describe('CatalogueSource', () => {
+  it('reads a release’s rows when a page first asks, and builds one index per release and history', async () => {
+    const { bucket, put, source, serve, wait } = await setUp();
+    expect((await source.index()).size).toBe(0);
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    const first = await source.index();
+    expect(first.entry(1001)?.name).toBe('AURORA ROSSA');
+    expect(await source.index()).toBe(first);
+
+    // A history written meanwhile is seen once the refresh interval has passed, not before.
+    await writeHistory(
+      bucket,
+      recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
+    );
+    expect((await source.index()).entry(1001)?.history).toBeNull();
+    wait(60_000);
+    expect((await source.index()).entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10', source: 'old.pdf' });
+
+    await put(dataset('20261201.1', 'AURORA ROSSA NUOVA'));
+    serve('20261201.1');
+    expect((await source.index()).entry(1001)?.name).toBe('AURORA ROSSA NUOVA');
+  });
+
+  it('keeps the last index when the release’s rows cannot be read, and says so', async () => {
+    const { put, source, log, serve } = await setUp();
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    const kept = await source.index();
+    serve('20261201.1');
+    expect(await source.index()).toBe(kept);
+    expect(log).toEqual([expect.objectContaining({ event: 'catalogue.release_read_failed', version: '20261201.1' })]);
+  });
+});
