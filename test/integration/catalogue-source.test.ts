@@ -39,8 +39,7 @@ const dataset = (version: string, name: string): Dataset => ({
 /** A bucket holding releases' json files and a history, and a source over it with a clock the test moves. */
 async function setUp() {
   const bucket = new LocalBucket(join(await tempDir(), 'bucket'));
-  const put = (rows: Dataset) =>
-    bucket.put(releaseFileKey(rows.version, 'json'), gzipDeterministic(renderDatasetJson(rows)), 'application/gzip');
+  const put = (rows: Dataset) => bucket.put(releaseFileKey(rows.version, 'json'), gzipDeterministic(renderDatasetJson(rows)));
   let served: string | null = null;
   let now = 0;
   const log: Record<string, unknown>[] = [];
