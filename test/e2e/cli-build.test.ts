@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { feed } from '../helpers/feed.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe } from '../helpers/serve-process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { tempDir, writeTree } from '../helpers/temp-dir.ts';
 
 const SAMPLE_TARIFF = join(REPO, 'fixtures/sample/tariff');
@@ -194,6 +195,9 @@ describe('tariff start (npm start)', () => {
       const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
       // The real cigar list (2,821 rows) and 12 sample products of the other categories, all bundled in fixtures/adm.
       expect(await version.json()).toMatchObject({ version: '20261101.1', counts: { products: 2833, barcodes: 10 } });
+      // The hint names the address the service got (the helper asks for port 0: any free one).
+      const hint = `try: curl -H "Authorization: Bearer ${key}" ${service.url}/v1/version`;
+      await waitFor(async () => (await service.stderr()).includes(hint), 'the curl hint');
     } finally {
       await service.stop();
     }

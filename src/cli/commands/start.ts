@@ -45,13 +45,15 @@ export function registerStart(program: Command, run: Runner): void {
         });
         say(`${summary.status} ${summary.version}`);
 
-        await ctx.withRegistry(async (registry) => {
-          if (await registry.findAccount(DEMO_EMAIL))
-            return say(`demo account ${DEMO_EMAIL} exists; a new key: npm run tariff -- keys create ${DEMO_EMAIL}`);
+        const demoKey = await ctx.withRegistry(async (registry) => {
+          if (await registry.findAccount(DEMO_EMAIL)) {
+            say(`demo account ${DEMO_EMAIL} exists; a new key: npm run tariff -- keys create ${DEMO_EMAIL}`);
+            return null;
+          }
           const account = await registry.createAccount({ email: DEMO_EMAIL, type: 'User' }, ctx.io.now());
           const { key } = await createKey(registry, account, 'demo', ctx.io.now());
           say(`created the demo account ${DEMO_EMAIL}; its API key (shown only now): ${key}`);
-          say(`try: curl -H "Authorization: Bearer ${key}" http://${settings.host}:${settings.port}/v1/version`);
+          return key;
         });
 
         const service = await startService({
@@ -62,6 +64,8 @@ export function registerStart(program: Command, run: Runner): void {
           stdout: ctx.io.stdout,
         });
         say(`serving ${summary.bucket} on ${service.listening.url}/v1 (Ctrl-C to stop)`);
+        // Said once the service listens: the address it names is the one it got (port 0 is any free one).
+        if (demoKey) say(`try: curl -H "Authorization: Bearer ${demoKey}" ${service.listening.url}/v1/version`);
         await untilSignalled(service);
       }),
     );
