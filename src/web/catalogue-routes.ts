@@ -7,14 +7,10 @@ import { announcedPage, productPage, searchPage } from './catalogue-pages.ts';
 import { ClientRateLimit } from './client-rate-limit.ts';
 import { messagePage } from './pages.ts';
 import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
-import { clientAddress, type SiteKit } from './site-kit.ts';
+import { clientAddress, pageNumber, type SiteKit } from './site-kit.ts';
 
 /** Product pages kept rendered: the ones people look at most fit, a crawler walking all cannot grow it. */
 const PRODUCT_PAGES_KEPT = 2_000;
-
-/** `?pagina=`: absent is 1; anything but a whole number from 1 is no page. */
-const pageNumber = (value: string | null): number | null =>
-  value === null || value === '' ? 1 : /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
 
 const categoryOf = (value: string | null): Category | null | undefined =>
   value === null || value === '' ? null : DATASET_CATEGORIES.includes(value as Category) ? (value as Category) : undefined;

@@ -1,5 +1,17 @@
 import type { Category } from '../source/categories.ts';
 import type { ReferenceUnit } from '../source/reference-unit.ts';
+import { formatEuroCents } from '../util/format-euro.ts';
+
+const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+
+/** "1 dicembre 2026": a calendar day (YYYY-MM-DD) as the pages write it. */
+export const italianDay = (iso: string): string => longDate.format(new Date(`${iso}T00:00:00Z`));
+
+/** "4,80 €": cents as the pages write a price. */
+export const italianEuro = (cents: number): string => `${formatEuroCents(cents)} €`;
+
+/** "2.833": a count with Italian thousands. */
+export const italianCount = new Intl.NumberFormat('it-IT');
 
 /** The categories as the authority's lists head them. */
 export const CATEGORY_LABELS: Record<Category, string> = {

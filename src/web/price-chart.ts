@@ -1,6 +1,6 @@
 import type { PriceStep } from '../history/price-history.ts';
-import { formatEuroCents } from '../util/format-euro.ts';
 import { html, type SafeHtml } from './html.ts';
+import { italianDay as dateLabel, italianEuro as euro } from './italian-labels.ts';
 
 /** The chart's size in SVG units: it scales to the page's width (viewBox). */
 const WIDTH = 640;
@@ -9,9 +9,6 @@ const MARGIN = { top: 16, right: 24, bottom: 36, left: 72 };
 
 const DAY_MS = 86_400_000;
 const dayNumber = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / DAY_MS;
-const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
-const dateLabel = (iso: string) => longDate.format(new Date(`${iso}T00:00:00Z`));
-const euro = (cents: number) => `${formatEuroCents(cents)} €`;
 
 /** One step of the chart: the price from a day, and the release page that carried it (none for an archived list). */
 export interface ChartStep {

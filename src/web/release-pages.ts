@@ -1,20 +1,15 @@
 import { inUse, type KeyList } from '../release/signing-keys.ts';
-import { formatEuroCents } from '../util/format-euro.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout } from './pages.ts';
 import { changeBars } from './change-bars.ts';
-import { CATEGORY_LABELS } from './italian-labels.ts';
+import { CATEGORY_LABELS, italianCount as count, italianDay as day, italianEuro as euro } from './italian-labels.ts';
 import { describeNotesItalian, NOTE_LISTS, type NoteLine, type NoteList, type ReleaseNotes } from './release-notes.ts';
 
 /** Lines per list on the overview; the release's own pages list them all, this many per list and page. */
 export const LINES_ON_OVERVIEW = 10;
 export const LINES_PER_PAGE = 500;
 
-const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 const shortDateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
-const day = (iso: string) => longDate.format(new Date(`${iso}T00:00:00Z`));
-const euro = (cents: number) => `${formatEuroCents(cents)} €`;
-const count = new Intl.NumberFormat('it-IT');
 
 const feedLink = html`<link rel="alternate" type="application/atom+xml" title="Aggiornamenti della tariffa" href="/aggiornamenti.atom">`;
 

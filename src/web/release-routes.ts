@@ -5,16 +5,10 @@ import { releaseFeed } from './release-feed.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import { detailPageCount, releaseDetailPage, releasesPage, signingKeysPage } from './release-pages.ts';
 import { RenderCache, renderedPage } from './render-cache.ts';
-import type { SiteKit } from './site-kit.ts';
+import { pageNumber, type SiteKit } from './site-kit.ts';
 
 /** Pages kept rendered: every page of the recent releases, for both kinds of visitor, fits. */
 const RENDERED_PAGES_KEPT = 200;
-
-/** `?pagina=`: absent is page 1; anything but a whole number from 1 is no page (a 404). */
-function pageNumber(value: string | null): number | null {
-  if (value === null) return 1;
-  return /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
-}
 
 /** The public page of recent releases and their changes, one page per release, and the Atom feed: no session needed. */
 export function releaseRoutes(site: SiteKit): Route[] {
@@ -35,7 +29,6 @@ export function releaseRoutes(site: SiteKit): Route[] {
   const caching = (signedIn: boolean) => ({ 'cache-control': signedIn ? 'private, max-age=60' : 'public, max-age=300' });
   // Rendered once per what they show (a version's page never changes), then answered from memory or with a 304.
   const rendered = new RenderCache(RENDERED_PAGES_KEPT);
-  const answer = site.keptPage;
   const shown = (releases: ReleaseNotes[]) => releases.map((notes) => notes.version).join(',');
 
   return [
@@ -43,7 +36,7 @@ export function releaseRoutes(site: SiteKit): Route[] {
       const found = await read(request);
       if ('status' in found) return found;
       const page = rendered.get(`list|${shown(found.releases)}|${found.signedIn}`, () => releasesPage(found.releases, found.signedIn));
-      return answer(request, page, caching(found.signedIn));
+      return site.keptPage(request, page, caching(found.signedIn));
     }),
     route(['GET', 'HEAD'], '/aggiornamenti.atom', async ({ request }) => {
       const found = await read(request);
@@ -53,7 +46,10 @@ export function releaseRoutes(site: SiteKit): Route[] {
       const feed =
         found.releases.length > 0 ? rendered.get(`feed|${shown(found.releases)}|${options.siteUrl()}`, render) : renderedPage(render());
       // Feed readers poll: an unchanged feed costs them a 304.
-      return answer(request, feed, { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': 'public, max-age=300' });
+      return site.keptPage(request, feed, {
+        'content-type': 'application/atom+xml; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+      });
     }),
     route(['GET', 'HEAD'], '/chiavi-di-firma', async ({ request }) => {
       const signedIn = (await site.session(request)) !== null;
@@ -75,7 +71,7 @@ export function releaseRoutes(site: SiteKit): Route[] {
       const page = rendered.get(`release|${notes.version}|${number}|${found.signedIn}`, () =>
         releaseDetailPage(notes, found.signedIn, number),
       );
-      return answer(request, page, caching(found.signedIn));
+      return site.keptPage(request, page, caching(found.signedIn));
     }),
   ];
 }

@@ -57,6 +57,12 @@ export interface SignUpPolicy {
 
 export const randomToken = () => randomBytes(32).toString('base64url');
 
+/** `?pagina=`: absent is page 1; anything but a whole number from 1 is no page (a 404). */
+export function pageNumber(value: string | null): number | null {
+  if (value === null) return 1;
+  return /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
+}
+
 /**
  * What the site's routes share, made once per site: its cookies, the pages every route may answer
  * (403, 404, 405, 429), redirects, sessions and the middleware of signed-in and anonymous forms.
