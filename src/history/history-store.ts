@@ -30,9 +30,15 @@ export async function readHistoryManifest(bucket: Bucket): Promise<HistoryManife
   }
 }
 
-/** The bucket's history, checked against its manifest; an empty one when the bucket has none yet. */
-export async function readHistory(bucket: Bucket): Promise<{ history: PriceHistory; manifest: HistoryManifest | null }> {
-  const manifest = await readHistoryManifest(bucket);
+/**
+ * The bucket's history, checked against its manifest (read here unless the caller has just read
+ * it); an empty one when the bucket has none yet.
+ */
+export async function readHistory(
+  bucket: Bucket,
+  known?: HistoryManifest | null,
+): Promise<{ history: PriceHistory; manifest: HistoryManifest | null }> {
+  const manifest = known === undefined ? await readHistoryManifest(bucket) : known;
   if (!manifest) return { history: emptyHistory(), manifest: null };
   const where = `${bucket.description}${HISTORY_KEY}`;
   const file = await bucket.get(HISTORY_KEY);

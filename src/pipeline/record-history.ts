@@ -52,10 +52,10 @@ async function unrecorded(bucket: Bucket, recorded: string | null): Promise<Data
  */
 export async function catchUpHistory(bucket: Bucket): Promise<HistoryUpdate | null> {
   // The small manifest says which release is recorded: an up-to-date history is not read whole.
-  const recorded = (await readHistoryManifest(bucket))?.release ?? null;
-  const releases = await unrecorded(bucket, recorded);
+  const manifest = await readHistoryManifest(bucket);
+  const releases = await unrecorded(bucket, manifest?.release ?? null);
   if (releases.length === 0) return null;
-  const { history } = await readHistory(bucket);
+  const { history } = await readHistory(bucket, manifest);
   const updated = releases.reduce<PriceHistory>((sum, dataset) => recordRelease(sum, dataset), history);
   await writeHistory(bucket, updated);
   return { releases: releases.map((d) => d.version), lists: [], products: updated.products.length };

@@ -78,13 +78,14 @@ export class CatalogueSource {
   private async checkHistory(): Promise<void> {
     try {
       const manifest = await readHistoryManifest(this.bucket);
-      if ((manifest?.sha256 ?? null) !== this.history.sha256) {
-        const read = await readHistory(this.bucket);
-        this.history = { sha256: read.manifest?.sha256 ?? null, history: read.manifest ? read.history : null, checkedAt: this.now() };
-      } else this.history.checkedAt = this.now();
+      const sha256 = manifest?.sha256 ?? null;
+      if (sha256 !== this.history.sha256) {
+        const history = manifest ? (await readHistory(this.bucket, manifest)).history : null;
+        this.history = { ...this.history, sha256, history };
+      }
     } catch (error) {
       this.options.log({ event: 'catalogue.history_read_failed', error: (error as Error).message });
-      this.history.checkedAt = this.now();
     }
+    this.history.checkedAt = this.now();
   }
 }
