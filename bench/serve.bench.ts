@@ -10,6 +10,7 @@
 // Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least
 // 0.3× nginx's on SQLite and 0.15× on PostgreSQL.
 import { publishGeneratedRelease } from './generated-release.ts';
+import { waitForUrl } from './wait-for-url.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -63,10 +64,10 @@ try {
   const nginxPort = 18182;
   const nginx = await startNginx(join(work, 'nginx'), nginxPort, file);
   children.push(nginx);
-  await waitFor('http://127.0.0.1:18181/healthz');
-  await waitFor('http://127.0.0.1:18183/healthz');
-  await waitFor('http://127.0.0.1:18184/healthz');
-  await waitFor(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`);
+  await waitForUrl('http://127.0.0.1:18181/healthz');
+  await waitForUrl('http://127.0.0.1:18183/healthz');
+  await waitForUrl('http://127.0.0.1:18184/healthz');
+  await waitForUrl(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`);
   const nginxEtag = (await fetch(`http://127.0.0.1:${nginxPort}/dataset.sqlite.gz`, { method: 'HEAD' })).headers.get('etag')!;
 
   console.log(
@@ -287,19 +288,6 @@ async function startNginx(dir: string, port: number, file: Buffer): Promise<Chil
       `  server { listen 127.0.0.1:${port}; root ${dir}/html; }\n}\n`,
   );
   return spawn('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function workerPids(primary: number): number[] {

@@ -8,6 +8,7 @@
 // first catalogue page and after the load (the catalogue held in memory), and its peak.
 // Targets on the 2-core reference machine: search p95 <= 20 ms, product page p95 <= 30 ms.
 import { publishGeneratedRelease } from './generated-release.ts';
+import { waitForUrl } from './wait-for-url.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,7 +71,7 @@ try {
       env: { ...process.env, TARIFF_PUBLIC_PAGES_PER_MINUTE: '100000000' },
     });
     children.push(child);
-    await waitFor(`http://127.0.0.1:${PORT}/healthz`);
+    await waitForUrl(`http://127.0.0.1:${PORT}/healthz`);
     const before = memory(child.pid!).rss;
     const search = await load(searchPath);
     const product = await load(productPath);
@@ -147,17 +148,4 @@ function memory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-async function waitFor(url: string): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not answer within 60 s`);
 }

@@ -4,6 +4,7 @@
 // transaction is committed with synchronous=FULL (on disk). Prints median, p90 and p99 latency.
 // Target on the 2-core reference machine: median under 50 ms.
 import { publishGeneratedRelease } from './generated-release.ts';
+import { waitForUrl } from './wait-for-url.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,7 +64,7 @@ try {
   serve = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '18191'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitFor('http://127.0.0.1:18191/healthz');
+  await waitForUrl('http://127.0.0.1:18191/healthz');
 
   const timings: number[] = [];
   for (let b = 0; b < BATCHES; b++) {
@@ -97,16 +98,4 @@ try {
   serve?.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 300));
   await rm(work, { recursive: true, force: true });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`${url} did not come up`);
 }
