@@ -1,4 +1,4 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import type { Settings } from '../config/settings.ts';
 import { RequestLog } from '../server/request-log.ts';
 import { checkMetricsSettings, superviseMetrics } from './metrics-listener.ts';
@@ -37,7 +37,9 @@ export async function superviseWorkers(options: {
       log.flush();
     });
   };
-  const running = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  // A worker whose process has exited is gone, whether or not node:cluster has also seen its channel
+  // close (it drops a worker from its list only after both): a stop waits for processes, not bookkeeping.
+  const running = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
   for (let i = 0; i < workers; i++) fork();
   await new Promise<void>((resolve) => {
     let finished = false;
@@ -56,7 +58,6 @@ export async function superviseWorkers(options: {
       log.write({ event: 'worker.exit', pid: worker.process.pid, code, signal });
       setTimeout(fork, REPLACE_AFTER_MS).unref();
     });
-    // node:cluster drops a worker from its list on the later of its exit and its disconnect.
     cluster.on('disconnect', finishIfDone);
     const stop = () => {
       stopping = true;
