@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where a setting may come from besides `<data-dir>/config.json` (which uses its key). */
 export interface SettingSource {

@@ -1,6 +1,6 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex } from '../util/digests.ts';
 import { sourceFormat } from '../source/parse-source.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';

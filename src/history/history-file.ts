@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
 import { HISTORY_SCHEMA_VERSION, type PriceHistory, type PriceStep, type ProductHistory } from './price-history.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../errors.ts';
 import { gunzip, gzipDeterministic } from '../release/gzip.ts';
 import type { Bucket } from '../storage/bucket.ts';

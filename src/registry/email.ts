@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const email = z.string().trim().toLowerCase().pipe(z.email());
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
 import {
   announcedFields,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCHEMA_VERSION } from '../dataset/model.ts';
 import { sha256Hex } from '../util/digests.ts';
 

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex } from '../util/digests.ts';
 import { isoInstant, KEY_ID, PUBLIC_KEY_BASE64, SIGNATURE_ALGORITHM } from './manifest.ts';
 

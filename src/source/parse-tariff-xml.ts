@@ -1,6 +1,6 @@
 import { decodeHTMLStrict } from 'entities';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../errors.ts';
 import { parseCalendarDate } from '../util/dates.ts';
 import { CATEGORIES, type FeedCategory } from './categories.ts';

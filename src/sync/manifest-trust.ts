@@ -2,6 +2,7 @@ import { errors } from '../errors.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { refuseManifest } from '../release/manifest-signature.ts';
 import { keyListSchema, type TrustedKey } from '../release/signing-keys.ts';
+import { httpGet } from './http-get.ts';
 
 /** Where the service publishes its signing keys: outside /v1, at its origin, so asking costs no read. */
 const keysUrl = (api: string): string => new URL('/.well-known/tariff-keys.json', api).toString();
@@ -14,9 +15,12 @@ const keysUrl = (api: string): string => new URL('/.well-known/tariff-keys.json'
 async function announcedRetirements(api: string, options: { signal: AbortSignal }): Promise<Map<string, string>> {
   const retired = new Map<string, string>();
   try {
-    const response = await fetch(keysUrl(api), { signal: options.signal, redirect: 'manual' });
+    const response = await httpGet(keysUrl(api), { headers: { 'user-agent': 'tariff-sync' }, signal: options.signal });
+    if (response.status !== 200) {
+      response.discard();
+      return retired;
+    }
     const text = await response.text();
-    if (response.status !== 200) return retired;
     for (const entry of keyListSchema.parse(JSON.parse(text)).keys) if (entry.retiredAt) retired.set(entry.keyId, entry.retiredAt);
   } catch {
     // No list, or not one: the pinned keys decide alone.

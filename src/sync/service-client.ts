@@ -1,4 +1,5 @@
 import { errors } from '../errors.ts';
+import { httpGet, type HttpAnswer } from './http-get.ts';
 import { mustWait, retryNotBefore } from './retry-rules.ts';
 
 export interface ServiceClientOptions {
@@ -15,17 +16,17 @@ export interface ServiceClientOptions {
 /** The answer to one call: 200, with its body still to read. */
 export interface ServiceAnswer {
   url: string;
-  response: Response;
+  response: HttpAnswer;
 }
 
 /**
  * The service as a sync sees it: authenticated GETs that count the reads they spend, and turn every
  * other answer into the error the operator reads (with the moment to wait for, recorded first).
  *
- * The calls go through Node.js's own fetch, which is undici built into the runtime: the same HTTP
- * client as the npm package, without loading and compiling a second copy of it at every start (a
- * sync with nothing new is a cron job at every till: most of its time was that load). Redirects are
- * not followed: the service answers /v1 itself, and a redirect is reported, as any other answer.
+ * The calls go through Node.js's own HTTP client (http-get.ts): a sync with nothing new is a cron
+ * job at every till, and loading an HTTP client library (undici, even the copy inside Node.js) was
+ * most of its time. Redirects are not followed: the service answers /v1 itself, and a redirect is
+ * reported, as any other answer.
  */
 export class ServiceClient {
   /** Reads of the daily quota spent so far. */
@@ -41,11 +42,10 @@ export class ServiceClient {
 
   async get(path: string): Promise<ServiceAnswer> {
     const url = `${this.base}${path}`;
-    let response: Response;
+    let response: HttpAnswer;
     try {
-      response = await fetch(url, {
+      response = await httpGet(url, {
         headers: { authorization: `Bearer ${this.options.key}`, 'user-agent': 'tariff-sync' },
-        redirect: 'manual',
         signal: this.options.signal,
       });
     } catch (error) {
@@ -56,11 +56,11 @@ export class ServiceClient {
     throw await this.refusal(url, response);
   }
 
-  private async refusal(url: string, response: Response): Promise<Error> {
+  private async refusal(url: string, response: HttpAnswer): Promise<Error> {
     const body = await response.text().catch(() => '');
     const code = errorCode(body) ?? `http_${response.status}`;
     if (!mustWait(response.status)) return errors.syncRefused(url, response.status, code, refusalDetail(response.status, code, this.base));
-    const retryAfter = response.headers.get('retry-after') ?? undefined;
+    const retryAfter = response.header('retry-after');
     const notBefore = retryNotBefore(response.status, retryAfter, this.options.now());
     const until = notBefore.toISOString().replace('.000Z', 'Z');
     await this.options.recordWait(until, `${response.status} ${code}`);
@@ -77,11 +77,14 @@ function errorCode(body: string): string | null {
   }
 }
 
-/** What failed, as fetch says it: its own message is "fetch failed", the cause names the reason (ECONNREFUSED …). */
+/**
+ * What failed: the error's message (`connect ECONNREFUSED 127.0.0.1:9`), or for a call the deadline
+ * cut short ("This operation was aborted"), the deadline's own reason, its cause.
+ */
 export function reason(error: unknown): string {
-  const { message, cause } = error as Error & { cause?: Error & { code?: string } };
+  const { message, cause, code } = error as Error & { code?: string; cause?: Error & { code?: string } };
   if (cause?.message) return cause.code && !cause.message.includes(cause.code) ? `${cause.code} ${cause.message}` : cause.message;
-  return message;
+  return code && !message.includes(code) ? `${code} ${message}` : message;
 }
 
 /** What a refusal means for the operator: a 404 that is not the service's own answer is a wrong --api. */

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errors } from '../errors.ts';
@@ -66,7 +65,10 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     recordWait: (notBefore, waitReason) => writeSyncState(dest, { ...state, notBefore, waitReason, lastCheckAt: now.toISOString() }),
   });
   const { url: versionUrl, response: versionResponse } = await service.get('/version');
-  const manifest = parseManifest(versionUrl, await versionResponse.text());
+  const manifestText = await versionResponse.text().catch((error: unknown) => {
+    throw errors.syncFailed(versionUrl, reason(error));
+  });
+  const manifest = parseManifest(versionUrl, manifestText);
   const pinned = options.publicKeys ?? [];
   // Checked before anything else is asked: a manifest the till does not trust costs no further read.
   if (pinned.length > 0)
@@ -112,19 +114,18 @@ const expected = (manifest: Manifest, format: Format) => manifest.files[format];
 async function install(options: SyncOptions, manifest: Manifest, { url, response }: ServiceAnswer): Promise<Installed> {
   const { dest, format } = options;
   const { sha256: expectedSha, size } = expected(manifest, format);
-  const etag = response.headers.get('etag');
+  const etag = response.header('etag') ?? null;
   // The release switched between the two calls: this file is not the manifest's. The next run gets both anew.
   if (etag !== null && etag !== `"${expectedSha}"`) {
     // Dropping the body is our choice: its abort is not an error of this run.
-    await response.body?.cancel().catch(() => {});
+    response.discard();
     throw errors.syncVerifyFailed(url, `its ETag ${etag} is not the SHA-256 the manifest names (a new release came out meanwhile)`);
   }
   const name = installedName(format);
   const downloaded = join(dest, `.${name}.gz.download-${process.pid}`);
   const unpacked = join(dest, `.${name}.download-${process.pid}`);
   try {
-    if (!response.body) throw errors.syncVerifyFailed(url, 'the answer has no body');
-    const { sha256, bytes } = await download(Readable.fromWeb(response.body as WebReadableStream), downloaded, size, url);
+    const { sha256, bytes } = await download(response.body, downloaded, size, url);
     // The compressed bytes are checked before anything is unpacked: a file the manifest does not name is never opened.
     if (bytes !== size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${size}`);
     if (sha256 !== expectedSha) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expectedSha}`);

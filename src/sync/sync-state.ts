@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errors } from '../errors.ts';
 import { FORMATS } from '../release/manifest.ts';
 

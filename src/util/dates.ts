@@ -18,10 +18,13 @@ export function parseCalendarDate(text: string): string | null {
   return date.toISOString().slice(0, 10);
 }
 
-const romeDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome', year: 'numeric', month: '2-digit', day: '2-digit' });
+// Made on first use: a formatter with a time zone loads ICU's zone data, which a command that
+// never asks for an Italian day (`tariff sync`) need not pay for at start-up.
+let romeDate: Intl.DateTimeFormat | undefined;
 
 /** The calendar day in Italy at `instant`: tariffs take effect on Italian days, not UTC ones. */
 export function dateInRome(instant: Date): string {
+  romeDate ??= new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome', year: 'numeric', month: '2-digit', day: '2-digit' });
   return romeDate.format(instant);
 }
 
