@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import type { AuthorityServer } from '../helpers/authority-server.ts';
 import { releaseFromSite, standInAuthoritySite } from '../helpers/authority-site.ts';
-import { accessibilityViolations, chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { accessibilityViolations, checkableContext, chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 import { readWithPdftotext } from '../helpers/pdftotext-reading.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
@@ -58,7 +58,7 @@ beforeAll(async () => {
     { now: () => new Date(Date.now() + clockAhead) },
   );
   browser = await launchChromium();
-  context = await browser.newContext({ bypassCSP: true });
+  context = await checkableContext(browser);
 }, 60_000);
 
 afterAll(async () => {

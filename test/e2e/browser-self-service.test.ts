@@ -5,7 +5,7 @@ import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { messageCount, messageNumber } from '../helpers/outbox.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { accessibilityViolations, chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { accessibilityViolations, checkableContext, chromiumAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 
 const available = chromiumAvailable;
 
@@ -57,8 +57,7 @@ async function signIn(context: BrowserContext, email: string): Promise<Page> {
   return page;
 }
 
-/** A browser context that lets axe-core's script in past the site's Content-Security-Policy (which rightly refuses inline script). */
-const newContext = () => browser.newContext({ bypassCSP: true });
+const newContext = () => checkableContext(browser);
 
 /** A valid EAN-13 from a 12-digit body. */
 const ean13 = (body: string) => `${body}${gs1CheckDigit(body)}`;
