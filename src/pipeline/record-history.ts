@@ -5,9 +5,8 @@ import { errors } from '../errors.ts';
 import { selectTariff } from '../dataset/select-tariff.ts';
 import { readHistory, readHistoryManifest, writeHistory } from '../history/history-store.ts';
 import { listObservations, recordObservations, recordRelease, type PriceHistory } from '../history/price-history.ts';
-import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
-import { readCurrentManifest } from '../publish/bucket-releases.ts';
-import { openDatasetFile } from '../release/read-release.ts';
+import { compareVersions } from '../publish/bucket-layout.ts';
+import { readCurrentManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -22,11 +21,6 @@ export interface HistoryUpdate {
   products: number;
 }
 
-async function releaseRows(bucket: Bucket, version: string): Promise<Dataset | null> {
-  const bytes = await bucket.get(releaseFileKey(version, 'json'));
-  return bytes ? openDatasetFile('json', bytes) : null;
-}
-
 /**
  * The releases the history has not recorded yet, oldest first: from the current one back along
  * `changesSince` to the newest recorded (or as far back as the bucket keeps). A current release
@@ -38,7 +32,7 @@ async function unrecorded(bucket: Bucket, recorded: string | null): Promise<Data
   const line: Dataset[] = [];
   for (let version: string | null = current.version; version !== null && version !== recorded;) {
     if (recorded !== null && compareVersions(version, recorded) < 0) break;
-    const rows = await releaseRows(bucket, version);
+    const rows = await readReleaseRows(bucket, version);
     if (!rows) break;
     line.push(rows);
     version = rows.changesSince;

@@ -1,4 +1,6 @@
+import type { Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
+import { openDatasetFile } from '../release/read-release.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { FORMATS, holdsDigest, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -42,6 +44,12 @@ export async function readCurrentManifest(bucket: Bucket): Promise<Manifest | nu
 /** The manifest a kept release carries (`releases/<version>/manifest.json`), or null when it has none. */
 export function readReleaseManifest(bucket: Bucket, version: string): Promise<Manifest | null> {
   return readManifestObject(bucket, releaseManifestKey(version));
+}
+
+/** The rows of a kept release, read from its `dataset.json.gz`; null when the bucket does not hold that file. */
+export async function readReleaseRows(bucket: Bucket, version: string): Promise<Dataset | null> {
+  const bytes = await bucket.get(releaseFileKey(version, 'json'));
+  return bytes ? openDatasetFile('json', bytes) : null;
 }
 
 async function readManifestObject(bucket: Bucket, key: string): Promise<Manifest | null> {

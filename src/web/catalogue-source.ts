@@ -2,7 +2,7 @@ import { readHistory, readHistoryManifest } from '../history/history-store.ts';
 import type { PriceHistory } from '../history/price-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from '../publish/bucket-layout.ts';
-import { openDatasetFile } from '../release/read-release.ts';
+import { readReleaseRows } from '../publish/bucket-releases.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 
 export interface CatalogueSourceOptions {
@@ -66,9 +66,9 @@ export class CatalogueSource {
   private async build(version: string | null, history: PriceHistory | null): Promise<CatalogueIndex | null> {
     if (version === null) return new CatalogueIndex(null, history);
     try {
-      const bytes = await this.bucket.get(releaseFileKey(version, 'json'));
-      if (!bytes) throw new Error(`${releaseFileKey(version, 'json')} is missing`);
-      return new CatalogueIndex(await openDatasetFile('json', bytes), history);
+      const rows = await readReleaseRows(this.bucket, version);
+      if (!rows) throw new Error(`${releaseFileKey(version, 'json')} is missing`);
+      return new CatalogueIndex(rows, history);
     } catch (error) {
       this.options.log({ event: 'catalogue.release_read_failed', version, error: (error as Error).message });
       return null;

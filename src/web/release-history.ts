@@ -1,6 +1,4 @@
-import { releaseFileKey } from '../publish/bucket-layout.ts';
-import { readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
-import { openDatasetFile } from '../release/read-release.ts';
+import { readCurrentManifest, readReleaseManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseNotes, type ReleaseNotes } from './release-notes.ts';
 
@@ -71,9 +69,9 @@ export class ReleaseHistory {
   /** One kept release's notes; null when the bucket no longer keeps it (pruned): the line ends there. */
   private async readNotes(version: string): Promise<ReleaseNotes | null> {
     const manifest = await readReleaseManifest(this.bucket, version);
-    const bytes = manifest ? await this.bucket.get(releaseFileKey(version, 'json')) : null;
-    if (!manifest || !bytes) return null;
-    const notes = releaseNotes(manifest, await openDatasetFile('json', bytes));
+    const rows = manifest ? await readReleaseRows(this.bucket, version) : null;
+    if (!manifest || !rows) return null;
+    const notes = releaseNotes(manifest, rows);
     this.notes.set(version, notes);
     return notes;
   }

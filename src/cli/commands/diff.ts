@@ -4,8 +4,8 @@ import { diffDatasets } from '../../dataset/diff-datasets.ts';
 import type { Dataset } from '../../dataset/model.ts';
 import { errors } from '../../errors.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
-import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
-import { openDatasetFile, readReleaseDataset } from '../../release/read-release.ts';
+import { readCurrentManifest, readReleaseManifest, readReleaseRows } from '../../publish/bucket-releases.ts';
+import { readReleaseDataset } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { DIFF_ROWS_SHOWN, renderDiff } from '../render-diff.ts';
@@ -20,10 +20,9 @@ async function releaseRows(spec: string, bucket: () => Promise<Bucket>): Promise
   const manifest = spec === 'current' ? await readCurrentManifest(store) : await readReleaseManifest(store, spec);
   if (!manifest)
     throw errors.releaseUnreadable(`${store.description}${spec === 'current' ? '' : `releases/${spec}/`}`, 'the bucket does not hold it');
-  const key = releaseFileKey(manifest.version, 'json');
-  const bytes = await store.get(key);
-  if (!bytes) throw errors.releaseUnreadable(`${store.description}${key}`, 'the file is missing');
-  return openDatasetFile('json', bytes);
+  const rows = await readReleaseRows(store, manifest.version);
+  if (!rows) throw errors.releaseUnreadable(`${store.description}${releaseFileKey(manifest.version, 'json')}`, 'the file is missing');
+  return rows;
 }
 
 export function registerDiff(program: Command, run: Runner): void {
