@@ -89,20 +89,13 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
       CREATE TABLE announced_prices (id INTEGER PRIMARY KEY, ${columnsSql(ANNOUNCED_COLUMNS)});
     `);
     const insertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-    // Named parameters bind the row objects as they are: no per-row array to build.
-    const insertProduct = db.prepare(`INSERT INTO products VALUES (${PRODUCT_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
-    const insertBarcode = db.prepare(`INSERT INTO barcodes VALUES (${BARCODE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
-    const insertChange = db.prepare(`INSERT INTO changes VALUES (NULL, ${CHANGE_COLUMNS.map(([field]) => `@${field}`).join(', ')})`);
-    const insertAnnounced = db.prepare(
-      `INSERT INTO announced_prices VALUES (NULL, ${ANNOUNCED_COLUMNS.map(([field]) => `@${field}`).join(', ')})`,
-    );
     db.transaction(() => {
       // A first release has no changesSince row: meta holds text only, and absent reads as null.
       for (const key of META_KEYS) if (dataset[key] !== null) insertMeta.run(key, String(dataset[key]));
-      for (const product of dataset.products) insertProduct.run(product);
-      for (const barcode of dataset.barcodes) insertBarcode.run(barcode);
-      for (const change of dataset.changes) insertChange.run(change);
-      for (const row of dataset.announced) insertAnnounced.run(row);
+      insertRows(db, { table: 'products', columns: PRODUCT_COLUMNS }, dataset.products);
+      insertRows(db, { table: 'barcodes', columns: BARCODE_COLUMNS }, dataset.barcodes);
+      insertRows(db, { table: 'changes', columns: CHANGE_COLUMNS, numbered: true }, dataset.changes);
+      insertRows(db, { table: 'announced_prices', columns: ANNOUNCED_COLUMNS, numbered: true }, dataset.announced);
     })();
     // Built once the rows are in, in one sorted pass, rather than grown row by row (a fifth of
     // the time); each in its own statement, as before, so the file's bytes stay those of earlier
@@ -114,6 +107,24 @@ export function writeDatasetSqlite(dataset: Dataset, path: string): void {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Inserts `rows` in one statement that reads them from a JSON array of arrays (json_each), rather
+ * than binding each row through a prepared statement: one call into the addon per row was two
+ * thirds of the sqlite stage for 100,000 barcodes. Each value keeps the type it is bound with: a
+ * JSON integer is INTEGER, another number REAL, a string TEXT, null (or an absent field) NULL.
+ * Rows go in array order, so a `numbered` table's `id` counts them from 1 as before.
+ */
+function insertRows<Row>(
+  db: Database.Database,
+  into: { table: string; columns: readonly (readonly [keyof Row & string, string, string])[]; numbered?: boolean },
+  rows: readonly Row[],
+): void {
+  if (rows.length === 0) return;
+  const values = into.columns.map((_, at) => `value ->> ${at}`).join(', ');
+  const json = JSON.stringify(rows.map((row) => into.columns.map(([field]) => row[field] ?? null)));
+  db.prepare(`INSERT INTO ${into.table} SELECT ${into.numbered ? 'NULL, ' : ''}${values} FROM json_each(?) ORDER BY key`).run(json);
 }
 
 /** Reads the `sqlite` format back (read-only) into the canonical shape. */
