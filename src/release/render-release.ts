@@ -69,13 +69,14 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
       : { ...content, version, changesSince: previousDataset?.version ?? null, changes };
 
   const engine = (name: string, write: (path: string) => void | Promise<void>) => renderWithEngine(input.scratchDir, name, write);
-  const raw = {
-    json: await time('json', () => renderDatasetJson(dataset)),
-    sqlite: await time('sqlite', () => engine('dataset.sqlite', (path) => writeDatasetSqlite(dataset, path))),
-    docdb: await time('docdb', () => engine('dataset.docdb', (path) => writeDatasetDocdb(dataset, path))),
+  // Each file is compressed on libuv's thread pool as soon as it is rendered, while the main
+  // thread renders the next one.
+  const compressing: Record<Format, Promise<Buffer>> = {
+    json: gzipDeterministicAsync(await time('json', () => renderDatasetJson(dataset))),
+    sqlite: gzipDeterministicAsync(await time('sqlite', () => engine('dataset.sqlite', (path) => writeDatasetSqlite(dataset, path)))),
+    docdb: gzipDeterministicAsync(await time('docdb', () => engine('dataset.docdb', (path) => writeDatasetDocdb(dataset, path)))),
   };
-  // Compressed on libuv's thread pool: the three files in parallel on both cores.
-  const compressed = await time('gzip', () => Promise.all(FORMATS.map((format) => gzipDeterministicAsync(raw[format]))));
+  const compressed = await time('gzip', () => Promise.all(FORMATS.map((format) => compressing[format])));
   const files = Object.fromEntries(FORMATS.map((format, i) => [format, compressed[i]!])) as Record<Format, Buffer>;
   const digests = await time('hash', () =>
     Object.fromEntries(FORMATS.map((format) => [format, { sha256: sha256Hex(files[format]), size: files[format].length }])),
