@@ -9,7 +9,7 @@ import { generateTariff } from '../../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { BuildOptions } from '../../src/pipeline/built-release.ts';
-import { DOCDB_INDEXES } from '../../src/release/dataset-docdb.ts';
+import { DOCDB_INDEXES, readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { gunzip } from '../../src/release/gzip.ts';
 import { FORMATS, type Manifest } from '../../src/release/manifest.ts';
@@ -145,6 +145,17 @@ describe('a release built from the sample tariff', () => {
         { barcode: '8001001001012', kind: 'carton', units: 10 },
       ],
     });
+  });
+
+  it('is read back by NeDB and left with the bytes its manifest names (the engine rewrites a file it loads)', async () => {
+    const built = await build();
+    const path = join(await tempDir(), 'dataset.docdb');
+    writeFileSync(path, gunzip(built.files.docdb));
+    const dataset = await readDatasetDocdb(path);
+    expect(dataset.barcodes.map((row) => row.barcode)).toContain('8001001001012');
+    expect(createHash('sha256').update(gunzip(built.files.docdb)).digest('hex')).toBe(
+      createHash('sha256').update(readFileSync(path)).digest('hex'),
+    );
   });
 
   it('writes the NeDB datafile byte for byte as the engine does when it declares the indexes and inserts the documents', async () => {
