@@ -119,6 +119,9 @@ type Code = keyof typeof HINTS;
 const fail = (code: Code, message: string, exitCode: 1 | 2 = 1, params: Record<string, string | number> = {}) =>
   new TariffError(code, message, HINTS[code], exitCode, params);
 
+/** Problems one to a line, under the message that counts them. */
+const listed = (problems: string[]) => problems.map((problem) => `\n  - ${problem}`).join('');
+
 /** `products` is "products" for the whole tariff, "<category> products" for one category. */
 const shrinkMessage = (products: string, dropped: number, previous: number, maxPercent: number) =>
   `The new tariff drops ${dropped} of the ${previous} ${products} of the previous release ` +
@@ -153,20 +156,15 @@ export const errors = {
       VARIANT_HINTS.categoryShrinkRefused,
     ),
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
-  verifyFailed: (where: string, problems: string[]) =>
-    fail('verify_failed', `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`),
+  verifyFailed: (where: string, problems: string[]) => fail('verify_failed', `${where}: the release does not verify:${listed(problems)}`),
   // Same stable code; what to do differs for a bucket's copy, which is repaired, not rebuilt.
   bucketVerifyFailed: (where: string, problems: string[]) =>
-    new TariffError(
-      'verify_failed',
-      `${where}: the release does not verify:\n  - ${problems.join('\n  - ')}`,
-      VARIANT_HINTS.bucketVerifyFailed,
-    ),
+    new TariffError('verify_failed', `${where}: the release does not verify:${listed(problems)}`, VARIANT_HINTS.bucketVerifyFailed),
   // Same stable code; the files are whole, the current manifest's signature is what fails.
   bucketSignatureFailed: (where: string, problems: string[]) =>
     new TariffError(
       'verify_failed',
-      `${where}: the current manifest's signature does not verify:\n  - ${problems.join('\n  - ')}`,
+      `${where}: the current manifest's signature does not verify:${listed(problems)}`,
       VARIANT_HINTS.bucketSignatureFailed,
     ),
   // A usage mistake (exit 2) whose remedy is in the settings' documentation, not in --help.
@@ -181,7 +179,7 @@ export const errors = {
   versionBehind: (version: string, current: string, where: string) =>
     fail('version_behind', `${where}: ${version} is older than the current release ${current}; nothing was published`),
   bucketDamaged: (version: string, where: string, problems: string[]) =>
-    fail('bucket_damaged', `${where}: the current release ${version} is damaged and cannot be repaired:\n  - ${problems.join('\n  - ')}`),
+    fail('bucket_damaged', `${where}: the current release ${version} is damaged and cannot be repaired:${listed(problems)}`),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
     fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string) => fail('fetch_failed', `${url}: ${detail}`),
@@ -231,7 +229,7 @@ export const errors = {
   manifestUntrusted: (where: string, refusal: string, detail: string) =>
     fail('manifest_untrusted', `${where}: the manifest is not trusted (${refusal}): ${detail}`, 1, { refusal }),
   rebuildDiffers: (version: string, problems: string[]) =>
-    fail('rebuild_differs', `${version} does not match its rebuild:\n  - ${problems.join('\n  - ')}`),
+    fail('rebuild_differs', `${version} does not match its rebuild:${listed(problems)}`),
   outputFailed: (where: string, detail: string) => fail('output_failed', `${where}: cannot write the release: ${detail}`),
   outputNotRelease: (where: string, foreign: string[]) =>
     fail(

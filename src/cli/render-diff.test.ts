@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cigarRow } from '../../test/helpers/rows.ts';
+import { cigarRow, datasetOf } from '../../test/helpers/rows.ts';
 import { diffDatasets } from '../dataset/diff-datasets.ts';
 import type { Dataset, Product } from '../dataset/model.ts';
 import { renderDiff } from './render-diff.ts';
 
 const product = (admCode: number, overrides: Partial<Product> = {}) => cigarRow(admCode, { effectiveFrom: '2026-07-22', ...overrides });
-const dataset = (version: string, tariffDate: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
-  schemaVersion: 2,
-  version,
-  tariffDate,
-  source: 'ADM',
-  changesSince: null,
-  products,
-  barcodes,
-  changes: [],
-  announced: [],
-});
+const dataset = (version: string, tariffDate: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset =>
+  datasetOf(version, { tariffDate, products, barcodes });
 const codes = Array.from({ length: 300 }, (_, i) => i + 1);
 
 describe('renderDiff', () => {

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { productRow } from '../../test/helpers/rows.ts';
+import { datasetOf, productRow } from '../../test/helpers/rows.ts';
 import { diffDatasets } from './diff-datasets.ts';
 import type { Dataset, Product } from './model.ts';
 
 const product = productRow;
-const dataset = (version: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset => ({
-  schemaVersion: 2,
-  version,
-  tariffDate: '2026-11-01',
-  source: 'ADM',
-  changesSince: null,
-  products,
-  barcodes,
-  changes: [],
-  announced: [],
-});
+const dataset = (version: string, products: Product[], barcodes: Dataset['barcodes'] = []): Dataset =>
+  datasetOf(version, { tariffDate: '2026-11-01', products, barcodes });
 
 describe('diffDatasets', () => {
   it('finds nothing between the same content under two versions', () => {

@@ -2,19 +2,8 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { pgAuthenticator } from './pg-authenticate.ts';
 import { errors } from '../errors.ts';
-import {
-  type Authenticate,
-  refuseOuterStatement,
-  withinTransaction,
-  type Dialect,
-  type Params,
-  type PoolUse,
-  type Queries,
-  type Row,
-  type Store,
-  type Transaction,
-  type TransactionOptions,
-} from './store.ts';
+import { refuseOuterStatement, withinTransaction } from './store.ts';
+import type { Authenticate, Dialect, Params, PoolUse, Queries, Row, Store, Transaction, TransactionOptions } from './store.ts';
 
 const PG_DIALECT: Dialect = {
   name: 'postgres',

@@ -1,18 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { sqliteAuthenticator } from './sqlite-authenticate.ts';
-import {
-  type Authenticate,
-  refuseOuterStatement,
-  withinTransaction,
-  type Dialect,
-  type Params,
-  type PoolUse,
-  type Row,
-  type Store,
-  type Transaction,
-  type TransactionOptions,
-} from './store.ts';
+import { refuseOuterStatement, withinTransaction } from './store.ts';
+import type { Authenticate, Dialect, Params, PoolUse, Row, Store, Transaction, TransactionOptions } from './store.ts';
 
 export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',

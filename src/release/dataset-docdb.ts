@@ -1,16 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import Datastore from 'nedb-promises';
-import {
-  announcedFields,
-  changeFields,
-  productFields,
-  type AnnouncedPrice,
-  type Barcode,
-  type Change,
-  type Dataset,
-  type Product,
-} from '../dataset/model.ts';
+import { announcedFields, changeFields, productFields } from '../dataset/model.ts';
+import type { AnnouncedPrice, Barcode, Change, Dataset, Product } from '../dataset/model.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -1,13 +1,12 @@
 import Database from 'better-sqlite3';
-import {
-  announcedFields,
-  changeFields,
-  type AnnouncedPrice,
-  type Barcode,
-  type Change,
-  type Dataset,
-  type Product,
-} from '../dataset/model.ts';
+import { announcedFields, changeFields } from '../dataset/model.ts';
+import type { AnnouncedPrice, Barcode, Change, Dataset, Product } from '../dataset/model.ts';
+
+/** A price's reference price (per conventional kilogram, per 1,000 pieces, …): columns added after the first releases. */
+const REFERENCE_COLUMNS = [
+  ['referencePriceCents', 'reference_price_cents', 'INTEGER'],
+  ['referenceUnit', 'reference_unit', 'TEXT'],
+] as const satisfies readonly (readonly [keyof Product & keyof AnnouncedPrice, string, string])[];
 
 /** JSON field ↔ SQL column of the `sqlite` format, in table order (docs/dataset.md). */
 const PRODUCT_COLUMNS = [
@@ -21,8 +20,7 @@ const PRODUCT_COLUMNS = [
   ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER NOT NULL'],
   ['effectiveFrom', 'effective_from', 'TEXT NOT NULL'],
   // Added later: last, so that readers taking columns by position keep working.
-  ['referencePriceCents', 'reference_price_cents', 'INTEGER'],
-  ['referenceUnit', 'reference_unit', 'TEXT'],
+  ...REFERENCE_COLUMNS,
 ] as const satisfies readonly (readonly [keyof Product, string, string])[];
 
 const BARCODE_COLUMNS = [
@@ -35,7 +33,7 @@ const BARCODE_COLUMNS = [
 /** A product's columns in a change row: nullable, since an added product has no old side and a removed one no new side. */
 const STATE_COLUMNS = PRODUCT_COLUMNS.slice(1).map(([field, column, type]) => [field, column, type.replace(' NOT NULL', '')] as const);
 /** The reference price's columns came after the changes table: they follow all the others there too. */
-const LATER_STATE_COLUMNS = 2;
+const LATER_STATE_COLUMNS = REFERENCE_COLUMNS.length;
 const oldColumn = ([field, column, type]: (typeof STATE_COLUMNS)[number]) =>
   [`old${field[0]!.toUpperCase()}${field.slice(1)}` as keyof Change, `old_${column}`, type] as const;
 
@@ -52,15 +50,15 @@ const CHANGE_COLUMNS: readonly (readonly [keyof Change, string, string])[] = [
   ...STATE_COLUMNS.slice(-LATER_STATE_COLUMNS),
 ];
 
+/** A notice always states the reference price of the price it announces. */
 const ANNOUNCED_COLUMNS = [
   ['admCode', 'adm_code', 'INTEGER NOT NULL'],
   ['effectiveFrom', 'effective_from', 'TEXT NOT NULL'],
   ['pricePerPackCents', 'price_per_pack_cents', 'INTEGER NOT NULL'],
   ['pricePerKgCents', 'price_per_kg_cents', 'INTEGER'],
-  ['referencePriceCents', 'reference_price_cents', 'INTEGER NOT NULL'],
-  ['referenceUnit', 'reference_unit', 'TEXT NOT NULL'],
+  ...REFERENCE_COLUMNS.map(([field, column, type]) => [field, column, `${type} NOT NULL`] as const),
   ['source', 'source', 'TEXT NOT NULL'],
-] as const satisfies readonly (readonly [keyof AnnouncedPrice, string, string])[];
+] satisfies readonly (readonly [keyof AnnouncedPrice, string, string])[];
 
 const META_KEYS = ['schemaVersion', 'version', 'tariffDate', 'source', 'changesSince'] as const;
 

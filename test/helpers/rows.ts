@@ -1,4 +1,4 @@
-import type { Product } from '../../src/dataset/model.ts';
+import type { Barcode, Dataset, Product } from '../../src/dataset/model.ts';
 import type { Manifest } from '../../src/release/manifest.ts';
 
 /** A product row for unit tests: a pack of 20 cigarettes at 6,00 €, from 1 November 2026, unless told otherwise. */
@@ -20,6 +20,19 @@ export const productRow = (admCode: number, overrides: Partial<Product> = {}): P
 /** The same, as a cigar in a box of 5 (the real list's category). */
 export const cigarRow = (admCode: number, overrides: Partial<Product> = {}): Product =>
   productRow(admCode, { category: 'cigars', pack: 'da 5 pezzi', packQuantity: 5, ...overrides });
+
+/** A dataset of schema 2 holding these rows and nothing else: no changes, no announced prices. */
+export const datasetOf = (version: string, rows: { tariffDate: string; products: Product[]; barcodes?: Barcode[] }): Dataset => ({
+  schemaVersion: 2,
+  version,
+  tariffDate: rows.tariffDate,
+  source: 'ADM',
+  changesSince: null,
+  products: rows.products,
+  barcodes: rows.barcodes ?? [],
+  changes: [],
+  announced: [],
+});
 
 /** A manifest of section 2.1 with made-up digests, for tests that need its shape, not real files. */
 export const manifestOf = (version: string, overrides: Partial<Manifest> = {}): Manifest => ({
