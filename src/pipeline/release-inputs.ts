@@ -23,8 +23,11 @@ export interface PreviousRelease {
  */
 export async function approvedBarcodes(file: string | undefined, settings: Settings, dataDir: string): Promise<Barcode[]> {
   const fromFile = file ? parseBarcodeList(await readBarcodeFile(file), file) : [];
+  const fromRegistry = await registryBarcodes(settings, dataDir);
+  // The list holds each barcode once already: with no registry there is nothing to merge.
+  if (fromRegistry.length === 0) return fromFile;
   const merged = new Map<string, Barcode>();
-  for (const barcode of [...fromFile, ...(await registryBarcodes(settings, dataDir))]) merged.set(barcode.barcode, barcode);
+  for (const barcode of [...fromFile, ...fromRegistry]) merged.set(barcode.barcode, barcode);
   return [...merged.values()];
 }
 
