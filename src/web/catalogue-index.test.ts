@@ -26,7 +26,11 @@ const dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' 
     product(7, 'CAFFÈ NERO', 'cigarettes'),
     ...Array.from({ length: 120 }, (_, i) => product(10_000 + i, `SERIE ${i}`, 'cigarillos')),
   ],
-  barcodes: [{ barcode: '8001002006849', admCode: 684, kind: 'pack', units: 1 }],
+  barcodes: [
+    { barcode: '8001002006849', admCode: 684, kind: 'pack', units: 1 },
+    // A UPC-A, stored in its canonical 13-digit form.
+    { barcode: '0012345678905', admCode: 7, kind: 'pack', units: 1 },
+  ],
   announced: [
     {
       admCode: 684,
@@ -59,6 +63,11 @@ describe('the catalogue index', () => {
       announced: [{ pricePerPackCents: 500 }],
     });
     expect(index.search({ text: '8001002006849', category: 'cigarettes', page: 1 }).total).toBe(0);
+  });
+
+  it('finds a barcode typed in any of its GTIN lengths, as a scanner or a label spells it', () => {
+    for (const text of ['012345678905', '0012345678905', '00012345678905'])
+      expect(index.search({ text, category: null, page: 1 })).toMatchObject({ matchedBy: 'barcode', entries: [{ admCode: 7 }] });
   });
 
   it('filters by category and pages the results', () => {

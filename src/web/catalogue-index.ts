@@ -1,6 +1,7 @@
 import type { AnnouncedPrice, Barcode, Dataset, Product } from '../dataset/model.ts';
 import type { PriceHistory, ProductHistory } from '../history/price-history.ts';
 import type { Category } from '../source/categories.ts';
+import { checkGtin } from '../gs1/gtin.ts';
 import { foldText } from '../source/category-names.ts';
 
 /** One product as the public catalogue shows it: in the tariff now, or withdrawn and known to the history. */
@@ -36,6 +37,12 @@ export interface SearchResult {
 export const RESULTS_PER_PAGE = 50;
 
 const BARCODE = /^(\d{8}|\d{12,14})$/;
+
+/** The spelling a barcode is stored under, whichever of its GTIN lengths was typed (a 12-digit UPC, 14 digits with leading zeros). */
+const storedBarcode = (text: string) => {
+  const gtin = checkGtin(text);
+  return gtin.ok ? gtin.canonical : text;
+};
 const CODE = /^\d{1,7}$/;
 
 /**
@@ -110,9 +117,10 @@ export class CatalogueIndex {
     const inCategory = (entry: CatalogueEntry) => query.category === null || entry.category === query.category;
     let matchedBy: SearchResult['matchedBy'] = 'all';
     let found: CatalogueEntry[];
-    if (BARCODE.test(text) && this.byBarcode.has(text)) {
+    const barcode = BARCODE.test(text) ? storedBarcode(text) : null;
+    if (barcode !== null && this.byBarcode.has(barcode)) {
       matchedBy = 'barcode';
-      found = [this.byBarcode.get(text)!].filter(inCategory);
+      found = [this.byBarcode.get(barcode)!].filter(inCategory);
     } else if (CODE.test(text) && this.byCode.has(Number(text))) {
       matchedBy = 'code';
       found = [this.byCode.get(Number(text))!].filter(inCategory);
