@@ -70,12 +70,11 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
 
   const engine = (name: string, write: (path: string) => void | Promise<void>) => renderWithEngine(input.scratchDir, name, write);
   // Each file is compressed on libuv's thread pool as soon as it is rendered, while the main
-  // thread renders the next one.
-  const compressing: Record<Format, Promise<Buffer>> = {
-    json: gzipDeterministicAsync(await time('json', () => renderDatasetJson(dataset))),
-    sqlite: gzipDeterministicAsync(await time('sqlite', () => engine('dataset.sqlite', (path) => writeDatasetSqlite(dataset, path)))),
-    docdb: gzipDeterministicAsync(await time('docdb', () => engine('dataset.docdb', (path) => writeDatasetDocdb(dataset, path)))),
-  };
+  // thread renders the next one: the SQLite file first, the slowest to compress.
+  const sqlite = gzipDeterministicAsync(await time('sqlite', () => engine('dataset.sqlite', (path) => writeDatasetSqlite(dataset, path))));
+  const json = gzipDeterministicAsync(await time('json', () => renderDatasetJson(dataset)));
+  const docdb = gzipDeterministicAsync(await time('docdb', () => engine('dataset.docdb', (path) => writeDatasetDocdb(dataset, path))));
+  const compressing: Record<Format, Promise<Buffer>> = { json, sqlite, docdb };
   const compressed = await time('gzip', () => Promise.all(FORMATS.map((format) => compressing[format])));
   const files = Object.fromEntries(FORMATS.map((format, i) => [format, compressed[i]!])) as Record<Format, Buffer>;
   const digests = await time('hash', () =>
