@@ -37,13 +37,13 @@ export interface SearchResult {
 export const RESULTS_PER_PAGE = 50;
 
 const BARCODE = /^(\d{8}|\d{12,14})$/;
+const CODE = /^\d{1,7}$/;
 
 /** The spelling a barcode is stored under, whichever of its GTIN lengths was typed (a 12-digit UPC, 14 digits with leading zeros). */
 const storedBarcode = (text: string) => {
   const gtin = checkGtin(text);
   return gtin.ok ? gtin.canonical : text;
 };
-const CODE = /^\d{1,7}$/;
 
 /**
  * The catalogue of one release and the price history: every product listed now or ever seen, each
