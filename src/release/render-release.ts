@@ -74,9 +74,10 @@ export async function renderRelease(input: RenderInput): Promise<RenderedRelease
   const sqlite = gzipDeterministicAsync(await time('sqlite', () => engine('dataset.sqlite', (path) => writeDatasetSqlite(dataset, path))));
   const json = gzipDeterministicAsync(await time('json', () => renderDatasetJson(dataset)));
   const docdb = gzipDeterministicAsync(await time('docdb', () => engine('dataset.docdb', (path) => writeDatasetDocdb(dataset, path))));
-  const compressing: Record<Format, Promise<Buffer>> = { json, sqlite, docdb };
-  const compressed = await time('gzip', () => Promise.all(FORMATS.map((format) => compressing[format])));
-  const files = Object.fromEntries(FORMATS.map((format, i) => [format, compressed[i]!])) as Record<Format, Buffer>;
+  const files: Record<Format, Buffer> = await time('gzip', async () => {
+    const [jsonGz, sqliteGz, docdbGz] = await Promise.all([json, sqlite, docdb]);
+    return { json: jsonGz, sqlite: sqliteGz, docdb: docdbGz };
+  });
   const digests = await time('hash', () =>
     Object.fromEntries(FORMATS.map((format) => [format, { sha256: sha256Hex(files[format]), size: files[format].length }])),
   );
