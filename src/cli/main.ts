@@ -56,34 +56,32 @@ function pinnedNow(env: NodeJS.ProcessEnv): number | null {
 }
 
 /**
- * The `tariff` command line. Parses arguments, runs one command, prints, and sets the exit
- * status it returns: 0 ok, 1 failure, 2 usage (diff: 0 identical, 1 different, 2 error).
+ * What a command's action is called with: its operands, then its options merged with those of the
+ * commands between it and the program (`tariff history --bucket b import x` and `tariff history
+ * import x --bucket b` both reach `import`), then the command itself. An option is never
+ * absorbed by a parent and lost.
  */
-export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
+export function actionArguments(args: unknown[]): { operands: unknown[]; options: Record<string, unknown>; command: Command } {
+  const command = args.at(-1) as Command;
+  const lineage: Command[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) lineage.unshift(at);
+  const options = Object.assign({}, ...lineage.map((each) => each.opts()));
+  return { operands: args.slice(0, -2), options, command };
+}
+
+/**
+ * The `tariff` program with the commands `argv` needs registered (all of them for help or an
+ * unknown command), each action wrapped by `run`.
+ */
+export async function tariffProgram(argv: string[], io: CliIo, run: Runner): Promise<Command> {
   const program = new Command('tariff')
     .description('Builds, publishes and serves releases of the tariff of manufactured tobacco')
     .option('--data-dir <dir>', 'where state lives (env TARIFF_DATA_DIR)', io.env.TARIFF_DATA_DIR ?? './var')
     .option('--json', 'machine-readable output on stdout', false)
     .version(versionLine(), '--version', "the builder's version and the Node.js it runs on")
     .exitOverride()
-    // Commander's parse errors are reported below, in the form of every other usage error.
+    // Commander's parse errors are reported by main, in the form of every other usage error.
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: () => {} });
-
-  let status: ExitStatus = 0;
-  const run: Runner =
-    (action, options) =>
-    async (...args) => {
-      const command = args.at(-1) as Command;
-      const globals = command.optsWithGlobals() as { dataDir: string; json: boolean };
-      // Loaded here, with the command: the settings' schemas are a tenth of a second of start-up
-      // that `tariff --version` and `--help` do without.
-      const { CommandContext } = await import('./context.ts');
-      try {
-        status = (await action(new CommandContext(io, globals), ...(args.slice(0, -1) as never))) ?? 0;
-      } catch (error) {
-        status = report(error, io, { json: globals.json, errorExit: options?.errorExit });
-      }
-    };
   const name = requestedCommand(argv);
   const module = name ? COMMAND_MODULES[ALIASES[name] ?? name] : undefined;
   // PDFium takes a fifth of a second to load in the reader's threads: a command given PDFs starts
@@ -100,7 +98,32 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
     command.commands.forEach(overrideExits);
   };
   overrideExits(program);
+  return program;
+}
 
+/**
+ * The `tariff` command line. Parses arguments, runs one command, prints, and sets the exit
+ * status it returns: 0 ok, 1 failure, 2 usage (diff: 0 identical, 1 different, 2 error).
+ */
+export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
+  let status: ExitStatus = 0;
+  const run: Runner =
+    (action, options) =>
+    async (...args) => {
+      const { operands, options: own, command } = actionArguments(args);
+      const globals = command.optsWithGlobals() as { dataDir: string; json: boolean };
+      // Loaded here, with the command: the settings' schemas are a tenth of a second of start-up
+      // that `tariff --version` and `--help` do without.
+      const { CommandContext } = await import('./context.ts');
+      try {
+        // The action's own signature names its operands; commander hands them over untyped.
+        const call = action as (ctx: InstanceType<typeof CommandContext>, ...rest: unknown[]) => Promise<ExitStatus | void>;
+        status = (await call(new CommandContext(io, globals), ...operands, own)) ?? 0;
+      } catch (error) {
+        status = report(error, io, { json: globals.json, errorExit: options?.errorExit });
+      }
+    };
+  const program = await tariffProgram(argv, io, run);
   try {
     await program.parseAsync(argv);
   } catch (error) {
