@@ -12,6 +12,17 @@ import type { Bucket } from '../storage/bucket.ts';
 import { cachedFiles } from './cached-files.ts';
 import { verifyingStream } from './verifying-stream.ts';
 
+/**
+ * A signed manifest whose sequence is lower than the served one's is older (a replay, a stale
+ * copy): refused. A rollback comes with a higher sequence and is followed.
+ */
+function refuseOlderSequence(manifest: Manifest, served: Manifest | undefined): void {
+  if (manifest.sequence === undefined || served?.sequence === undefined || manifest.sequence >= served.sequence) return;
+  throw new Error(
+    `the bucket's current manifest (${manifest.version}, sequence ${manifest.sequence}) is older than the served one (sequence ${served.sequence})`,
+  );
+}
+
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
 const RECHECK_REJECTED_MS = 60_000;
 
@@ -67,6 +78,9 @@ export class CurrentRelease {
   private problem: string | null = null;
   private fallback = false;
   private rejected: { key: string; at: number } | null = null;
+  /** Each read of the bucket is numbered as it starts; the served manifest came from read `servedRead`. */
+  private reads = 0;
+  private servedRead = 0;
   private readonly keyList: SigningKeyList;
 
   /** Before the first good refresh, staleness counts from here. */
@@ -135,12 +149,12 @@ export class CurrentRelease {
    */
   refresh(): Promise<void> {
     const hungAfter = Math.max(4 * this.options.pollMs, 120_000);
-    if (this.refreshing && Date.now() - this.refreshStartedAt > hungAfter) {
+    if (this.refreshing && this.now().getTime() - this.refreshStartedAt > hungAfter) {
       this.options.log({ event: 'release.refresh_hung', startedAt: new Date(this.refreshStartedAt).toISOString() });
       this.refreshing = null;
     }
     if (!this.refreshing) {
-      this.refreshStartedAt = Date.now();
+      this.refreshStartedAt = this.now().getTime();
       const attempt: Promise<void> = this.load()
         .then(() => {})
         .finally(() => {
@@ -151,23 +165,33 @@ export class CurrentRelease {
     return this.refreshing;
   }
 
-  /** One refresh; returns the error it met (already logged), or null. */
+  /**
+   * One refresh; returns the error it met (already logged), or null. A read that started before
+   * the one the served manifest came from is older news, whenever it ends (an abandoned hung read
+   * ends late): it never switches the service back.
+   */
   private async load(): Promise<unknown> {
+    const read = (this.reads += 1);
     try {
       const [manifest] = await Promise.all([readCurrentManifest(this.bucket), this.keyList.refresh(this.bucket)]);
+      if (read < this.servedRead) return this.superseded(read, manifest);
       if (!manifest) return this.succeeded();
       const key = identity(manifest);
-      if (this.served && key === identity(this.served.manifest) && !this.fallback) return this.succeeded();
+      if (this.served && key === identity(this.served.manifest) && !this.fallback) {
+        this.servedRead = read;
+        return this.succeeded();
+      }
+      refuseOlderSequence(manifest, this.served?.manifest);
       if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS)
         throw new Error(this.problem ?? `${manifest.version} does not verify`);
       try {
-        await this.switchTo(manifest);
+        if (!(await this.switchTo(manifest, read))) return this.superseded(read, manifest);
         this.fallback = false;
         this.rejected = null;
         return this.succeeded();
       } catch (error) {
         this.rejected = { key, at: Date.now() };
-        if (!this.served || this.fallback) await this.fallBack(manifest, (error as Error).message);
+        if (!this.served || this.fallback) await this.fallBack(manifest, (error as Error).message, read);
         throw error;
       }
     } catch (error) {
@@ -178,6 +202,11 @@ export class CurrentRelease {
     }
   }
 
+  private superseded(read: number, manifest: Manifest | null): null {
+    this.options.log({ event: 'release.refresh_superseded', read, servedRead: this.servedRead, version: manifest?.version ?? null });
+    return null;
+  }
+
   private succeeded(): null {
     this.lastRefreshAt = this.now();
     this.failingSince = null;
@@ -185,18 +214,22 @@ export class CurrentRelease {
     return null;
   }
 
-  private async switchTo(manifest: Manifest): Promise<void> {
+  /** Loads the release's files and serves it, unless a later read switched meanwhile (false). */
+  private async switchTo(manifest: Manifest, read: number): Promise<boolean> {
     const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
     const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
     if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
     const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
+    if (read < this.servedRead) return false;
+    this.servedRead = read;
     this.cache = cache;
     this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))), admCodes };
     this.options.log({ event: 'release.switch', version: manifest.version, sequence: manifest.sequence ?? null, cachedFiles: cache.size });
+    return true;
   }
 
   /** With nothing good to serve, the newest kept release whose files verify; loudly. */
-  private async fallBack(current: Manifest, problem: string): Promise<void> {
+  private async fallBack(current: Manifest, problem: string, read: number): Promise<void> {
     const { versions } = await listReleases(this.bucket);
     for (const version of versions
       .filter((v) => v !== current.version)
@@ -206,7 +239,7 @@ export class CurrentRelease {
       const manifest = await readReleaseManifest(this.bucket, version).catch(() => null);
       if (!manifest) continue;
       try {
-        await this.switchTo(manifest);
+        if (!(await this.switchTo(manifest, read))) return;
       } catch {
         continue;
       }

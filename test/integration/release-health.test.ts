@@ -1,10 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildRelease } from '../../src/pipeline/build-release.ts';
+import { publishRelease } from '../../src/pipeline/publish-release.ts';
+import { rollbackRelease } from '../../src/publish/bucket-releases.ts';
+import { signManifest } from '../../src/release/manifest-signature.ts';
+import { releaseManifestOf, renderManifest, type Manifest } from '../../src/release/manifest.ts';
+import { generateSigningKey, signerFromPem } from '../../src/release/signing-keys.ts';
 import { CurrentRelease } from '../../src/server/current-release.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 describe('/healthz staleness', () => {
   it('counts from the last good refresh, so a read that hangs makes the service stale on time', async () => {
@@ -109,5 +117,103 @@ describe('the signing keys a service serves', () => {
     expect(release.signingKeys).toEqual(list);
     expect(release.health()).toMatchObject({ status: 'ok', problem: null });
     expect(events.filter((event) => event.event === 'signing_keys.unreadable')).toHaveLength(1);
+  });
+});
+
+describe('the served release only moves forward', () => {
+  /** Two releases built from the sample lists: 22 November and 1 December 2026. */
+  async function twoReleases(bucket: LocalBucket) {
+    const built = [];
+    for (const [list, date] of [
+      ['sigarette-2026-11-01.xml', '2026-11-22'],
+      ['sigarette-2026-12-01.xml', '2026-12-01'],
+    ] as const) {
+      const release = await buildRelease({
+        sources: [{ name: list, bytes: readFileSync(join(REPO, 'fixtures/sample/tariff', list)) }],
+        barcodes: [],
+        date,
+        baseUrl: 'http://127.0.0.1/v1',
+        previous: null,
+        allowShrink: true,
+        maxShrinkPercent: 20,
+        now: () => new Date('2026-12-01T05:00:00Z'),
+        scratchDir: await tempDir(),
+      });
+      built.push(release);
+    }
+    await publishRelease(bucket, built[0]!, { keep: 30 });
+    return { older: built[0]!, newer: built[1]! };
+  }
+
+  it('keeps the newer release when a read held back ends after it, and still follows a rollback', async () => {
+    const local = new LocalBucket(await tempDir());
+    const { older, newer } = await twoReleases(local);
+    // Reads of current.json take their answer when asked and give it only when the test lets them.
+    const held: (() => void)[] = [];
+    let holding = false;
+    const bucket: Bucket = {
+      description: local.description,
+      get: async (key) => {
+        const answer = await local.get(key);
+        if (key === 'current.json' && holding) await new Promise<void>((release) => held.push(release));
+        return answer;
+      },
+      open: (key) => local.open(key),
+      list: (prefix) => local.list(prefix),
+      put: (key, data) => local.put(key, data),
+      delete: (keys) => local.delete(keys),
+    };
+    let now = new Date('2026-12-01T06:00:00Z');
+    const events: Record<string, unknown>[] = [];
+    const release = new CurrentRelease(bucket, { pollMs: 60_000, cacheBytes: 1 << 20, log: (event) => events.push(event), now: () => now });
+
+    // The first read answers "older" and is held; it hangs past the limit and is abandoned.
+    holding = true;
+    const first = release.refresh();
+    await waitFor(async () => held.length === 1, 'the first read to be held');
+    holding = false;
+    await publishRelease(local, newer, { keep: 30 });
+    now = new Date('2026-12-01T06:10:00Z');
+    await release.refresh();
+    expect(events).toContainEqual(expect.objectContaining({ event: 'release.refresh_hung' }));
+    expect(release.current?.manifest.version).toBe(newer.manifest.version);
+
+    // The held read ends last: the service does not step back to what it said.
+    held[0]!();
+    await first;
+    expect(release.current?.manifest.version).toBe(newer.manifest.version);
+    expect(events).toContainEqual(expect.objectContaining({ event: 'release.refresh_superseded', version: older.manifest.version }));
+
+    // An operator's rollback is read by a later refresh, and followed.
+    await rollbackRelease(local, older.manifest.version);
+    await release.refresh();
+    expect(release.current?.manifest.version).toBe(older.manifest.version);
+  });
+
+  it('refuses a signed manifest whose sequence is lower than the served one, and follows a higher one to an older version', async () => {
+    const local = new LocalBucket(await tempDir());
+    const { older, newer } = await twoReleases(local);
+    await publishRelease(local, newer, { keep: 30 });
+    const signer = signerFromPem(generateSigningKey(new Date('2026-12-01T00:00:00Z')).privatePem);
+    const sign = (manifest: Manifest, sequence: number) =>
+      signManifest(releaseManifestOf(manifest), signer, { sequence, expires: new Date('2026-12-08T00:00:00Z') });
+    const release = new CurrentRelease(local, {
+      pollMs: 60_000,
+      cacheBytes: 1 << 20,
+      log: () => {},
+      now: () => new Date('2026-12-01T06:00:00Z'),
+    });
+    await local.put('current.json', Buffer.from(renderManifest(sign(newer.manifest, 5))));
+    await release.refresh();
+    expect(release.current?.manifest.sequence).toBe(5);
+    // An old answer, replayed: not served.
+    await local.put('current.json', Buffer.from(renderManifest(sign(older.manifest, 4))));
+    await release.refresh();
+    expect(release.current?.manifest).toMatchObject({ version: newer.manifest.version, sequence: 5 });
+    expect(release.health().problem).toMatch(/sequence 4\) is older than the served one \(sequence 5\)/);
+    // A rollback: an older version with a higher sequence.
+    await local.put('current.json', Buffer.from(renderManifest(sign(older.manifest, 6))));
+    await release.refresh();
+    expect(release.current?.manifest).toMatchObject({ version: older.manifest.version, sequence: 6 });
   });
 });
