@@ -12,7 +12,8 @@ export class TariffError extends Error {
   override readonly name = 'TariffError';
   readonly code: TariffErrorCode;
   readonly hint: string | undefined;
-  readonly exitCode: 1 | 2;
+  /** 1 failure, 2 usage, 3 published but a step after the switch failed. */
+  readonly exitCode: 1 | 2 | 3;
   /** The values the message names (an address, a code), for surfaces that say it in another language. */
   readonly params: Readonly<Record<string, string | number>>;
 
@@ -20,7 +21,7 @@ export class TariffError extends Error {
     code: TariffErrorCode,
     message: string,
     hint?: string,
-    exitCode: 1 | 2 = 1,
+    exitCode: 1 | 2 | 3 = 1,
     params: Readonly<Record<string, string | number>> = {},
   ) {
     super(message);
@@ -56,12 +57,18 @@ const HINTS = {
   bucket_damaged:
     'Publish the release again from a copy of its folder (tariff publish <folder>), or roll back to a kept version (tariff rollback <version>).',
   release_not_kept: 'Roll back to one of the kept versions.',
+  published_incomplete:
+    'The publication itself succeeded and needs no undoing: the next `tariff release` or `tariff publish` finishes what was left (the price history catches up to the current release, old versions are pruned).',
   fetch_failed: 'The last good snapshot of this list stays in use; the next run retries.',
   no_sources:
     "Pass --source-page with the authority's price page (or set TARIFF_SOURCE_PAGES, or sourcePages in <data-dir>/config.json), or --source-url for single documents.",
   source_page_unrecognised:
     "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
   locked: 'Wait for it to finish; a lock older than the stale timeout is taken over.',
+  bucket_busy:
+    'Another writer holds the bucket (its lock names the command and the machine). Run again once it is done; a lock left by a writer that died is taken over once it expires (TARIFF_LOCK_STALE_SECONDS). Nothing was changed.',
+  bucket_changed:
+    'Another writer changed it while this run held the writer lock (a writer that takes no lock, or a lock that expired): nothing was overwritten. Run again; see docs/operations.md, "One writer at a time".',
   invalid_email: 'Give the address the account signs in with.',
   no_current_release:
     'Publish a release to this bucket first (tariff release), or name the bucket the service serves (--bucket, TARIFF_BUCKET).',
@@ -91,6 +98,9 @@ const HINTS = {
   history_unreadable:
     'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json and history/history.json.gz: the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
   product_not_in_history: 'Give a tariff code of the published tariff, or of a list read with `tariff history import`.',
+  history_ahead:
+    'A list that takes effect later is announced prices, not history: the release of that day records it. To import it on purpose, name that day with --date. The history was not changed.',
+  import_not_found: 'Give the file name as `tariff history <code>` shows it in its steps, or the SHA-256 of the document.',
   internal_error: 'This is a bug: please report it with the command you ran.',
 } as const;
 
@@ -116,7 +126,7 @@ const VARIANT_HINTS = {
 type Code = keyof typeof HINTS;
 
 /** Usage mistakes exit 2 so scripts can tell "called wrongly" from "ran and failed". */
-const fail = (code: Code, message: string, exitCode: 1 | 2 = 1, params: Record<string, string | number> = {}) =>
+const fail = (code: Code, message: string, exitCode: 1 | 2 | 3 = 1, params: Record<string, string | number> = {}) =>
   new TariffError(code, message, HINTS[code], exitCode, params);
 
 /** Problems one to a line, under the message that counts them. */
@@ -180,6 +190,9 @@ export const errors = {
     fail('version_behind', `${where}: ${version} is older than the current release ${current}; nothing was published`),
   bucketDamaged: (version: string, where: string, problems: string[]) =>
     fail('bucket_damaged', `${where}: the current release ${version} is damaged and cannot be repaired:${listed(problems)}`),
+  // Exit 3: a script tells "published, something after failed" from "nothing changed".
+  publishedIncomplete: (version: string, where: string, step: string, detail: string) =>
+    fail('published_incomplete', `${version} is now the current release in ${where}, but ${step} failed: ${detail}`, 3, { version, step }),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
     fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string) => fail('fetch_failed', `${url}: ${detail}`),
@@ -187,9 +200,17 @@ export const errors = {
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
   historyUnreadable: (where: string, detail: string) => fail('history_unreadable', `${where}: not a readable price history: ${detail}`),
+  historyAhead: (where: string, date: string, latest: string) =>
+    fail('history_ahead', `${where}: its list takes effect on ${date}, after ${latest}: its prices have not happened yet`, 1, { date }),
+  importNotFound: (name: string, known: string[]) =>
+    fail('import_not_found', `No imported document is named ${name} (imported: ${known.join(', ') || 'none'})`),
+  importAmbiguous: (name: string, digests: string[]) =>
+    new TariffError('import_not_found', `${name} names ${digests.length} imported documents`, `Give one's SHA-256: ${digests.join(', ')}.`),
   productNotInHistory: (admCode: number, where: string) =>
     fail('product_not_in_history', `Tariff code ${admCode} is in no release or list recorded in ${where}`, 1, { admCode }),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
+  bucketBusy: (where: string, holder: string) => fail('bucket_busy', `${where}: another writer holds the bucket: ${holder}`),
+  bucketChanged: (where: string, detail: string) => fail('bucket_changed', `${where} changed since this run read it: ${detail}`),
   noCurrentRelease: (where: string) =>
     fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),
   unknownAdmCode: (admCode: number) =>

@@ -65,6 +65,13 @@ export class CommandContext {
     return openBucket(settings.bucket, { dataDir: this.dataDir, settings, env: this.io.env });
   }
 
+  /** Runs `work` as the bucket's only writer (the data dir's lock, then the bucket's writer lease). */
+  async asBucketWriter<T>(bucket: Bucket, command: string, work: () => Promise<T>): Promise<T> {
+    const settings = await this.settings();
+    const { asBucketWriter } = await import('../pipeline/bucket-writer.ts');
+    return asBucketWriter(bucket, { settings, dataDir: this.dataDir, command, warn: (line) => this.warn(line) }, work);
+  }
+
   /** Runs `work` on the registry the settings name, closing it after. */
   async withRegistry<T>(work: (registry: Registry, settings: Settings) => Promise<T>): Promise<T> {
     const settings = await this.settings();
@@ -98,7 +105,13 @@ export class CommandContext {
       allowOtherDate: options.allowOtherDate ?? false,
       barcodesFile: options.barcodes,
       dryRun: options.dryRun,
+      warn: (line: string) => this.warn(line),
     };
+  }
+
+  /** A warning for the operator, on stderr: the run goes on. */
+  warn(line: string): void {
+    this.io.stderr.write(`tariff: warning: ${printable(line)}\n`);
   }
 
   /** A line for people: on stderr when stdout carries JSON, so stdout stays one document. */
@@ -137,5 +150,5 @@ export type Runner = <Args extends unknown[]>(
   options?: { errorExit?: ExitStatus },
 ) => (...args: unknown[]) => Promise<void>;
 
-/** 0 ok, 1 failure (or, for diff, "they differ"), 2 usage. */
-export type ExitStatus = 0 | 1 | 2;
+/** 0 ok, 1 failure (or, for diff, "they differ"), 2 usage, 3 published but a step after the switch failed. */
+export type ExitStatus = 0 | 1 | 2 | 3;

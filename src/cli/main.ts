@@ -164,5 +164,5 @@ function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean;
     io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,
     );
-  return known.exitCode === 2 ? 2 : (errorExit ?? 1);
+  return known.exitCode === 1 ? (errorExit ?? 1) : known.exitCode;
 }

@@ -62,6 +62,8 @@ export const settingsSchema = z.strictObject({
       z.number({ error: 'a percentage between 0 and 100' }).min(0).max(100),
     )
     .default(20),
+  // How long a writer of the bucket waits for another to finish (its writer lock) before it gives up.
+  ...wholes({ bucketLockWaitSeconds: 120 }),
   ...wholes({ maxNotices: 20, lockStaleSeconds: 120, fetchMaxBytes: 64 * 1024 * 1024, fetchMaxRedirects: 5, fetchAttempts: 4 }),
   ...wholes({ fetchConnectTimeoutMs: 10_000, fetchHeadersTimeoutMs: 30_000, fetchBodyTimeoutMs: 60_000, fetchDeadlineSeconds: 180 }),
   ...wholes({ fetchRetryBaseMs: 2_000, fetchRetryMaxMs: 60_000 }),

@@ -15,7 +15,8 @@ const stepSchema = z.strictObject({
   source: z.string().min(1),
 });
 
-const productSchema = z.strictObject({
+/** A product's entry in the history file. */
+export const productHistorySchema = z.strictObject({
   admCode: z.number().int().positive(),
   name: z.string().min(1),
   category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
@@ -27,7 +28,7 @@ const productSchema = z.strictObject({
 const historySchema = z.strictObject({
   schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
   release: z.string().regex(VERSION).nullable(),
-  products: z.array(productSchema),
+  products: z.array(productHistorySchema),
 });
 
 const stepFields = (s: PriceStep): PriceStep => ({

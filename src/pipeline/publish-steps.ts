@@ -9,7 +9,7 @@ import {
   type PlannedRepair,
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
-import { verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
+import { switchCurrent, verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
 import { releaseManifestOf, renderManifest, type Manifest } from '../release/manifest.ts';
 import type { Signing } from '../publish/current-signing.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -35,6 +35,24 @@ async function beforeSwitch<T>(bucket: Bucket, plan: PublicationPlan, work: () =
     if (isTariffError(error)) throw error;
     const still = plan.current ? `${plan.current.version} is still current` : 'nothing is current';
     throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A step after the switch: the new release is current whatever happens here, so a failure says
+ * that, and what is left (`published_incomplete`, exit 3), never "the current release was not changed".
+ */
+export async function afterSwitch<T>(
+  bucket: Bucket,
+  plan: PublicationPlan | null | undefined,
+  step: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!plan?.switch) throw error;
+    throw errors.publishedIncomplete(plan.version, bucket.description, step, (error as Error).message);
   }
 }
 
@@ -90,7 +108,7 @@ async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
     run: async (say) => {
       await beforeSwitch(bucket, plan, async () => {
         await bucket.put(releaseManifestKey(move.to), Buffer.from(renderManifest(releaseManifestOf(manifest))), 'application/json');
-        await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json');
+        await switchCurrent(bucket, next, plan.currentTag);
       });
       say(`${CURRENT_KEY} → ${move.to} (was ${move.from ?? 'none'})${signedUntil(next)}`);
     },
@@ -102,7 +120,7 @@ async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
 async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan, next: Manifest): Promise<void> {
   await runner.effect('sign', {
     run: async (say) => {
-      await beforeSwitch(bucket, plan, () => bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json'));
+      await beforeSwitch(bucket, plan, () => switchCurrent(bucket, next, plan.currentTag));
       say(`${CURRENT_KEY}: ${plan.version} re-signed (${plan.resign})${signedUntil(next)}`);
     },
     wouldDo: () => [`re-sign ${plan.version} (${plan.resign})${signedUntil(next)}`],
@@ -135,7 +153,7 @@ export async function applyPlan(runner: StepRunner, target: PublishTarget, manif
     return;
   }
   await switchStep(runner, target.bucket, plan, manifest, move);
-  await pruneStep(runner, target, plan);
+  await afterSwitch(target.bucket, plan, 'removing old versions', () => pruneStep(runner, target, plan));
 }
 
 /**

@@ -3,13 +3,22 @@ import { assembleDataset } from '../dataset/assemble-dataset.ts';
 import type { Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import { selectTariff } from '../dataset/select-tariff.ts';
-import { readHistory, readHistoryManifest, writeHistory } from '../history/history-store.ts';
+import { cleanSourceName, importRecord, removeImport, type ImportRecord } from '../history/history-imports.ts';
+import {
+  deleteImportRecord,
+  readHistoryForUpdate,
+  readHistoryManifestForUpdate,
+  readImportRecords,
+  writeHistory,
+  writeImportRecord,
+} from '../history/history-store.ts';
 import { listObservations, recordObservations, recordRelease, type PriceHistory } from '../history/price-history.ts';
 import { compareVersions } from '../publish/bucket-layout.ts';
 import { readCurrentManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { sha256Hex } from '../util/digests.ts';
 import type { StepRunner } from './step-runner.ts';
 
 /** What a history update recorded. */
@@ -17,7 +26,7 @@ export interface HistoryUpdate {
   /** Releases recorded, oldest first. */
   releases: string[];
   /** Lists read, by file name, with their date and product count. */
-  lists: { source: string; effectiveFrom: string; products: number }[];
+  lists: { source: string; effectiveFrom: string; products: number; skipped?: string }[];
   products: number;
 }
 
@@ -46,12 +55,12 @@ async function unrecorded(bucket: Bucket, recorded: string | null): Promise<Data
  */
 export async function catchUpHistory(bucket: Bucket): Promise<HistoryUpdate | null> {
   // The small manifest says which release is recorded: an up-to-date history is not read whole.
-  const manifest = await readHistoryManifest(bucket);
-  const releases = await unrecorded(bucket, manifest?.release ?? null);
+  const known = await readHistoryManifestForUpdate(bucket);
+  const releases = await unrecorded(bucket, known.manifest?.release ?? null);
   if (releases.length === 0) return null;
-  const { history } = await readHistory(bucket, manifest);
+  const { history, tags } = await readHistoryForUpdate(bucket, known);
   const updated = releases.reduce<PriceHistory>((sum, dataset) => recordRelease(sum, dataset), history);
-  await writeHistory(bucket, updated);
+  await writeHistory(bucket, updated, tags);
   return { releases: releases.map((d) => d.version), lists: [], products: updated.products.length };
 }
 
@@ -70,26 +79,97 @@ export function historyStep(runner: StepRunner, bucket: Bucket): Promise<History
   });
 }
 
+/** What `importHistory` is told besides the documents. */
+export interface ImportOptions {
+  /** The last day whose list may be read: today, or a later day named on purpose (--date). */
+  latest: string;
+  now: Date;
+}
+
 /**
  * Reads archived lists (the authority's older PDFs) into the bucket's price history: each
  * document's lists, normalised as a build would (codes printed twice, text cleaned), each product's
  * price dated from its list. Notices are not read here: their prices reach the history through the
- * releases that applied them.
+ * releases that applied them. A list dated after `latest` is refused: its prices have not happened.
+ * Each document's changes are kept beside the history (`tariff history remove` takes them out); a
+ * document imported before is skipped.
  */
-export async function importHistory(bucket: Bucket, documents: SourceDocument[]): Promise<HistoryUpdate> {
-  const { history } = await readHistory(bucket);
-  let updated = history;
+export async function importHistory(bucket: Bucket, documents: SourceDocument[], options: ImportOptions): Promise<HistoryUpdate> {
+  const read = await readHistoryForUpdate(bucket);
+  const imported = new Set((await readImportRecords(bucket)).map((record) => record.sha256));
+  let updated = read.history;
   const lists: HistoryUpdate['lists'] = [];
+  const records: ImportRecord[] = [];
   for (const doc of documents) {
     const parsed = await parseSource(doc.bytes, doc.name);
+    const source = cleanSourceName(basename(doc.name));
+    const sha256 = sha256Hex(doc.bytes);
+    const ahead = parsed.lists.find((list) => list.effectiveFrom > options.latest);
+    if (ahead) throw errors.historyAhead(doc.name, ahead.effectiveFrom, options.latest);
+    if (imported.has(sha256)) {
+      for (const list of parsed.lists) lists.push({ source, effectiveFrom: list.effectiveFrom, products: 0, skipped: 'imported before' });
+      continue;
+    }
+    const before = updated;
+    const own: ImportRecord['lists'] = [];
     for (const list of parsed.lists) {
       const products = assembleDataset(selectTariff([list], list.effectiveFrom), []).content.products;
-      const source = basename(doc.name);
       updated = recordObservations(updated, listObservations(products, list.effectiveFrom, source));
       lists.push({ source, effectiveFrom: list.effectiveFrom, products: products.length });
+      own.push({ effectiveFrom: list.effectiveFrom, products: products.length });
     }
+    if (own.length > 0) records.push(importRecord(before, updated, { source, sha256, lists: own, importedAt: options.now.toISOString() }));
+    imported.add(sha256);
   }
   if (lists.length === 0) throw errors.notPriceList(documents.map((doc) => doc.name).join(', '), 'no price list was found in them');
-  await writeHistory(bucket, updated);
+  if (records.length > 0) {
+    // The records first: a history written without its record could not be taken back out.
+    for (const record of records) await writeImportRecord(bucket, record);
+    await writeHistory(bucket, updated, read.tags);
+  }
   return { releases: [], lists, products: updated.products.length };
+}
+
+/** What `tariff history remove` does, or would do. */
+export interface HistoryRemoval {
+  source: string;
+  sha256: string;
+  lists: ImportRecord['lists'];
+  restored: number;
+  adjusted: number[];
+  applied: boolean;
+}
+
+/**
+ * Takes one imported document back out of the history, named by its file name as stored or its
+ * SHA-256; with `apply` false, only says what it would do.
+ */
+export async function removeHistoryImport(bucket: Bucket, name: string, apply: boolean): Promise<HistoryRemoval> {
+  const records = await readImportRecords(bucket);
+  const matching = records.filter((record) => record.sha256 === name.toLowerCase() || record.source === cleanSourceName(name));
+  if (matching.length === 0)
+    throw errors.importNotFound(
+      name,
+      records.map((record) => record.source),
+    );
+  if (matching.length > 1)
+    throw errors.importAmbiguous(
+      name,
+      matching.map((record) => record.sha256),
+    );
+  const record = matching[0]!;
+  const read = await readHistoryForUpdate(bucket);
+  const removal = removeImport(read.history, record);
+  if (apply) {
+    await writeHistory(bucket, removal.history, read.tags);
+    await deleteImportRecord(bucket, record.sha256);
+  }
+  return {
+    source: record.source,
+    sha256: record.sha256,
+    lists: record.lists,
+    restored: removal.restored,
+    adjusted: removal.adjusted,
+    applied: apply,
+  };
 }

@@ -1,29 +1,45 @@
 import type { Settings } from '../config/settings.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { acquireLock } from '../util/run-lock.ts';
-import { importHistory, type HistoryUpdate } from './record-history.ts';
+import { asBucketWriter } from './bucket-writer.ts';
+import { importHistory, removeHistoryImport, type HistoryRemoval, type HistoryUpdate } from './record-history.ts';
 
-export interface HistoryImportOptions {
+export interface HistoryRunOptions {
   settings: Settings;
   dataDir: string;
   env: NodeJS.ProcessEnv;
+  warn: (line: string) => void;
+}
+
+export interface HistoryImportOptions extends HistoryRunOptions {
   /** Archived lists: PDF files, or folders of them. */
   paths: string[];
+  /** The last day whose list may be read (today, or a later day named on purpose). */
+  latest: string;
+  now: Date;
 }
 
 /**
- * `tariff history import`: under the release lock (a release run writes the history too), reads the
- * archived lists into the bucket's price history.
+ * `tariff history import`: as the bucket's only writer (a release run writes the history too),
+ * reads the archived lists into the bucket's price history.
  */
 export async function runHistoryImport(options: HistoryImportOptions): Promise<HistoryUpdate & { bucket: string }> {
   const { settings, dataDir } = options;
   const documents = await readSources(options.paths, settings);
-  const unlock = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
-  try {
-    const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-    return { ...(await importHistory(bucket, documents)), bucket: bucket.description };
-  } finally {
-    await unlock();
-  }
+  const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+  const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, () =>
+    importHistory(bucket, documents, { latest: options.latest, now: options.now }),
+  );
+  return { ...update, bucket: bucket.description };
+}
+
+/** `tariff history remove`: one imported document taken back out, as the bucket's only writer (a dry run takes no lock). */
+export async function runHistoryRemove(
+  options: HistoryRunOptions & { source: string; apply: boolean },
+): Promise<HistoryRemoval & { bucket: string }> {
+  const { settings, dataDir } = options;
+  const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+  const remove = () => removeHistoryImport(bucket, options.source, options.apply);
+  const removal = options.apply ? await asBucketWriter(bucket, { ...options, command: 'history remove' }, remove) : await remove();
+  return { ...removal, bucket: bucket.description };
 }

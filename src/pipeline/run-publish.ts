@@ -8,9 +8,10 @@ import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts'
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
+import { asBucketWriter } from './bucket-writer.ts';
 import { historyStep } from './record-history.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { publicationResult, publishSteps } from './publish-steps.ts';
+import { afterSwitch, publicationResult, publishSteps } from './publish-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface PublishRunOptions {
@@ -22,6 +23,7 @@ export interface PublishRunOptions {
   dir: string;
   dryRun?: boolean;
   report: StepReport;
+  warn: (line: string) => void;
 }
 
 /** Reads a release folder into memory once it verifies (every format opened by its own engine). */
@@ -53,8 +55,13 @@ export async function runPublish(
   const runner = new StepRunner(options);
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
-  const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies, signing }, release);
-  await historyStep(runner, bucket);
+  const publish = async () => {
+    const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies, signing }, release);
+    await afterSwitch(bucket, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, bucket));
+    return plan;
+  };
+  // A dry run writes nothing, so it takes no lock: it may run beside a writer.
+  const plan = options.dryRun ? await publish() : await asBucketWriter(bucket, { ...options, command: 'publish' }, publish);
   return {
     result: options.dryRun ? null : publicationResult(plan),
     version: release.manifest.version,

@@ -15,13 +15,14 @@ import type { PublishResult } from '../publish/bucket-releases.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
+import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
+import { asBucketWriter } from './bucket-writer.ts';
 import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
-import { acquireLock } from '../util/run-lock.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
-import { publicationResult } from './publish-steps.ts';
+import { afterSwitch, publicationResult } from './publish-steps.ts';
 import { historyStep, type HistoryUpdate } from './record-history.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
@@ -46,6 +47,8 @@ export interface ReleaseRunOptions {
   /** Where the documents come from instead of the authority (`tariff start`: the bundled lists). */
   documents?: ReleaseInputs['documents'];
   report: StepReport;
+  /** Where a warning goes (a store that ignores conditional writes). */
+  warn: (line: string) => void;
   progress?: (label: string, done: number, total: number | null) => void;
   done?: (label: string) => void;
 }
@@ -82,14 +85,20 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
   const { settings, dataDir } = options;
   const today = dateInRome(options.now());
   if (options.date !== today && !options.dryRun && !options.allowOtherDate) throw errors.dateNotToday(options.date, today);
-  const unlock = options.dryRun ? async () => {} : await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
+  // A dry run writes nothing, so it takes no lock: it may run beside a writer.
+  if (options.dryRun) return releaseRun(options, bucket, today);
+  return asBucketWriter(bucket, { ...options, command: 'release' }, () => releaseRun(options, bucket, today));
+}
+
+async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: string): Promise<ReleaseSummary> {
+  const { settings, dataDir } = options;
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-release-'));
   try {
     // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
     if (!options.dryRun)
       for (const path of await cleanLeftovers([dataDir], options.now()))
         options.report('clean', `removed ${path}, left by an interrupted run`);
-    const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
     // Every published release leaves a local copy: the intact bytes that repair a damaged bucket.
     const copies = [localCopies(join(dataDir, 'releases'))];
     const fetchAuthority: ReleaseInputs['documents'] = (say) =>
@@ -131,9 +140,13 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
       options.report('candidate', `${built.manifest.version} in ${options.candidateDir}`);
     }
     const published = !options.dryRun && plan ? publicationResult(plan) : undefined;
-    if (published?.status === 'published') await pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version);
+    const switched = options.dryRun ? null : plan;
+    if (published?.status === 'published')
+      await afterSwitch(bucket, switched, 'removing old local copies', () =>
+        pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version),
+      );
     // After the switch, and on every run: a run that failed here catches up on the next one.
-    const history = await historyStep(runner, bucket);
+    const history = await afterSwitch(bucket, switched, 'recording the price history', () => historyStep(runner, bucket));
     const status = options.dryRun ? 'dry-run' : published && published.status !== 'already-current' ? published.status : 'unchanged';
     return {
       status,
@@ -153,7 +166,6 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
     };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
-    await unlock();
   }
 }
 

@@ -41,6 +41,27 @@ export async function readCurrentManifest(bucket: Bucket): Promise<Manifest | nu
   return readManifestObject(bucket, CURRENT_KEY);
 }
 
+/** The current manifest with the tag a switch compares against (null tag: nothing published yet). */
+export async function readCurrentForSwitch(bucket: Bucket): Promise<{ manifest: Manifest | null; tag: string | null }> {
+  const object = await bucket.getTagged(CURRENT_KEY);
+  if (!object) return { manifest: null, tag: null };
+  return { manifest: parseManifestBytes(bucket, CURRENT_KEY, object.bytes), tag: object.tag };
+}
+
+/**
+ * Makes `next` the bucket's current manifest if current.json is still the one read (`tag`): a
+ * writer that changed it meanwhile is never overwritten (`bucket_changed`, naming what it made current).
+ */
+export async function switchCurrent(bucket: Bucket, next: Manifest, tag: string | null): Promise<void> {
+  const written = await bucket.putIfUnchanged(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json', tag);
+  if (written === 'written') return;
+  const now = await readCurrentManifest(bucket).catch(() => null);
+  throw errors.bucketChanged(
+    `${bucket.description}${CURRENT_KEY}`,
+    `another writer made ${now ? `${now.version}${now.sequence !== undefined ? ` (sequence ${now.sequence})` : ''}` : 'it'} current; ${next.version} was not made current`,
+  );
+}
+
 /** The manifest a kept release carries (`releases/<version>/manifest.json`), or null when it has none. */
 export function readReleaseManifest(bucket: Bucket, version: string): Promise<Manifest | null> {
   return readManifestObject(bucket, releaseManifestKey(version));
@@ -54,7 +75,10 @@ export async function readReleaseRows(bucket: Bucket, version: string): Promise<
 
 async function readManifestObject(bucket: Bucket, key: string): Promise<Manifest | null> {
   const bytes = await bucket.get(key);
-  if (!bytes) return null;
+  return bytes ? parseManifestBytes(bucket, key, bytes) : null;
+}
+
+function parseManifestBytes(bucket: Bucket, key: string, bytes: Buffer): Manifest {
   const parsed = manifestSchema.safeParse(safeJson(bytes));
   if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${key}`, 'the manifest in the bucket is not a valid manifest');
   return parsed.data;
@@ -83,9 +107,9 @@ export async function rollbackRelease(
   if (!manifest || !complete.includes(version)) throw errors.releaseNotKept(version, bucket.description, complete);
   await verifyUploaded(bucket, manifest);
   await checkSigningKey(bucket, signing);
-  const current = await readCurrentManifest(bucket);
+  const { manifest: current, tag } = await readCurrentForSwitch(bucket);
   const next = nextCurrent(manifest, current, signing);
-  await bucket.put(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json');
+  await switchCurrent(bucket, next, tag);
   return { version, previousVersion: current?.version ?? null, ...(next.expires ? { expires: next.expires } : {}) };
 }
 

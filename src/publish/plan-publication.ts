@@ -4,7 +4,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { compareVersions, completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
-import { readCurrentManifest, readReleaseManifest, type ReleaseFiles } from './bucket-releases.ts';
+import { readCurrentForSwitch, readReleaseManifest, type ReleaseFiles } from './bucket-releases.ts';
 import { checkSigningKey, nextCurrent, resignReason, type Signing } from './current-signing.ts';
 
 /** One file written under its key: a release file uploaded, or a damaged one written again. */
@@ -29,6 +29,8 @@ export interface PublicationPlan {
   version: string;
   /** The bucket's current manifest before the publication. */
   current: Manifest | null;
+  /** Its tag as read: the switch writes current.json only if it still has it (compare-and-swap). */
+  currentTag: string | null;
   /** The release's files, when the bucket does not hold it yet (empty when it is current already). */
   uploads: PlannedWrite[];
   repairs: PlannedRepair[];
@@ -66,7 +68,7 @@ const sameFiles = (a: Manifest, b: Manifest) => FORMATS.every((format) => sameDi
  */
 export async function planPublication(bucket: Bucket, release: ReleaseFiles, options: PlanOptions): Promise<PublicationPlan> {
   const { manifest } = release;
-  const current = await readCurrentManifest(bucket);
+  const { manifest: current, tag: currentTag } = await readCurrentForSwitch(bucket);
   const isCurrent = current?.version === manifest.version && (sameFiles(current, manifest) || release.sameContentAs === current.version);
   if (current?.version === manifest.version && !isCurrent) throw errors.versionConflict(manifest.version, bucket.description);
   if (!isCurrent) await refuseConflicts(bucket, manifest, current);
@@ -79,7 +81,19 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
     const { repairs, unrepairable } = await planRepairs(bucket, current, [self, ...copies]);
     const resign = resignReason(current, options.signing);
     const next = resign ? nextCurrent(current, current, options.signing) : null;
-    return { version: manifest.version, current, uploads: [], repairs, unrepairable, switch: null, resign, next, prune: [], clean: [] };
+    return {
+      version: manifest.version,
+      current,
+      currentTag,
+      uploads: [],
+      repairs,
+      unrepairable,
+      switch: null,
+      resign,
+      next,
+      prune: [],
+      clean: [],
+    };
   }
   const { pruned, cleaned } = pruningPlan(await bucket.list(RELEASES_PREFIX), options.keep, manifest.version);
   // The release it replaces stays kept for a rollback, unless pruned now: then its damage no longer matters.
@@ -88,6 +102,7 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
   return {
     version: manifest.version,
     current,
+    currentTag,
     uploads: FORMATS.map((format) => ({ key: releaseFileKey(manifest.version, format), bytes: release.files[format] })),
     repairs,
     unrepairable,

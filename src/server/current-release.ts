@@ -12,17 +12,6 @@ import type { Bucket } from '../storage/bucket.ts';
 import { cachedFiles } from './cached-files.ts';
 import { verifyingStream } from './verifying-stream.ts';
 
-/**
- * A signed manifest whose sequence is lower than the served one's is older (a replay, a stale
- * copy): refused. A rollback comes with a higher sequence and is followed.
- */
-function refuseOlderSequence(manifest: Manifest, served: Manifest | undefined): void {
-  if (manifest.sequence === undefined || served?.sequence === undefined || manifest.sequence >= served.sequence) return;
-  throw new Error(
-    `the bucket's current manifest (${manifest.version}, sequence ${manifest.sequence}) is older than the served one (sequence ${served.sequence})`,
-  );
-}
-
 /** A corrupt current release is checked again after this long (it may have been repaired in place). */
 const RECHECK_REJECTED_MS = 60_000;
 
@@ -181,7 +170,6 @@ export class CurrentRelease {
         this.servedRead = read;
         return this.succeeded();
       }
-      refuseOlderSequence(manifest, this.served?.manifest);
       if (this.rejected?.key === key && Date.now() - this.rejected.at < RECHECK_REJECTED_MS)
         throw new Error(this.problem ?? `${manifest.version} does not verify`);
       try {

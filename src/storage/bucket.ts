@@ -6,6 +6,15 @@ export interface BucketObject {
   body: Readable;
 }
 
+/** An object with its entity tag, which changes whenever the object is written. */
+export interface TaggedObject {
+  bytes: Buffer;
+  tag: string;
+}
+
+/** What a conditional write did: written, or refused because another writer changed the object first. */
+export type ConditionalWrite = 'written' | 'conflict';
+
 /**
  * Object storage as the release pipeline and the service use it: a local folder or an
  * S3-compatible bucket, chosen by a URI (see openBucket). Keys are relative, with `/` separators.
@@ -24,6 +33,14 @@ export interface Bucket {
   open(key: string): Promise<BucketObject | null>;
   /** Writes the object whole: readers see the old bytes or the new ones, never a part. */
   put(key: string, data: Uint8Array, contentType: string): Promise<void>;
+  /** The whole object with its tag, or null when it does not exist. */
+  getTagged(key: string): Promise<TaggedObject | null>;
+  /**
+   * Compare-and-swap: writes the object only if it still carries `expected` (null: only if it does
+   * not exist yet), else 'conflict' and nothing is written. S3 does it with a conditional PUT
+   * (If-Match, If-None-Match: *); a folder under a lock file in the folder.
+   */
+  putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite>;
   /** Keys that start with `prefix`, in byte order. */
   list(prefix: string): Promise<string[]>;
   /** Deletes the objects; missing ones are ignored. */

@@ -1,7 +1,21 @@
 import { mkdir, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { sha256Hex } from '../util/digests.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
-import type { Bucket, BucketObject } from './bucket.ts';
+import type { Bucket, BucketObject, ConditionalWrite, TaggedObject } from './bucket.ts';
+
+/**
+ * The folder's lock for a compare-and-swap (a directory, created atomically, also over NFS): held
+ * for one comparison and one rename, so a writer waits at most a few seconds; one left by a killed
+ * writer is taken over once its time is up.
+ */
+const CAS_LOCK = '.tariff-cas.lock';
+const CAS_LOCK_STALE_MS = 10_000;
+const CAS_LOCK_RETRIES = { retries: 100, minTimeout: 5, maxTimeout: 100, factor: 1.5 };
+
+/** A folder object's tag: its SHA-256, as S3 gives an MD5. */
+const tagOf = (bytes: Uint8Array) => `"${sha256Hex(bytes)}"`;
 
 /** A bucket in a local folder: each key is a file, written to a temporary name and renamed. */
 export class LocalBucket implements Bucket {
@@ -22,6 +36,31 @@ export class LocalBucket implements Bucket {
 
   async get(key: string): Promise<Buffer | null> {
     return readFile(this.path(key)).catch(ifMissing(null));
+  }
+
+  async getTagged(key: string): Promise<TaggedObject | null> {
+    const bytes = await this.get(key);
+    return bytes ? { bytes, tag: tagOf(bytes) } : null;
+  }
+
+  async putIfUnchanged(key: string, data: Uint8Array, _contentType: string, expected: string | null): Promise<ConditionalWrite> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    await mkdir(this.root, { recursive: true });
+    const unlock = await lockfile.lock(this.root, {
+      lockfilePath: join(this.root, CAS_LOCK),
+      realpath: false,
+      stale: CAS_LOCK_STALE_MS,
+      retries: CAS_LOCK_RETRIES,
+    });
+    try {
+      const now = await readFile(path).catch(ifMissing(null));
+      if ((now === null ? null : tagOf(now)) !== expected) return 'conflict';
+      await writeFileAtomic(path, data);
+      return 'written';
+    } finally {
+      await unlock();
+    }
   }
 
   async open(key: string): Promise<BucketObject | null> {

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
-import type { Bucket, BucketObject } from './bucket.ts';
+import type { Bucket, BucketObject, ConditionalWrite, TaggedObject } from './bucket.ts';
 
 /** How long S3 calls may take (docs/operations.md): a store that accepts a connection and never answers cannot hold a run. */
 export interface S3Timeouts {
@@ -91,6 +91,44 @@ export class S3Bucket implements Bucket {
       const chunks: Buffer[] = [];
       for await (const chunk of object.body) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks);
+    });
+  }
+
+  getTagged(key: string): Promise<TaggedObject | null> {
+    return this.call('read', key, async (signal) => {
+      try {
+        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
+          abortSignal: signal,
+        });
+        const bytes = Buffer.from(await response.Body!.transformToByteArray());
+        if (!response.ETag) throw new Error('the store gave no ETag: it cannot take conditional writes');
+        return { bytes, tag: response.ETag };
+      } catch (error) {
+        if (isMissingKey(error)) return null;
+        throw error;
+      }
+    });
+  }
+
+  putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite> {
+    return this.call('write', key, async (signal) => {
+      try {
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: this.prefix + key,
+            Body: data,
+            ContentType: contentType,
+            ContentLength: data.length,
+            ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }),
+          }),
+          { abortSignal: signal },
+        );
+        return 'written';
+      } catch (error) {
+        if (isConditionFailed(error)) return 'conflict';
+        throw error;
+      }
     });
   }
 
@@ -220,6 +258,16 @@ function describeS3Error(error: unknown, where: string, operation: string): Erro
     return errors.bucketFailed(where, detail, REMEDIES.credentials);
   if (name === 'NoSuchBucket') return errors.bucketFailed(where, detail, REMEDIES.bucket);
   return errors.bucketFailed(where, detail, REMEDIES.network);
+}
+
+/**
+ * The store refused a conditional write: the object changed (412), or another conditional write
+ * to it was under way (409 ConditionalRequestConflict, AWS's word for a race it lost).
+ */
+function isConditionFailed(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  const name = e.name ?? e.Code;
+  return name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || e.$metadata?.httpStatusCode === 412;
 }
 
 /** A missing object, not a missing bucket: only the first means "nothing there yet". */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -10,9 +10,9 @@ import { manifestSchema, type Format, type Manifest } from '../release/manifest.
 import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
+import { renameDurable } from '../util/durable-write.ts';
+import { checkInstalledCopy, copyName, installedName, pointTo, removeStale, sha256OfFile, type Installed } from './installed-copy.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
-
-type Installed = NonNullable<SyncState['installed']>;
 
 export interface SyncOptions {
   /** The API's base URL, with /v1 ("https://tariff.example.it/v1"). */
@@ -25,10 +25,15 @@ export interface SyncOptions {
   deadlineMs: number;
   /** The keys the till trusts to sign manifests (--public-key): with any, an unsigned or untrusted manifest is refused. */
   publicKeys?: readonly TrustedKey[];
+  /** Hash the installed copy on this run even when its size and modification time are as installed (--check). */
+  check?: boolean;
 }
 
 export interface SyncResult {
-  status: 'current' | 'updated';
+  /** repaired: the version was installed, but the copy was missing, changed or unreadable, and was downloaded again. */
+  status: 'current' | 'updated' | 'repaired';
+  /** What was wrong with the installed copy, when repaired. */
+  repaired?: string;
   version: string;
   previousVersion: string | null;
   /** The installed file. */
@@ -39,9 +44,6 @@ export interface SyncResult {
   /** Compressed bytes downloaded. */
   bytes: number;
 }
-
-/** The file a format is installed as, uncompressed, ready for its engine. */
-export const installedName = (format: Format) => `dataset.${format}`;
 
 /**
  * The interface spec's recommended client, once: one `/version` call; nothing more when that
@@ -54,6 +56,7 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const { dest, format } = options;
   await mkdir(dest, { recursive: true, mode: 0o755 });
   const state = await readSyncState(dest);
+  await removeStale(dest, state.installed);
   const now = options.now();
   if (state.notBefore && Date.parse(state.notBefore) > now.getTime())
     throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
@@ -76,28 +79,38 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const installed = state.installed;
   const accepted = pinned.length > 0 ? { sequence: manifest.sequence!, version: manifest.version } : state.accepted;
   const checked: SyncState = { ...state, notBefore: null, waitReason: null, lastCheckAt: now.toISOString(), accepted };
+  const file = join(dest, installedName(format));
+  let repaired: string | undefined;
   if (installed && installed.version === manifest.version && installed.format === format) {
-    await writeSyncState(dest, checked);
-    return {
-      status: 'current',
-      version: manifest.version,
-      previousVersion: installed.version,
-      file: join(dest, installed.file),
-      sha256: installed.sha256,
-      reads: service.reads,
-      bytes: 0,
-    };
+    const copy = await checkInstalledCopy(dest, installed, manifest, options.check ?? false);
+    const kept = { version: manifest.version, previousVersion: installed.version, file, sha256: installed.sha256, bytes: 0 };
+    if (copy.ok) {
+      await writeSyncState(dest, { ...checked, installed: copy.installed });
+      return { status: 'current', ...kept, reads: service.reads };
+    }
+    // The copy is whole and only the name a till opens was lost or moved: put back, nothing downloaded.
+    if (copy.relink) {
+      await writeSyncState(dest, checked);
+      await pointTo(dest, format, installed.file);
+      return { status: 'repaired', repaired: copy.problem, ...kept, reads: service.reads };
+    }
+    repaired = copy.problem;
   }
 
   const installedNow = await install(options, manifest, await service.get(`/dataset.${format}.gz`));
+  // The state names the new copy before the till's name points at it: cut short anywhere, the
+  // state names a file that holds what it says (the next run moves the name when it must).
   await writeSyncState(dest, { ...checked, installed: installedNow });
-  // Another format installed before (the till switched formats): its file is no longer kept current.
-  if (installed && installed.file !== installedNow.file) await rm(join(dest, installed.file), { force: true });
+  await pointTo(dest, format, installedNow.file);
+  // Another format installed before (the till switched formats): its name is no longer kept current.
+  if (installed && installed.format !== format) await rm(join(dest, installedName(installed.format)), { force: true });
+  await removeStale(dest, installedNow);
   return {
-    status: 'updated',
+    status: repaired ? 'repaired' : 'updated',
+    ...(repaired ? { repaired } : {}),
     version: manifest.version,
     previousVersion: installed?.version ?? null,
-    file: join(dest, installedNow.file),
+    file,
     sha256: installedNow.sha256,
     reads: service.reads,
     bytes: expected(manifest, format).size,
@@ -122,6 +135,7 @@ async function install(options: SyncOptions, manifest: Manifest, { url, response
     throw errors.syncVerifyFailed(url, `its ETag ${etag} is not the SHA-256 the manifest names (a new release came out meanwhile)`);
   }
   const name = installedName(format);
+  const copy = copyName(format, manifest.version);
   const downloaded = join(dest, `.${name}.gz.download-${process.pid}`);
   const unpacked = join(dest, `.${name}.download-${process.pid}`);
   try {
@@ -134,8 +148,20 @@ async function install(options: SyncOptions, manifest: Manifest, { url, response
     const { checkInstallable } = await import('./check-installable.ts');
     const problem = await checkInstallable(format, unpacked, manifest);
     if (problem) throw errors.syncVerifyFailed(url, problem);
-    await rename(unpacked, join(dest, name));
-    return { version: manifest.version, format, file: name, sha256, etag, installedAt: options.now().toISOString() };
+    const fileSha256 = await sha256OfFile(unpacked);
+    await renameDurable(unpacked, join(dest, copy));
+    const placed = await stat(join(dest, copy));
+    return {
+      version: manifest.version,
+      format,
+      file: copy,
+      sha256,
+      etag,
+      installedAt: options.now().toISOString(),
+      fileSize: placed.size,
+      fileMtimeMs: placed.mtimeMs,
+      fileSha256,
+    };
   } finally {
     await rm(downloaded, { force: true });
     await rm(unpacked, { force: true });

@@ -1,8 +1,9 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { errors } from '../errors.ts';
 import { FORMATS } from '../release/manifest.ts';
+import { writeFileAtomic } from '../util/durable-write.ts';
 
 export const STATE_FILE = 'sync-state.json';
 
@@ -13,9 +14,18 @@ const stateSchema = z.object({
       version: z.string(),
       format: z.enum(FORMATS),
       file: z.string(),
+      /** The SHA-256 of the downloaded (compressed) file: the manifest's. */
       sha256: z.string(),
       etag: z.string().nullable(),
       installedAt: z.string(),
+      /**
+       * The installed (unpacked) file as it was put in place: its size and modification time,
+       * compared on every run, and its SHA-256, compared when they differ (or with --check).
+       * Absent in a state written before they were recorded: the copy is then checked by its engine.
+       */
+      fileSize: z.number().int().nonnegative().optional(),
+      fileMtimeMs: z.number().optional(),
+      fileSha256: z.string().optional(),
     })
     .nullable(),
   /** The service asked to wait: no call before this instant. */
@@ -49,12 +59,9 @@ export async function readSyncState(dest: string): Promise<SyncState> {
   return parsed.data;
 }
 
-/** Written aside and renamed: a crash leaves the old state or the new one, never half of one. */
+/** Written aside, flushed and renamed: a crash or a power cut leaves the old state or the new one, never half of one. */
 export async function writeSyncState(dest: string, state: SyncState): Promise<void> {
-  const path = join(dest, STATE_FILE);
-  const temporary = `${path}.tmp-${process.pid}`;
-  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(temporary, path);
+  await writeFileAtomic(join(dest, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 function safeJson(text: string): unknown {

@@ -13,9 +13,35 @@ export async function writeFileDurable(path: string, data: Uint8Array | string, 
   }
 }
 
+/** Flushes a folder's entries (a rename into it) to disk: without it a power cut can undo the rename. */
+export async function syncFolder(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
- * Writes to a temporary sibling, then renames it over `path`: readers see the old or the new file,
- * never a part. `mode` (before the umask) is the new file's from its first byte, e.g. 0o600 for secrets.
+ * Puts a file written elsewhere in place for good: its bytes flushed, renamed over `to`, the
+ * folder flushed. After a power cut `to` is the old file or the new one, whole.
+ */
+export async function renameDurable(from: string, to: string): Promise<void> {
+  const handle = await open(from, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(from, to);
+  await syncFolder(dirname(to));
+}
+
+/**
+ * Writes to a temporary sibling, then renames it over `path` and flushes the folder: readers see
+ * the old or the new file, never a part, also after a power cut. `mode` (before the umask) is the
+ * new file's from its first byte, e.g. 0o600 for secrets.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string, mode = 0o666): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -26,4 +52,5 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string, m
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncFolder(dirname(path));
 }

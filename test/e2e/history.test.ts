@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readWithPdftotext } from '../helpers/pdftotext-reading.ts';
@@ -83,5 +83,55 @@ describe('tariff history', () => {
     expect(notice.status).toBe(1);
     expect(notice.stderr).toContain('no price list was found in them');
     expect(existsSync(join(dataDir, 'bucket', 'history'))).toBe(false);
+  });
+
+  it('refuses a list dated after today, unless --date names that day, and leaves the history as it was', async () => {
+    const dataDir = await tempDir();
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, '--data-dir', dataDir], { env });
+    expect((await cli(['history', 'import', LIST_2023])).status).toBe(0);
+    const before = readFileSync(join(dataDir, 'bucket/history/history.json.gz'));
+    // On 21 July 2026 the list of the 22nd has not happened yet.
+    const early = { SOURCE_DATE_EPOCH: String(Date.parse('2026-07-21T10:00:00Z') / 1000) };
+    const refused = await cli(['history', 'import', LIST_2026, '--json'], early);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('its list takes effect on 2026-07-22, after 2026-07-21: its prices have not happened yet');
+    expect(JSON.parse(refused.stdout).error.code).toBe('history_ahead');
+    expect(readFileSync(join(dataDir, 'bucket/history/history.json.gz')).equals(before)).toBe(true);
+    // Named on purpose, it is taken.
+    expect((await cli(['history', 'import', LIST_2026, '--date', '2026-07-22'], early)).status).toBe(0);
+  });
+
+  it('takes an imported list back out, byte for byte, and stores a file name clean', async () => {
+    const dataDir = await tempDir();
+    const bucket = join(dataDir, 'elsewhere');
+    // --bucket after the subcommand is the subcommand's: the history goes where it says.
+    const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir, '--bucket', bucket]);
+    expect((await cli(['history', 'import', LIST_2023])).status).toBe(0);
+    expect(existsSync(join(dataDir, 'bucket'))).toBe(false);
+    const files = ['history/history.json.gz', 'history/manifest.json'];
+    const before = files.map((file) => readFileSync(join(bucket, file)));
+
+    // A file name with a line break and a right-to-left override, as a careless download may be named.
+    const odd = join(await tempDir(), 'listino\nsigari\u202e2026.pdf');
+    copyFileSync(LIST_2026, odd);
+    expect((await cli(['history', 'import', odd])).status).toBe(0);
+    const shown = JSON.parse((await cli(['history', String(CODE), '--json'])).stdout);
+    expect(shown.steps.map((step: { source: string }) => step.source)).toContain('listino sigari 2026.pdf');
+    expect((await cli(['history', String(CODE)])).stdout.split('\n').filter((line) => line.includes('2026.pdf'))).toHaveLength(1);
+    // The same bytes again: skipped.
+    expect((await cli(['history', 'import', odd])).stdout).toContain('(2026-07-22, imported before)');
+
+    const dry = await cli(['history', 'remove', 'listino sigari 2026.pdf']);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toMatch(
+      /^dry run: would remove listino sigari 2026\.pdf \(2026-07-22, sha256 [0-9a-f]{12}…\): \d+ product\(s\) as before the import \(run again with --apply\)\n$/,
+    );
+    expect(readFileSync(join(bucket, files[0]!)).equals(before[0]!)).toBe(false);
+    const removed = await cli(['history', 'remove', 'listino sigari 2026.pdf', '--apply']);
+    expect(removed.status).toBe(0);
+    expect(files.map((file) => readFileSync(join(bucket, file)))).toEqual(before);
+    expect((await cli(['history', 'remove', 'listino sigari 2026.pdf'])).stderr).toContain(
+      'No imported document is named listino sigari 2026.pdf',
+    );
   });
 });

@@ -66,6 +66,9 @@ class HeldStreams implements Bucket {
     this.description = inner.description;
   }
   get = (key: string) => this.inner.get(key);
+  getTagged = (key: string) => this.inner.getTagged(key);
+  putIfUnchanged = (key: string, data: Uint8Array, contentType: string, expected: string | null) =>
+    this.inner.putIfUnchanged(key, data, contentType, expected);
   put = (key: string, data: Uint8Array, contentType: string) => this.inner.put(key, data, contentType);
   list = (prefix: string) => this.inner.list(prefix);
   delete = (keys: string[]) => this.inner.delete(keys);

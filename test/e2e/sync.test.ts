@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { REPO, runCli, runCliProcess } from '../helpers/run-cli.ts';
 import { v1RequestsSince } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -108,7 +119,9 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
       expect.objectContaining({ admCode: 19784, effectiveFrom: '2026-08-01', pricePerPackCents: 19000 }),
       expect.objectContaining({ admCode: 20663, effectiveFrom: '2026-08-01', pricePerPackCents: 25000 }),
     ]);
-    expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset.${format}` }, notBefore: null });
+    expect(state(dest)).toMatchObject({ installed: { version: JULY, format, file: `dataset-${JULY}.${format}` }, notBefore: null });
+    // The name a till opens points at the copy the state names.
+    expect(readlinkSync(join(dest, `dataset.${format}`))).toBe(`dataset-${JULY}.${format}`);
     if (format === 'sqlite') expect(tillLookup(join(dest, 'dataset.sqlite'))).toEqual(CARTON);
 
     // Nothing changed: quiet, exit 0, one read.
@@ -120,6 +133,121 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     const next = await sync(format, dest, key);
     expect(next).toMatchObject({ status: 0, stdout: `updated ${AUGUST} (was ${JULY}): ${join(dest, `dataset.${format}`)}\n` });
     expect(state(dest).installed.version).toBe(AUGUST);
+  });
+});
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Whether the state names a copy that exists and holds the SHA-256 the state records for it. */
+function stateMatchesItsFile(dest: string): boolean {
+  const { installed } = state(dest);
+  if (!installed) return true;
+  const path = join(dest, installed.file);
+  return existsSync(path) && sha256(readFileSync(path)) === installed.fileSha256;
+}
+
+describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s repairs the installed copy', (format) => {
+  it('downloads a deleted, truncated or garbage copy again on the next run, and puts back a lost name without a download', async () => {
+    await current(JULY);
+    const dest = join(await tempDir(), 'tariffa');
+    const key = await keyFile();
+    expect((await sync(format, dest, key)).status).toBe(0);
+    const file = join(dest, `dataset.${format}`);
+    const good = readFileSync(file);
+    const copy = join(dest, state(dest).installed.file);
+    const damages: [string, () => void, string, number][] = [
+      ['deleted', () => rmSync(copy), 'the installed copy is missing', 2],
+      ['truncated', () => writeFileSync(file, good.subarray(0, good.length >> 1)), 'the installed copy was changed', 2],
+      ['garbage', () => writeFileSync(file, 'garbage!'), 'the installed copy was changed', 2],
+      ['name removed', () => rmSync(file), `dataset.${format} does not point at the installed copy`, 1],
+    ];
+    for (const [damage, apply, reason, reads] of damages) {
+      // Each repair on an account of its own: the read quota is not what is tested.
+      const fresh = await keyFile();
+      apply();
+      const from = stand.service.log.length;
+      const repaired = await sync(format, dest, fresh, { extra: ['--json'] });
+      expect(repaired.status, damage).toBe(0);
+      expect(JSON.parse(repaired.stdout), damage).toMatchObject({
+        status: 'repaired',
+        version: JULY,
+        reads,
+        repaired: expect.stringContaining(reason),
+      });
+      expect(await requestsSince(from), damage).toHaveLength(reads);
+      expect(readFileSync(file).equals(good), damage).toBe(true);
+      expect(stateMatchesItsFile(dest), damage).toBe(true);
+      // Repaired: the next run finds it current again, quietly.
+      expect(await sync(format, dest, fresh), damage).toMatchObject({ status: 0, stdout: '' });
+    }
+    const human = await sync(format, dest, await keyFile(), { extra: [] });
+    expect(human.stdout).toBe('');
+    writeFileSync(file, 'garbage!');
+    expect((await sync(format, dest, await keyFile())).stdout).toBe(
+      `repaired ${JULY} (the installed copy was changed (its SHA-256 is not the one installed)): ${file}\n`,
+    );
+  });
+
+  it('--check hashes a copy whose size and time were kept, and repairs a change they hide', async () => {
+    await current(JULY);
+    const dest = join(await tempDir(), 'tariffa');
+    const key = await keyFile();
+    expect((await sync(format, dest, key)).status).toBe(0);
+    const file = join(dest, `dataset.${format}`);
+    const good = readFileSync(file);
+    const changed = Buffer.from(good);
+    changed[changed.length >> 1]! ^= 0x01;
+    writeFileSync(file, changed);
+    // A change the size and time do not show (a tool that keeps the time, a clock set back): as the state recorded them.
+    const recorded = state(dest);
+    recorded.installed.fileMtimeMs = statSync(file).mtimeMs;
+    writeFileSync(join(dest, 'sync-state.json'), JSON.stringify(recorded));
+    // Size and time as installed: the everyday run trusts them (one stat, no hashing).
+    expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '' });
+    const checked = await sync(format, dest, key, { extra: ['--check', '--json'] });
+    expect(JSON.parse(checked.stdout)).toMatchObject({ status: 'repaired', repaired: expect.stringContaining('was changed') });
+    expect(readFileSync(file).equals(good)).toBe(true);
+  });
+});
+
+describe('tariff sync cut short', () => {
+  const KILLER = join(REPO, 'test/helpers/kill-after-writes.mjs');
+  const killable = (dest: string, key: string, env: Record<string, string>) =>
+    runCliProcess(['sync', '--api', apiUrl(), '--format', 'sqlite', '--dest', dest, '--key-file', key], {
+      env: { NODE_OPTIONS: `--import=${KILLER}`, ...env },
+    });
+
+  it('killed after any of its writes, never leaves a state naming a copy that does not hold what it says', async () => {
+    await current(JULY);
+    const base = join(await tempDir(), 'july');
+    expect((await sync('sqlite', base, await keyFile())).status).toBe(0);
+    await current(AUGUST);
+    // How many writes a whole run makes, then 20 points spread over them.
+    const counted = await killable(join(await tempDir(), 'count'), await keyFile(), { TARIFF_TEST_COUNT_WRITES: '1' });
+    const total = Number(/writes: (\d+)/.exec(counted.stderr)?.[1]);
+    expect(total).toBeGreaterThan(10);
+    const points = [...new Set(Array.from({ length: 20 }, (_, i) => 1 + Math.round((i * (total - 1)) / 19)))];
+    for (const point of points) {
+      const dest = join(await tempDir(), `killed-${point}`);
+      cpSync(base, dest, { recursive: true, verbatimSymlinks: true });
+      const killed = await killable(dest, await keyFile(), { TARIFF_TEST_KILL_AFTER_WRITE: String(point) });
+      expect(killed.status, `killed after write ${point}`).not.toBe(0);
+      expect(stateMatchesItsFile(dest), `after write ${point} of ${total}`).toBe(true);
+      // The killed run's lock is taken over once it is stale: its time moved back, as if that long had passed.
+      const past = new Date(Date.now() - 3_600_000);
+      if (existsSync(join(dest, 'sync.lock'))) utimesSync(join(dest, 'sync.lock'), past, past);
+      // The next run ends with the current release in place and nothing left behind.
+      const next = await sync('sqlite', dest, await keyFile());
+      expect(next.status, `the run after write ${point}: ${next.stderr}`).toBe(0);
+      expect(state(dest).installed.version).toBe(AUGUST);
+      expect(stateMatchesItsFile(dest)).toBe(true);
+      expect(((await installedRows('sqlite', join(dest, 'dataset.sqlite'))) as { version: string }).version).toBe(AUGUST);
+      expect(readdirSync(dest).sort()).toEqual(
+        [`dataset-${AUGUST}.sqlite`, 'dataset.sqlite', 'sync-state.json', 'sync.lock'].filter(
+          (name) => name !== 'sync.lock' || existsSync(join(dest, name)),
+        ),
+      );
+    }
   });
 });
 

@@ -52,12 +52,18 @@ function failing(bucket: Bucket, failOn: (key: string) => boolean, mode: 'throw'
   return {
     description: bucket.description,
     get: (key) => bucket.get(key),
+    getTagged: (key) => bucket.getTagged(key),
     open: (key) => bucket.open(key),
     list: (prefix) => bucket.list(prefix),
     delete: (keys) => bucket.delete(keys),
     async put(key, data, type) {
       if (!failOn(key)) return bucket.put(key, data, type);
       if (mode === 'corrupt') return bucket.put(key, data.subarray(0, data.length - 1), type);
+      throw new Error(`injected failure writing ${key}`);
+    },
+    async putIfUnchanged(key, data, type, expected) {
+      if (!failOn(key)) return bucket.putIfUnchanged(key, data, type, expected);
+      if (mode === 'corrupt') return bucket.putIfUnchanged(key, data.subarray(0, data.length - 1), type, expected);
       throw new Error(`injected failure writing ${key}`);
     },
   };

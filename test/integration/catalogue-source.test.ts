@@ -61,6 +61,7 @@ describe('CatalogueSource', () => {
     await writeHistory(
       bucket,
       recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
+      { manifest: null, file: null },
     );
     expect((await source.index()).entry(1001)?.history).toBeNull();
     wait(60_000);

@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
 import { readHistory } from '../../history/history-store.ts';
 import type { ProductHistory } from '../../history/price-history.ts';
-import { runHistoryImport } from '../../pipeline/run-history-import.ts';
+import { runHistoryImport, runHistoryRemove } from '../../pipeline/run-history-import.ts';
+import { oneLine } from '../../util/clean-text.ts';
 import { formatEuroCents } from '../../util/format-euro.ts';
-import type { Runner } from '../context.ts';
+import { buildDate, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
 
@@ -17,7 +18,7 @@ export function renderProductHistory(product: ProductHistory): string {
     euro(step.pricePerPackCents),
     step.referencePriceCents === null ? '' : `${euro(step.referencePriceCents)} per ${step.referenceUnit}`,
     step.lastSeen,
-    step.release ? `release ${step.release}` : step.source,
+    step.release ? `release ${step.release}` : oneLine(step.source),
   ]);
   const withdrawn = product.withdrawn
     ? `\nwithdrawn${product.withdrawn.from ? ` from ${product.withdrawn.from}` : ''} (release ${product.withdrawn.release} no longer lists it)`
@@ -54,12 +55,55 @@ export function registerHistory(program: Command, run: Runner): void {
     .description("Read the authority's archived price lists (PDF) into the price history, so it starts before the first release")
     .argument('<pdf-or-folder...>', 'archived lists: PDF files, or folders of them')
     .option(...BUCKET_OPTION)
+    .option('--date <YYYY-MM-DD>', 'accept lists that take effect up to this day (default: today in Europe/Rome; a later list is refused)')
+    .addHelpText('after', '\nA document read before (the same bytes) is skipped. `tariff history remove <file name>` takes one back out.')
     .action(
-      run(async (ctx, paths: string[], options: object) => {
+      run(async (ctx, paths: string[], options: { date?: string }) => {
         const settings = await ctx.settings(options);
-        const update = await runHistoryImport({ settings, dataDir: ctx.dataDir, env: ctx.io.env, paths });
-        const lists = update.lists.map((list) => `${list.source} (${list.effectiveFrom}, ${list.products} products)`).join(', ');
+        const latest = buildDate(options.date, ctx.io.now());
+        const update = await runHistoryImport({
+          settings,
+          dataDir: ctx.dataDir,
+          env: ctx.io.env,
+          paths,
+          latest,
+          now: ctx.io.now(),
+          warn: (line) => ctx.warn(line),
+        });
+        const lists = update.lists
+          .map((list) => `${list.source} (${list.effectiveFrom}, ${list.skipped ?? `${list.products} products`})`)
+          .join(', ');
         ctx.result(update, `history: read ${lists}; ${update.products} products in ${update.bucket}`);
+      }),
+    );
+
+  history
+    .command('remove')
+    .description('Take one imported archived list back out of the price history (a dry run unless --apply)')
+    .argument('<source>', 'the file name as `tariff history <code>` shows it, or the SHA-256 of the document')
+    .option(...BUCKET_OPTION)
+    .option('--apply', 'change the history (without it, only say what would change)')
+    .addHelpText(
+      'after',
+      "\nProducts nothing changed since the import are put back exactly as they were; the others lose only that document's steps.\n\nExample:\n  tariff history remove listino-sigari-2030-01-01.pdf --apply",
+    )
+    .action(
+      run(async (ctx, source: string, options: { apply?: boolean }) => {
+        const settings = await ctx.settings(options);
+        const removal = await runHistoryRemove({
+          settings,
+          dataDir: ctx.dataDir,
+          env: ctx.io.env,
+          source,
+          apply: options.apply ?? false,
+          warn: (line) => ctx.warn(line),
+        });
+        const what = `${removal.source} (${removal.lists.map((list) => list.effectiveFrom).join(', ')}, sha256 ${removal.sha256.slice(0, 12)}…)`;
+        const effect = `${removal.restored} product(s) as before the import${removal.adjusted.length > 0 ? `, ${removal.adjusted.length} changed since: only its steps taken out` : ''}`;
+        ctx.result(
+          removal,
+          removal.applied ? `history: removed ${what}: ${effect}` : `dry run: would remove ${what}: ${effect} (run again with --apply)`,
+        );
       }),
     );
 }

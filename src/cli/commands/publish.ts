@@ -29,6 +29,7 @@ export function registerPublish(program: Command, run: Runner): void {
           dir,
           dryRun: options.dryRun,
           report: reporter.step,
+          warn: (line) => ctx.warn(line),
         });
         reporter.stop();
         if (!result) {
@@ -56,7 +57,8 @@ export function registerPublish(program: Command, run: Runner): void {
       run(async (ctx, version: string, options: object) => {
         if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
         const bucket = await ctx.bucket(options);
-        const result = await rollbackRelease(bucket, version, await signingOf(await ctx.settings(), ctx.io.now));
+        const signing = await signingOf(await ctx.settings(), ctx.io.now);
+        const result = await ctx.asBucketWriter(bucket, 'rollback', () => rollbackRelease(bucket, version, signing));
         const human =
           (result.previousVersion === result.version
             ? `${result.version} is already current`

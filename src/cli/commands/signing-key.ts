@@ -30,7 +30,9 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: { out?: string }) => {
         const bucket = await ctx.bucket(options);
-        const { entry, file } = await createSigningKey(bucket, { dataDir: ctx.dataDir, file: options.out, now: ctx.io.now() });
+        const { entry, file } = await ctx.asBucketWriter(bucket, 'signing-key create', () =>
+          createSigningKey(bucket, { dataDir: ctx.dataDir, file: options.out, now: ctx.io.now() }),
+        );
         ctx.result(
           { ...entry, file, bucket: bucket.description },
           `created key ${entry.keyId} in ${file} (set TARIFF_SIGNING_KEY=${file}); public key ${entry.keyId}:${entry.publicKey}`,
@@ -67,7 +69,8 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .action(
       run(async (ctx, keyId: string, options: { at?: string }) => {
         const bucket = await ctx.bucket(options);
-        const retired = await retireSigningKey(bucket, keyId, instantArgument(options.at, ctx.io.now()));
+        const at = instantArgument(options.at, ctx.io.now());
+        const retired = await ctx.asBucketWriter(bucket, 'signing-key retire', () => retireSigningKey(bucket, keyId, at));
         ctx.result({ ...retired, bucket: bucket.description }, `retired ${retired.keyId} from ${retired.retiredAt}`);
       }),
     );

@@ -42,6 +42,7 @@ export function registerStart(program: Command, run: Runner): void {
           barcodesFile: SAMPLE_BARCODES,
           documents: async () => ({ documents: await readSources([SAMPLE_TARIFF], settings), reports: [] }),
           report: (step, line) => say(`${step}: ${line}`),
+          warn: (line) => ctx.warn(line),
         });
         say(`${summary.status} ${summary.version}`);
 

@@ -13,6 +13,7 @@ interface SyncCommandOptions {
   format: Format;
   dest: string;
   keyFile?: string;
+  check?: boolean;
 }
 
 export function registerSync(program: Command, run: Runner): void {
@@ -29,9 +30,11 @@ export function registerSync(program: Command, run: Runner): void {
       '--public-key <key...>',
       'trust manifests signed by this key: <key id>:<base64> as tariff signing-key list prints it, or a file (keys.json, a PEM public key); repeat for a rotation (env TARIFF_SYNC_PUBLIC_KEY)',
     )
+    .option('--check', 'hash the installed copy even when its size and modification time are as installed (a weekly run, say)')
     .addHelpText(
       'after',
-      '\nQuiet when the installed copy is current. Exit status: 0 current or updated, 1 failure (the installed copy is unchanged), 2 usage.' +
+      '\nEvery run checks the installed copy (size and modification time; its SHA-256 when they changed): a missing, changed or unreadable copy is downloaded again and reported as repaired.' +
+        '\nQuiet when the installed copy is current. Exit status: 0 current or updated, 1 failure (the installed copy is unchanged), 2 usage.' +
         '\nAfter a 429 or a server error it records when the service said to try again, and until then makes no call.' +
         '\n\nExample (crontab, twice a day, within the 10 reads a day):\n  17 6,18 * * *  tariff sync --api https://tariffa.example.it/v1 --format sqlite --dest /var/lib/cassa/tariffa --key-file /etc/cassa/tariffa.key',
     )
@@ -56,11 +59,16 @@ async function syncCommand(ctx: CommandContext, options: SyncCommandOptions): Pr
       now: ctx.io.now,
       deadlineMs: deadlineSeconds * 1000,
       publicKeys,
+      check: options.check,
     });
     // Quiet when current, for cron: only news is printed.
     ctx.result(
       result,
-      result.status === 'updated' ? `updated ${result.version} (was ${result.previousVersion ?? 'none'}): ${result.file}` : undefined,
+      result.status === 'updated'
+        ? `updated ${result.version} (was ${result.previousVersion ?? 'none'}): ${result.file}`
+        : result.status === 'repaired'
+          ? `repaired ${result.version} (${result.repaired}): ${result.file}`
+          : undefined,
     );
   } finally {
     await unlock();

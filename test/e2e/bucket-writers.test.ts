@@ -1,0 +1,211 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { S3Bucket } from '../../src/storage/s3-bucket.ts';
+import { REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
+import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
+import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
+/** A small real list of another category: imported and removed in turn, beside the publications. */
+const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
+
+/** Release i of the race: the sample's list with a barcode of its own, built after release i - 1. */
+const versionOf = (i: number) => `20261101.${i + 1}`;
+
+/** A GTIN-13 of AURORA ROSSA (1001) numbered `n`, with its check digit. */
+function barcode(n: number): string {
+  const body = `800100${String(n).padStart(6, '0')}`;
+  const sum = [...body].reduce((total, digit, i) => total + Number(digit) * (i % 2 === 0 ? 1 : 3), 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+interface Bucket {
+  uri: string;
+  env: Record<string, string>;
+  /** Reads an object of the bucket through the CLI's own view of it. */
+  read(key: string): Promise<Buffer | null>;
+}
+
+/**
+ * Two machines that share nothing but the bucket: a publisher (publish, rollback, signed) and a
+ * historian (history import and remove), each with its own data dir, racing round after round.
+ */
+async function race(bucket: Bucket, rounds: number) {
+  const publisher = await tempDir();
+  const historian = await tempDir();
+  const as =
+    (dataDir: string) =>
+    (args: string[], env: Record<string, string> = {}) =>
+      runCli([...args, '--data-dir', dataDir, '--bucket', bucket.uri], { env: { ...bucket.env, ...env } });
+  const publisherCli = as(publisher);
+  const historianCli = as(historian);
+  const key = JSON.parse((await publisherCli(['signing-key', 'create', '--json'])).stdout).file as string;
+  const signed = { TARIFF_SIGNING_KEY: key };
+  const releases = Math.ceil(rounds / 2) + 1;
+  const folders: string[] = [];
+  for (let i = 0; i < releases; i += 1) {
+    const out = join(publisher, 'build', String(i));
+    const barcodes = join(publisher, `barcodes-${i}.csv`);
+    writeFileSync(barcodes, `barcode,admCode,kind,units\n${barcode(i)},1001,pack,1\n`);
+    const previous = i > 0 ? ['--previous', folders[i - 1]!] : [];
+    const args = ['build', '--source', CIGARETTES, '--barcodes', barcodes, '--date', '2026-11-22', '--out', out, ...previous];
+    const built = await runCli([...args, '--data-dir', publisher]);
+    expect(built.status, built.stderr).toBe(0);
+    folders.push(out);
+  }
+  expect((await publisherCli(['publish', folders[0]!], signed)).status).toBe(0);
+
+  let sequence = 0;
+  let published = 0;
+  for (let round = 1; round <= rounds; round += 1) {
+    // Odd rounds publish the next release, even ones roll back to the one before it.
+    const publishing = round % 2 === 1;
+    if (publishing) published += 1;
+    const current = publishing ? versionOf(published) : versionOf(published - 1);
+    const importing = round % 2 === 1;
+    const [writer, history] = await Promise.all([
+      publishing ? publisherCli(['publish', folders[published]!], signed) : publisherCli(['rollback', current], signed),
+      importing
+        ? historianCli(['history', 'import', LIQUIDS])
+        : historianCli(['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply']),
+    ]);
+    const where = `round ${round}`;
+    expect(ok(writer), where).toBe(0);
+    expect(ok(history), where).toBe(0);
+
+    const manifest = JSON.parse((await bucket.read('current.json'))!.toString());
+    expect(manifest.version, where).toBe(current);
+    expect(manifest.sequence, `${where}: sequences only grow`).toBeGreaterThan(sequence);
+    sequence = manifest.sequence;
+    // Neither writer's history step is lost: the publication's release and the historian's list.
+    const recorded = JSON.parse(gunzipSync((await bucket.read('history/history.json.gz'))!).toString());
+    expect(recorded.release, where).toBe(versionOf(published));
+    const liquids = recorded.products.filter((product: { category: string }) => product.category === 'inhalation_liquids');
+    expect(liquids.length > 0, `${where}: the liquids list is ${importing ? 'in' : 'out of'} the history`).toBe(importing);
+    expect(await bucket.read(LEASE_KEY), `${where}: the writer lock is let go`).toBeNull();
+    const verified = await publisherCli(['verify', '--bucket', bucket.uri]);
+    expect(verified.status, `${where}: ${verified.stderr}`).toBe(0);
+  }
+}
+
+const ok = (result: CliResult) => {
+  if (result.status !== 0) console.error(result.stderr);
+  return result.status;
+};
+
+describe('two writers of one folder bucket', () => {
+  it('100 rounds of publish or rollback racing history import or remove: nothing lost, sequences growing, the bucket verifying', async () => {
+    const folder = join(await tempDir(), 'bucket');
+    await race({ uri: folder, env: {}, read: async (key) => readOrNull(join(folder, key)) }, 100);
+  });
+});
+
+describe('two writers of one S3 bucket that honours conditional writes', () => {
+  let s3: S3Stand;
+  beforeAll(async () => {
+    s3 = await startS3();
+  });
+  afterAll(async () => {
+    await s3?.close();
+  });
+
+  it('20 rounds: nothing lost, sequences growing, the bucket verifying', async () => {
+    const env = s3.env;
+    const uri = `s3://${s3.bucket}/race`;
+    const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'race', env: s3.env, pathStyle: true });
+    await race({ uri, env, read: (key) => direct.get(key) }, 20);
+    // The lease was taken by compare-and-swap: the store refused at least the probe that checks it does.
+    expect(s3.conditions.refused).toBeGreaterThan(0);
+  });
+
+  it('a store that stops right after the switch: the message names the new current release, the next run records its history', async () => {
+    const dataDir = await tempDir();
+    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const uri = `s3://${s3.bucket}/stopping`;
+    const publish = async (folder: string, store: { url: string }, process = false) =>
+      runCli(['publish', folder, '--bucket', uri, '--data-dir', dataDir], {
+        env: { ...s3.env, AWS_ENDPOINT_URL_S3: store.url, TARIFF_S3_ATTEMPTS: '1' },
+        process,
+      });
+    const first = join(dataDir, 'first');
+    const second = join(dataDir, 'second');
+    const build = (out: string, n: number, previous: string[]) => {
+      const barcodes = join(dataDir, `barcodes-${n}.csv`);
+      writeFileSync(barcodes, `barcode,admCode,kind,units\n${barcode(n)},1001,pack,1\n`);
+      return runCli([
+        'build',
+        '--source',
+        CIGARETTES,
+        '--barcodes',
+        barcodes,
+        '--date',
+        '2026-11-22',
+        '--out',
+        out,
+        '--data-dir',
+        dataDir,
+        ...previous,
+      ]);
+    };
+    expect((await build(first, 900, [])).status).toBe(0);
+    expect((await build(second, 901, ['--previous', first])).status).toBe(0);
+    const store = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    expect((await publish(first, store)).status).toBe(0);
+
+    // The store goes away once current.json is switched: the history write after it fails.
+    store.stopAfter((method, key) => method === 'PUT' && key === 'stopping/current.json');
+    // A real process: the lock it cannot let go names a process that is gone by the next run.
+    const failed = await publish(second, store, true);
+    expect(failed.status).toBe(3);
+    expect(failed.stderr).toContain(`tariff: 20261101.2 is now the current release in ${uri}/, but recording the price history failed: `);
+    expect(failed.stderr).not.toContain('was not changed');
+    expect(failed.stderr).toContain('the next `tariff release` or `tariff publish` finishes what was left');
+
+    const back = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    try {
+      const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'stopping', env: s3.env, pathStyle: true });
+      expect(JSON.parse((await direct.get('current.json'))!.toString()).version).toBe('20261101.2');
+      expect(JSON.parse((await direct.get('history/manifest.json'))!.toString()).release).toBe('20261101.1');
+      const next = await publish(second, back);
+      expect(next.status, next.stderr).toBe(0);
+      expect(JSON.parse((await direct.get('history/manifest.json'))!.toString()).release).toBe('20261101.2');
+    } finally {
+      await back.close();
+      await store.close();
+    }
+  });
+
+  it('says so when the store ignores conditional writes, and publishes all the same', async () => {
+    const ignoring = await conditionalProxy(
+      { endpoint: s3.rawEndpoint, credentials: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
+      { honour: false },
+    );
+    try {
+      const dataDir = await tempDir();
+      const out = join(dataDir, 'build');
+      expect((await runCli(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', out, '--data-dir', dataDir])).status).toBe(0);
+      const uri = `s3://${s3.bucket}/ignoring`;
+      const published = await runCli(['publish', out, '--bucket', uri, '--data-dir', dataDir], {
+        env: { ...s3.env, AWS_ENDPOINT_URL_S3: ignoring.url },
+      });
+      expect(published.status).toBe(0);
+      expect(published.stderr).toContain(
+        `tariff: warning: ${uri}/ ignores conditional writes (If-None-Match): the writer lock cannot keep two writers apart, so run one writer at a time (docs/operations.md, "One writer at a time")\n`,
+      );
+    } finally {
+      await ignoring.close();
+    }
+  });
+});
+
+function readOrNull(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
