@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { cigarRow } from '../../test/helpers/rows.ts';
 import type { Product } from '../dataset/model.ts';
 import { renderHistory } from './history-file.ts';
 import { cleanSourceName, importRecord, removeImport } from './history-imports.ts';
 import { emptyHistory, listObservations, recordObservations, recordRelease, type PriceHistory } from './price-history.ts';
 
-const product = (admCode: number, pricePerPackCents: number, name = `P${admCode}`): Product => ({
-  admCode,
-  name,
-  category: 'cigars',
-  pack: 'da 5 pezzi',
-  packQuantity: 5,
-  packUnit: 'pieces',
-  pricePerKgCents: pricePerPackCents * 40,
-  pricePerPackCents,
-  effectiveFrom: '2026-07-22',
-  referencePriceCents: pricePerPackCents * 40,
-  referenceUnit: 'conventional_kg',
-});
+const product = (admCode: number, pricePerPackCents: number, name = `P${admCode}`): Product =>
+  cigarRow(admCode, { name, pricePerPackCents, pricePerKgCents: pricePerPackCents * 40, effectiveFrom: '2026-07-22' });
 
 const document = { sha256: 'a'.repeat(64), lists: [{ effectiveFrom: '2024-06-01', products: 2 }], importedAt: '2026-11-25T10:00:00.000Z' };
 

@@ -113,17 +113,7 @@ export class S3Bucket implements Bucket {
   putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite> {
     return this.call('write', key, async (signal) => {
       try {
-        await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucket,
-            Key: this.prefix + key,
-            Body: data,
-            ContentType: contentType,
-            ContentLength: data.length,
-            ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }),
-          }),
-          { abortSignal: signal },
-        );
+        await this.putObject(key, data, contentType, signal, expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected });
         return 'written';
       } catch (error) {
         if (isConditionFailed(error)) return 'conflict';
@@ -150,18 +140,27 @@ export class S3Bucket implements Bucket {
   }
 
   put(key: string, data: Uint8Array, contentType: string): Promise<void> {
-    return this.call('write', key, async (signal) => {
-      await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.prefix + key,
-          Body: data,
-          ContentType: contentType,
-          ContentLength: data.length,
-        }),
-        { abortSignal: signal },
-      );
-    });
+    return this.call('write', key, (signal) => this.putObject(key, data, contentType, signal));
+  }
+
+  private async putObject(
+    key: string,
+    data: Uint8Array,
+    contentType: string,
+    signal: AbortSignal,
+    conditions: { IfMatch?: string; IfNoneMatch?: string } = {},
+  ): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.prefix + key,
+        Body: data,
+        ContentType: contentType,
+        ContentLength: data.length,
+        ...conditions,
+      }),
+      { abortSignal: signal },
+    );
   }
 
   list(prefix: string): Promise<string[]> {

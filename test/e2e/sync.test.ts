@@ -146,14 +146,19 @@ function stateMatchesItsFile(dest: string): boolean {
   return existsSync(path) && sha256(readFileSync(path)) === installed.fileSha256;
 }
 
+/** A till with July's release installed: its folder, key, the name it opens and that file's bytes. */
+async function tillWithJuly(format: string) {
+  await current(JULY);
+  const dest = join(await tempDir(), 'tariffa');
+  const key = await keyFile();
+  expect((await sync(format, dest, key)).status).toBe(0);
+  const file = join(dest, `dataset.${format}`);
+  return { dest, key, file, good: readFileSync(file) };
+}
+
 describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s repairs the installed copy', (format) => {
   it('downloads a deleted, truncated or garbage copy again on the next run, and puts back a lost name without a download', async () => {
-    await current(JULY);
-    const dest = join(await tempDir(), 'tariffa');
-    const key = await keyFile();
-    expect((await sync(format, dest, key)).status).toBe(0);
-    const file = join(dest, `dataset.${format}`);
-    const good = readFileSync(file);
+    const { dest, file, good } = await tillWithJuly(format);
     const copy = join(dest, state(dest).installed.file);
     const damages: [string, () => void, string, number][] = [
       ['deleted', () => rmSync(copy), 'the installed copy is missing', 2],
@@ -189,12 +194,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s repairs the 
   });
 
   it('--check hashes a copy whose size and time were kept, and repairs a change they hide', async () => {
-    await current(JULY);
-    const dest = join(await tempDir(), 'tariffa');
-    const key = await keyFile();
-    expect((await sync(format, dest, key)).status).toBe(0);
-    const file = join(dest, `dataset.${format}`);
-    const good = readFileSync(file);
+    const { dest, key, file, good } = await tillWithJuly(format);
     const changed = Buffer.from(good);
     changed[changed.length >> 1]! ^= 0x01;
     writeFileSync(file, changed);

@@ -11,20 +11,14 @@ import { REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
+/** The folder bucket with its reads (`get`) replaced, everything else its own. */
+const withGet = (local: LocalBucket, get: Bucket['get']): Bucket => Object.assign(Object.create(local) as LocalBucket, { get });
+
 describe('/healthz staleness', () => {
   it('counts from the last good refresh, so a read that hangs makes the service stale on time', async () => {
     const local = new LocalBucket(await tempDir());
     let hang = false;
-    const bucket: Bucket = {
-      description: local.description,
-      get: (key) => (hang ? new Promise(() => {}) : local.get(key)),
-      getTagged: (key) => local.getTagged(key),
-      putIfUnchanged: (key, data, type, expected) => local.putIfUnchanged(key, data, type, expected),
-      open: (key) => local.open(key),
-      list: (prefix) => local.list(prefix),
-      put: (key, data) => local.put(key, data),
-      delete: (keys) => local.delete(keys),
-    };
+    const bucket = withGet(local, (key) => (hang ? new Promise(() => {}) : local.get(key)));
     let now = new Date('2026-11-23T10:00:00Z');
     const release = new CurrentRelease(bucket, { pollMs: 60_000, cacheBytes: 1, staleAfterMs: 600_000, log: () => {}, now: () => now });
     await release.refresh();
@@ -150,20 +144,11 @@ describe('the served release only moves forward', () => {
     // Reads of current.json take their answer when asked and give it only when the test lets them.
     const held: (() => void)[] = [];
     let holding = false;
-    const bucket: Bucket = {
-      description: local.description,
-      get: async (key) => {
-        const answer = await local.get(key);
-        if (key === 'current.json' && holding) await new Promise<void>((release) => held.push(release));
-        return answer;
-      },
-      getTagged: (key) => local.getTagged(key),
-      putIfUnchanged: (key, data, type, expected) => local.putIfUnchanged(key, data, type, expected),
-      open: (key) => local.open(key),
-      list: (prefix) => local.list(prefix),
-      put: (key, data) => local.put(key, data),
-      delete: (keys) => local.delete(keys),
-    };
+    const bucket = withGet(local, async (key) => {
+      const answer = await local.get(key);
+      if (key === 'current.json' && holding) await new Promise<void>((release) => held.push(release));
+      return answer;
+    });
     let now = new Date('2026-12-01T06:00:00Z');
     const events: Record<string, unknown>[] = [];
     const release = new CurrentRelease(bucket, { pollMs: 60_000, cacheBytes: 1 << 20, log: (event) => events.push(event), now: () => now });
