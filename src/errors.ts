@@ -195,7 +195,7 @@ export const errors = {
     fail('published_incomplete', `${version} is now the current release in ${where}, but ${step} failed: ${detail}`, 3, { version, step }),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
     fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
-  fetchFailed: (url: string, detail: string) => fail('fetch_failed', `${url}: ${detail}`),
+  fetchFailed: (url: string, detail: string, attempts = 1) => fail('fetch_failed', `${url}: ${detail}`, 1, { attempts }),
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),

@@ -2,7 +2,7 @@ import { errors } from '../errors.ts';
 import { CATEGORIES, FEED_CATEGORIES, type Category, type FeedCategory } from '../source/categories.ts';
 import type { ParsedSource } from '../source/source-types.ts';
 import type { Classified } from './classify-document.ts';
-import { datedAgainst, failedReport } from './fetch-all.ts';
+import { attemptsOf, datedAgainst, failedReport } from './fetch-all.ts';
 import type { DiscoveredLink } from './discover-documents.ts';
 import { listLabel, type PagesRead, type PagesRun } from './pages-run.ts';
 import type { DocumentsState } from './retain-documents.ts';
@@ -26,7 +26,7 @@ export interface Collected {
   listed: Set<FeedCategory>;
   notices: number;
   parsedNow: Map<string, ParsedSource>;
-  failed: { link: DiscoveredLink; error: string; sha256: string | null }[];
+  failed: { link: DiscoveredLink; error: Error; sha256: string | null }[];
   /** Digests of documents kept before this run: one seen again under another address is not new. */
   knownShas: Set<string>;
 }
@@ -87,8 +87,8 @@ export function reportFailedDocuments(run: PagesRun, collected: Collected): void
         sha256: null,
         effectiveDates: [],
         newTariff: false,
-        attempts: 0,
-        error: `cannot be read (${error}); not needed: every required category has its list`,
+        attempts: attemptsOf(error),
+        error: `cannot be read (${error.message}); not needed: every required category has its list`,
       });
     else run.report(failedReport(link.url, error, { label: link.hintCategory ? listLabel(link.hintCategory) : 'document', sha256 }));
   }

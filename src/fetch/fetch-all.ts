@@ -36,8 +36,25 @@ export function datedAgainst(today: string): (dates: string[]) => SourceReport['
 }
 
 /** The report of a source that could not be fetched: its last snapshot (if any) stays in use. */
-export function failedReport(url: string, error: string, extra: Partial<SourceReport> = {}): SourceReport {
-  return { url, status: 'failed', sha256: null, effectiveDates: [], newTariff: false, attempts: 0, error, ...extra };
+export function failedReport(url: string, error: string | Error, extra: Partial<SourceReport> = {}): SourceReport {
+  const message = typeof error === 'string' ? error : error.message;
+  return {
+    url,
+    status: 'failed',
+    sha256: null,
+    effectiveDates: [],
+    newTariff: false,
+    attempts: attemptsOf(error),
+    error: message,
+    ...extra,
+  };
+}
+
+/** The tries a failed download made (a fetch error says; another failure, a parse say, came after one). */
+export function attemptsOf(error: string | Error): number {
+  if (typeof error === 'string') return 0;
+  const attempts = isTariffError(error, 'fetch_failed') ? error.params.attempts : undefined;
+  return typeof attempts === 'number' ? attempts : 1;
 }
 
 export interface FetchAllOptions {
@@ -137,9 +154,7 @@ export async function fetchAll(
       });
     } catch (error) {
       if (!isTariffError(error) && !(error instanceof Error)) throw error;
-      report(
-        failedReport(url, (error as Error).message, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }),
-      );
+      report(failedReport(url, error as Error, { sha256: known?.sha256 ?? null, effectiveDates: dated(known?.effectiveDates ?? []) }));
     }
   }
   await options.store.writeState(state);

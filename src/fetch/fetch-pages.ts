@@ -103,7 +103,7 @@ export async function fetchPages(
       takeDocument(run, collected, link, doc);
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      collected.failed.push({ link, error: error.message, sha256: known?.sha256 ?? null });
+      collected.failed.push({ link, error, sha256: known?.sha256 ?? null });
     }
   }
   reportFailedDocuments(run, collected);

@@ -58,20 +58,23 @@ class RetryableError extends Error {
 export async function fetchSource(url: string, previous: Validators, options: FetchOptions): Promise<FetchOutcome> {
   const deadline = AbortSignal.timeout(options.deadlineMs);
   const startedAt = Date.now();
-  const overdue = () =>
+  const overdue = (attempts: number) =>
     errors.fetchFailed(
       url,
       `no complete answer within the deadline of ${Math.round(options.deadlineMs / 1000)} s (TARIFF_FETCH_DEADLINE_SECONDS)`,
+      attempts,
     );
   for (let attempt = 1; ; attempt++) {
     try {
       return { ...(await tryOnce(url, previous, options, deadline)), attempts: attempt };
     } catch (error) {
-      if (deadline.aborted) throw overdue();
-      if (!(error instanceof RetryableError)) throw error;
+      if (deadline.aborted) throw overdue(attempt);
+      if (!(error instanceof RetryableError))
+        throw isTariffError(error, 'fetch_failed') ? errors.fetchFailed(url, detailOf(error, url), attempt) : error;
       const delay = retryDelay(options.policy, attempt, error.retryAfter, options.now());
-      if (delay === null) throw errors.fetchFailed(url, `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'try' : 'tries'})`);
-      if (Date.now() - startedAt + delay >= options.deadlineMs) throw overdue();
+      if (delay === null)
+        throw errors.fetchFailed(url, `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'try' : 'tries'})`, attempt);
+      if (Date.now() - startedAt + delay >= options.deadlineMs) throw overdue(attempt);
       options.onRetry?.(attempt, delay, error.message);
       await options.sleep(delay);
     }
@@ -141,8 +144,8 @@ async function requestOnce(
   const declared = header('content-length');
   const total = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
   if (total !== null && total > options.maxBytes) {
-    response.body.destroy();
-    throw errors.fetchFailed(url, `the list is ${total} bytes, more than the ${options.maxBytes} allowed`);
+    discard(response.body);
+    throw errors.fetchFailed(url, `the list is ${total} bytes, more than the ${options.maxBytes} bytes allowed (TARIFF_FETCH_MAX_BYTES)`);
   }
   const chunks: Buffer[] = [];
   let received = 0;
@@ -150,8 +153,8 @@ async function requestOnce(
     for await (const chunk of response.body) {
       received += chunk.length;
       if (received > options.maxBytes) {
-        response.body.destroy();
-        throw errors.fetchFailed(url, `the list is more than the ${options.maxBytes} bytes allowed`);
+        discard(response.body);
+        throw errors.fetchFailed(url, `the list is more than the ${options.maxBytes} bytes allowed (TARIFF_FETCH_MAX_BYTES)`);
       }
       chunks.push(chunk as Buffer);
       options.onProgress?.(received, total);
@@ -163,6 +166,19 @@ async function requestOnce(
   if (total !== null && received !== total) throw new RetryableError(`the download is truncated: ${received} of ${total} bytes`);
   return { kind: 'downloaded', bytes: Buffer.concat(chunks), validators: { etag: header('etag'), lastModified: header('last-modified') } };
 }
+
+/**
+ * Drops a body this run refuses: destroying it makes undici emit its abort as an 'error', which
+ * is our own doing and must not reach the process as an unhandled one.
+ */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/** A fetch_failed message without the URL it starts with (it is said again, with the tries made). */
+const detailOf = (error: Error, url: string) =>
+  error.message.startsWith(`${url}: `) ? error.message.slice(url.length + 2) : error.message;
 
 function describe(error: unknown): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };

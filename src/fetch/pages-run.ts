@@ -92,7 +92,7 @@ export async function readPages(run: PagesRun, pages: string[]): Promise<PagesRe
       pagesRead++;
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      run.report(failedReport(page, error.message, { label: 'page' }));
+      run.report(failedReport(page, error, { label: 'page' }));
     }
   }
   return { links: [...links.values()], pagesRead };

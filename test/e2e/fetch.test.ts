@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
@@ -102,6 +104,7 @@ describe('tariff fetch against the authority stand-in', () => {
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout).sources[0]).toMatchObject({
       status: 'failed',
+      attempts: 3,
       error: expect.stringContaining('HTTP 500 (gave up after 3 tries)'),
     });
     expect(authority.requestsFor('/sigarette.xml')).toHaveLength(4);
@@ -111,8 +114,43 @@ describe('tariff fetch against the authority stand-in', () => {
   it('does not retry a 404', async () => {
     const result = await fetchList('/missing.xml');
     expect(result.status).toBe(1);
-    expect(JSON.parse(result.stdout).sources[0].error).toContain('HTTP 404');
+    expect(JSON.parse(result.stdout).sources[0]).toMatchObject({ attempts: 1, error: expect.stringContaining('HTTP 404') });
     expect(authority.requestsFor('/missing.xml')).toHaveLength(1);
+  });
+
+  it('refuses a document over the byte cap with one message and one JSON document, whatever its length says', async () => {
+    const big = Buffer.alloc(64 * 1024, 'x');
+    // Announced over the cap; sent without a length (chunked); announced under it and sent longer.
+    const server = createServer((request, response) => {
+      if (request.url === '/announced.xml') return void response.writeHead(200, { 'content-length': big.length }).end(big);
+      if (request.url === '/chunked.xml') return void response.writeHead(200).end(big);
+      const socket = response.socket!;
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/xml\r\ncontent-length: 500\r\nconnection: close\r\n\r\n${big.toString()}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/announced.xml', '/chunked.xml', '/longer.xml']) {
+        for (const command of [
+          ['fetch', '--source-url'],
+          ['build', '--out', join(dataDir, 'out'), '--source'],
+        ]) {
+          const result = await runCli([...command, `${base}${path}`, '--data-dir', dataDir, '--json'], {
+            env: { ...FAST, TARIFF_FETCH_MAX_BYTES: '1000' },
+            process: true,
+          });
+          const where = `${command[0]} ${path}`;
+          expect(result.status, where).toBe(1);
+          expect(result.stderr, where).not.toMatch(/Unhandled|RequestAbortedError|at .*\(/);
+          // One document on stdout, whatever failed.
+          expect(() => JSON.parse(result.stdout), `${where}: ${result.stdout}`).not.toThrow();
+          if (path !== '/longer.xml') expect(result.stderr + result.stdout, where).toContain('1000 bytes allowed (TARIFF_FETCH_MAX_BYTES)');
+        }
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('times out a stalled body and retries', async () => {
