@@ -13,6 +13,12 @@ export function fetchSettings(
     bodyTimeoutMs: settings.fetchBodyTimeoutMs,
     deadlineMs: settings.fetchDeadlineSeconds * 1000,
     maxRedirects: settings.fetchMaxRedirects,
+    // Redirects lead only to the hosts the operator configured: the pages', the single documents', and TARIFF_SOURCE_HOSTS.
+    allowedHosts: new Set(
+      [...settings.sourcePages, ...settings.sourceUrls]
+        .map((url) => new URL(url).host.toLowerCase())
+        .concat(settings.sourceHosts.map((h) => h.toLowerCase())),
+    ),
     policy: { attempts: settings.fetchAttempts, baseDelayMs: settings.fetchRetryBaseMs, maxDelayMs: settings.fetchRetryMaxMs },
     sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
     now,

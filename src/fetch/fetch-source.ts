@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { errors, isTariffError } from '../errors.ts';
 import { retryDelay, type RetryPolicy } from './retry-policy.ts';
@@ -28,6 +29,12 @@ export interface FetchOptions {
   deadlineMs: number;
   /** Redirects followed, at most, for one try. */
   maxRedirects: number;
+  /**
+   * Hosts (host[:port], lower case) a redirect may lead to besides the address's own: the pages'
+   * hosts and those the operator names (TARIFF_SOURCE_HOSTS). Any other is refused, a loopback,
+   * private, link-local or unique-local address above all.
+   */
+  allowedHosts: ReadonlySet<string>;
   sleep: (ms: number) => Promise<void>;
   now: () => Date;
   onProgress?: (received: number, total: number | null) => void;
@@ -91,6 +98,8 @@ async function tryOnce(url: string, previous: Validators, options: FetchOptions,
     const next = new URL(response.location, address);
     if (next.protocol !== 'http:' && next.protocol !== 'https:')
       throw errors.fetchFailed(url, `a redirect to ${next.href}, which is not http(s)`);
+    const refused = refusedRedirect(next, url, options.allowedHosts);
+    if (refused) throw errors.fetchFailed(url, `not following a redirect to ${next.href}: ${refused}`);
     address = next.href;
   }
 }
@@ -165,6 +174,42 @@ async function requestOnce(
   }
   if (total !== null && received !== total) throw new RetryableError(`the download is truncated: ${received} of ${total} bytes`);
   return { kind: 'downloaded', bytes: Buffer.concat(chunks), validators: { etag: header('etag'), lastModified: header('last-modified') } };
+}
+
+/**
+ * Why a redirect target is not followed, or null: its host must be the address's own or an allowed
+ * one. Said plainly when it is an address no public document lives at (a redirect to the cloud's
+ * metadata service, to this machine, to the local network).
+ */
+function refusedRedirect(target: URL, from: string, allowed: ReadonlySet<string>): string | null {
+  const host = target.host.toLowerCase();
+  if (host === new URL(from).host.toLowerCase() || allowed.has(host)) return null;
+  const kind = nonPublicAddress(target.hostname);
+  return `${host} is ${kind ? `${kind}, and ` : ''}not one of the allowed hosts (the pages' own and TARIFF_SOURCE_HOSTS)`;
+}
+
+/** "a loopback address", "a private address" …, for an IP literal no public server has; null otherwise. */
+export function nonPublicAddress(hostname: string): string | null {
+  const address = hostname.replace(/^\[|\]$/g, '');
+  const kind = isIP(address);
+  if (kind === 4) {
+    const [a, b] = address.split('.').map(Number) as [number, number];
+    if (a === 127) return 'a loopback address';
+    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'a private address';
+    if (a === 169 && b === 254) return 'a link-local address';
+    if (a === 0) return 'an unspecified address';
+    return null;
+  }
+  if (kind === 6) {
+    const lower = address.toLowerCase();
+    if (lower === '::1') return 'a loopback address';
+    if (lower === '::') return 'an unspecified address';
+    if (/^fe[89ab]/.test(lower)) return 'a link-local address';
+    if (/^f[cd]/.test(lower)) return 'a unique-local address';
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+    return mapped ? nonPublicAddress(mapped[1]!) : null;
+  }
+  return hostname.toLowerCase() === 'localhost' ? 'a loopback address' : null;
 }
 
 /**

@@ -57,9 +57,8 @@ async function readPage(run: PagesRun, page: string, hosts: Set<string>): Promis
   const outcome = await fetchSource(page, {}, run.fetchOptions(page));
   if (outcome.kind !== 'downloaded') throw new Error('the server answered 304 Not Modified to an unconditional request');
   // Links are relative to where the page really is, after redirects.
-  const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl, {
-    allowedHosts: new Set([...hosts, new URL(outcome.finalUrl).host]),
-  });
+  // Links are judged by the hosts allowed before the page was read: a redirect does not widen them.
+  const found = discoverDocuments(new TextDecoder('utf-8').decode(outcome.bytes), outcome.finalUrl, { allowedHosts: hosts });
   run.report({
     url: page,
     label: 'page',

@@ -118,6 +118,48 @@ describe('tariff fetch against the authority stand-in', () => {
     expect(authority.requestsFor('/missing.xml')).toHaveLength(1);
   });
 
+  it('never follows a redirect of a page or a document to this machine, the local network or the metadata service', async () => {
+    // A server on another loopback address: a redirect must not reach it.
+    const reached: string[] = [];
+    const elsewhere = createServer((request, response) => {
+      reached.push(request.url ?? '');
+      response.end(CIGARETTES);
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.2', resolve));
+    const port = (elsewhere.address() as AddressInfo).port;
+    try {
+      for (const target of [`http://127.0.0.2:${port}/x.xml`, 'http://169.254.169.254/latest/meta-data/', `http://[::1]:${port}/x.xml`]) {
+        authority.lists.set('/moved.xml', { body: '', redirect: target });
+        authority.lists.set('/page', { body: '', redirect: target });
+        const document = await fetchList('/moved.xml');
+        expect(document.status, target).toBe(1);
+        expect(JSON.parse(document.stdout).sources[0]).toMatchObject({
+          status: 'failed',
+          attempts: 1,
+          error: expect.stringMatching(
+            /not following a redirect to .*: .* is an? (loopback|link-local) address, and not one of the allowed hosts/,
+          ),
+        });
+        const page = await runCli(['fetch', '--source-page', authority.url('/page'), '--data-dir', dataDir, '--json'], { env: FAST });
+        expect(page.status, target).not.toBe(0);
+        expect(page.stdout + page.stderr, target).toContain('not following a redirect to');
+      }
+      expect(reached).toEqual([]);
+    } finally {
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
+
+  it('follows a redirect to a host the operator names', async () => {
+    authority.lists.set('/sigarette.xml', { body: CIGARETTES });
+    const other = `http://localhost:${new URL(authority.url('/')).port}`;
+    authority.lists.set('/moved.xml', { body: '', redirect: `${other}/sigarette.xml` });
+    expect((await fetchList('/moved.xml')).status).toBe(1);
+    const named = await fetchList('/moved.xml', { TARIFF_SOURCE_HOSTS: new URL(other).host });
+    expect(named.status).toBe(0);
+    expect(JSON.parse(named.stdout).sources[0]).toMatchObject({ status: 'changed', finalUrl: `${other}/sigarette.xml` });
+  });
+
   it('refuses a document over the byte cap with one message and one JSON document, whatever its length says', async () => {
     const big = Buffer.alloc(64 * 1024, 'x');
     // Announced over the cap; sent without a length (chunked); announced under it and sent longer.
