@@ -4,6 +4,7 @@ import { READ_LIMIT, type Registry } from '../registry/registry.ts';
 import type { Format } from '../release/manifest.ts';
 import { formatWithOffset } from '../util/dates.ts';
 import { parseBatch, parsePage } from './api-input.ts';
+import type { BackgroundHealth } from '../util/background-read.ts';
 import type { CurrentRelease } from './current-release.ts';
 import { header, json, type HttpResponse } from './http.ts';
 import { httpErrors } from './http-errors.ts';
@@ -21,6 +22,8 @@ export interface AppOptions {
   now: () => Date;
   /** Told of reads, quota refusals and downloads (the service's /metrics). */
   metrics?: ApiMetrics;
+  /** The other reads of the bucket that run in the background (the catalogue's history), for /healthz. */
+  background?: () => BackgroundHealth[];
 }
 
 type ApiMetrics = Pick<ServiceMetrics, 'readSpent' | 'quotaRefused' | 'download'>;
@@ -123,10 +126,18 @@ const submit =
     return json(200, body, headers);
   };
 
-/** 503 when stale, so a load balancer or monitor acts on it (docs/operations.md). */
-const healthz = (release: CurrentRelease) => async (): Promise<HttpResponse> => {
+/**
+ * 503 when stale, so a load balancer or monitor acts on it (docs/operations.md): the served release,
+ * or another read of the bucket (the price history the pages show), not followed for too long.
+ */
+const healthz = (release: CurrentRelease, background: () => BackgroundHealth[]) => async (): Promise<HttpResponse> => {
   const health = release.health();
-  return json(health.status === 'ok' ? 200 : 503, health);
+  const reads = background();
+  const stale = reads.find((read) => read.stale);
+  const status = health.status === 'ok' && !stale ? 'ok' : 'stale';
+  const problem =
+    health.problem ?? (stale ? `the ${stale.read} was not read for too long${stale.problem ? `: ${stale.problem}` : ''}` : null);
+  return json(status === 'ok' ? 200 : 503, { ...health, status, problem, background: reads });
 };
 
 /**
@@ -142,7 +153,7 @@ export function createApp(options: AppOptions) {
     apiKey<Input>({ registry, now: options.now, spendsRead: true, parse, metrics });
 
   const routes: Route[] = [
-    route(READ, '/healthz', healthz(release)),
+    route(READ, '/healthz', healthz(release, options.background ?? (() => []))),
     route(READ, '/openapi.json', async () => ({
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },

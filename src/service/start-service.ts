@@ -86,17 +86,33 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     now: options.now,
     log: write,
   });
-  const api = createApp({ registry, release, now: options.now, metrics });
+  const catalogue = new CatalogueSource(bucket, {
+    served: () => release.current?.manifest.version ?? null,
+    refreshMs: settings.historyRefreshSeconds * 1000,
+    // The bucket's own bound on one call: a read past it has failed, whatever the bucket.
+    deadlineMs: settings.s3DeadlineSeconds * 1000,
+    log: write,
+    now: () => options.now().getTime(),
+  });
+  const releasePages = new ReleaseHistory(bucket, {
+    depth: settings.historyDepth,
+    refreshMs: settings.historyRefreshSeconds * 1000,
+    deadlineMs: settings.s3DeadlineSeconds * 1000,
+    log: write,
+    now: () => options.now().getTime(),
+  });
+  const staleAfterMs = settings.staleAfterSeconds * 1000;
+  const api = createApp({
+    registry,
+    release,
+    now: options.now,
+    metrics,
+    background: () => [catalogue.health(staleAfterMs), releasePages.health(staleAfterMs)],
+  });
   // Links in e-mails point at the site URL (the public https address behind a load balancer),
   // else at the address this process listens on.
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   let siteUrl = settings.siteUrl ?? `http://${host}:${settings.port}`;
-  const catalogue = new CatalogueSource(bucket, {
-    served: () => release.current?.manifest.version ?? null,
-    refreshMs: settings.historyRefreshSeconds * 1000,
-    log: write,
-    now: () => options.now().getTime(),
-  });
   const website = createWebsite({
     registry,
     mailer: createMailer({ smtpUrl: settings.smtpUrl, from: settings.smtpFrom, dataDir, log: write }),
@@ -111,12 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     tariffHas: (admCode) => release.current?.admCodes.has(admCode) ?? false,
     signingKeys: () => release.signingKeys,
     metrics,
-    history: new ReleaseHistory(bucket, {
-      depth: settings.historyDepth,
-      refreshMs: settings.historyRefreshSeconds * 1000,
-      log: write,
-      now: () => options.now().getTime(),
-    }),
+    history: releasePages,
     catalogue: { index: () => catalogue.index(), perClientPerMinute: settings.publicPagesPerMinute },
   });
   // /v1, /healthz and /openapi.json are the API; every other path is the website.

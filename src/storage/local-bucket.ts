@@ -1,4 +1,5 @@
-import { mkdir, open, readdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { sha256Hex } from '../util/digests.ts';
@@ -35,7 +36,28 @@ export class LocalBucket implements Bucket {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    return readFile(this.path(key)).catch(ifMissing(null));
+    const handle = await this.openFile(key);
+    if (!handle) return null;
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Opens an object's file, or null when there is none. Only a regular file is an object: a FIFO
+   * or a device put where a key should be would block a read, or never end it, so it is opened
+   * without waiting (O_NONBLOCK, no effect on a regular file) and refused by name.
+   */
+  private async openFile(key: string): Promise<FileHandle | null> {
+    const handle = await open(this.path(key), constants.O_RDONLY | constants.O_NONBLOCK).catch(ifMissing(null));
+    if (!handle) return null;
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw new Error(`${this.description}${key} is not a regular file`);
+    }
+    return handle;
   }
 
   async getTagged(key: string): Promise<TaggedObject | null> {
@@ -54,7 +76,7 @@ export class LocalBucket implements Bucket {
       retries: CAS_LOCK_RETRIES,
     });
     try {
-      const now = await readFile(path).catch(ifMissing(null));
+      const now = await this.get(key);
       if ((now === null ? null : tagOf(now)) !== expected) return 'conflict';
       await writeFileAtomic(path, data);
       return 'written';
@@ -65,7 +87,7 @@ export class LocalBucket implements Bucket {
 
   async open(key: string): Promise<BucketObject | null> {
     // Opening first pins the file: a later rename over the key does not change what this stream reads.
-    const handle = await open(this.path(key), 'r').catch(ifMissing(null));
+    const handle = await this.openFile(key);
     if (!handle) return null;
     const { size } = await handle.stat();
     return { size, body: handle.createReadStream({ autoClose: true }) };

@@ -1,12 +1,18 @@
 import { readCurrentManifest, readReleaseManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { BackgroundRead, type BackgroundHealth } from '../util/background-read.ts';
 import { releaseNotes, type ReleaseNotes } from './release-notes.ts';
+
+/** How long a page waits for a read that is due before it answers with the last one. */
+const GRACE_MS = 500;
 
 export interface ReleaseHistoryOptions {
   /** Releases shown, newest first. */
   depth: number;
   /** The bucket is read again at most this often; page views in between share one answer. */
   refreshMs: number;
+  /** A read of the bucket still under way after this long is given up on; the last answer stays. */
+  deadlineMs: number;
   log: (event: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -19,9 +25,7 @@ export interface ReleaseHistoryOptions {
  */
 export class ReleaseHistory {
   private readonly notes = new Map<string, ReleaseNotes>();
-  private answer: { at: number; releases: ReleaseNotes[] } | null = null;
-  private reading: Promise<ReleaseNotes[]> | null = null;
-  private readonly now: () => number;
+  private readonly releases: BackgroundRead<ReleaseNotes[]>;
 
   private readonly bucket: Bucket;
   private readonly options: ReleaseHistoryOptions;
@@ -29,26 +33,28 @@ export class ReleaseHistory {
   constructor(bucket: Bucket, options: ReleaseHistoryOptions) {
     this.bucket = bucket;
     this.options = options;
-    this.now = options.now ?? Date.now;
+    this.releases = new BackgroundRead('release pages', () => this.read(), {
+      refreshMs: options.refreshMs,
+      deadlineMs: options.deadlineMs,
+      now: options.now ?? Date.now,
+      log: options.log,
+      failureEvent: 'history.read_failed',
+    });
   }
 
-  /** Newest first. When the bucket cannot be read, the last answer stays (logged); with none yet, the error is thrown. */
+  /**
+   * Newest first. A read that is due gets a moment; past it, or when the bucket cannot be read, the
+   * last answer stays (logged); with none yet, the failure is thrown.
+   */
   async recent(): Promise<ReleaseNotes[]> {
-    if (this.answer && this.now() - this.answer.at < this.options.refreshMs) return this.answer.releases;
-    this.reading ??= this.read()
-      .then((releases) => {
-        this.answer = { at: this.now(), releases };
-        return releases;
-      })
-      .catch((error: unknown) => {
-        this.options.log({ event: 'history.read_failed', error: (error as Error).message });
-        if (this.answer) return this.answer.releases;
-        throw error;
-      })
-      .finally(() => {
-        this.reading = null;
-      });
-    return this.reading;
+    const releases = await this.releases.current(GRACE_MS);
+    if (releases === undefined) throw new Error(this.releases.health(0).problem ?? 'the bucket gave no answer yet');
+    return releases;
+  }
+
+  /** Whether the release pages show an answer older than allowed, for /healthz. */
+  health(staleAfterMs: number): BackgroundHealth {
+    return this.releases.health(staleAfterMs);
   }
 
   private async read(): Promise<ReleaseNotes[]> {

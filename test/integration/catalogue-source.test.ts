@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/dataset/model.ts';
@@ -43,7 +45,13 @@ async function setUp() {
   let served: string | null = null;
   let now = 0;
   const log: Record<string, unknown>[] = [];
-  const source = new CatalogueSource(bucket, { served: () => served, refreshMs: 60_000, log: (e) => void log.push(e), now: () => now });
+  const source = new CatalogueSource(bucket, {
+    served: () => served,
+    refreshMs: 60_000,
+    deadlineMs: 10_000,
+    log: (e) => void log.push(e),
+    now: () => now,
+  });
   return { bucket, put, source, log, serve: (version: string) => (served = version), wait: (ms: number) => (now += ms) };
 }
 
@@ -65,10 +73,14 @@ describe('CatalogueSource', () => {
     );
     expect((await source.index()).entry(1001)?.history).toBeNull();
     wait(60_000);
+    // Due: the page starts the read and does not wait for it; the next page has it.
+    expect((await source.index()).entry(1001)?.history).toBeNull();
+    await source.refreshHistory();
     expect((await source.index()).entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10', source: 'old.pdf' });
 
     await put(dataset('20261201.1', 'AURORA ROSSA NUOVA'));
     serve('20261201.1');
+    // A new release's rows are waited for a moment: its pages show it.
     expect((await source.index()).entry(1001)?.name).toBe('AURORA ROSSA NUOVA');
   });
 
@@ -79,6 +91,51 @@ describe('CatalogueSource', () => {
     const kept = await source.index();
     serve('20261201.1');
     expect(await source.index()).toBe(kept);
+    await source.settled();
+    expect(await source.index()).toBe(kept);
+    // Not read again on every page: once, then after a while.
+    for (let i = 0; i < 5; i += 1) await source.index();
+    await source.settled();
     expect(log).toEqual([expect.objectContaining({ event: 'catalogue.release_read_failed', version: '20261201.1' })]);
+  });
+
+  it('answers from the last history while its read fails, is stale once that lasts, and takes the history again once it reads', async () => {
+    const { bucket, put, source, serve, wait, log } = await setUp();
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    const old = recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf'));
+    await writeHistory(bucket, old, { manifest: null, file: null });
+    expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
+
+    // The history's manifest becomes a FIFO: a read of it would block for good.
+    const manifest = join(bucket.root, 'history/manifest.json');
+    const saved = readFileSync(manifest);
+    rmSync(manifest);
+    execFileSync('mkfifo', [manifest]);
+    wait(60_000);
+    expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
+    await source.refreshHistory();
+    expect(log).toContainEqual(
+      expect.objectContaining({ event: 'catalogue.history_read_failed', error: expect.stringContaining('is not a regular file') }),
+    );
+    expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
+    expect(source.health(600_000)).toMatchObject({ read: 'history', stale: false, problem: expect.stringContaining('not a regular file') });
+    wait(600_001);
+    expect(source.health(600_000)).toMatchObject({ stale: true });
+
+    // Readable again, with a newer list in it: taken at the next read.
+    rmSync(manifest);
+    writeFileSync(manifest, saved);
+    const newer = recordObservations(
+      old,
+      listObservations([{ ...dataset('x', 'AURORA ROSSA').products[0]!, pricePerPackCents: 650 }], '2024-10-10', 'new.pdf'),
+    );
+    await writeHistory(bucket, newer, {
+      manifest: (await bucket.getTagged('history/manifest.json'))!.tag,
+      file: (await bucket.getTagged('history/history.json.gz'))!.tag,
+    });
+    await source.refreshHistory();
+    expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(2);
+    expect(source.health(600_000)).toMatchObject({ stale: false, problem: null, failingSince: null });
   });
 });
