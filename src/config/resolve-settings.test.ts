@@ -58,6 +58,17 @@ describe('resolveSettings', () => {
     expect((bad as Error).message).not.toContain('hunter2');
   });
 
+  it('takes a metrics token only as a Bearer header can carry it', async () => {
+    const spaced = await resolveSettings({ env: { TARIFF_METRICS_TOKEN: 'metriche segrete 0123' }, dataDir: dataDir() }).catch(
+      (error: Error) => error,
+    );
+    expect((spaced as Error).message).toBe(
+      'TARIFF_METRICS_TOKEN=… is not letters, digits and - . _ ~ + / only (what a Bearer header carries), no spaces',
+    );
+    const { settings } = await resolveSettings({ env: { TARIFF_METRICS_TOKEN: 'abc-DEF_0123.456~+/==' }, dataDir: dataDir() });
+    expect(settings.metricsToken).toBe('abc-DEF_0123.456~+/==');
+  });
+
   it('warns of variables that look like settings but are none, and refuses a config.json that is not JSON', async () => {
     const { warnings } = await resolveSettings({
       env: { TARIFF_BUCKETS: 's3://x', TARIFF_DATA_DIR: '/srv', TARIFF_TEST_X: '1' },

@@ -80,7 +80,12 @@ export const settingsSchema = z.strictObject({
   // Prometheus metrics on a listener of their own (docs/operations.md, "Metrics"): off unless a port is named.
   metricsPort: whole(0, 65535).optional(),
   metricsHost: z.string().min(1, { error: 'an address to listen on' }).default('127.0.0.1'),
-  metricsToken: z.string().min(16, { error: 'a token of at least 16 characters' }).optional(),
+  // What an Authorization: Bearer header carries (RFC 6750's token characters): a space could never match.
+  metricsToken: z
+    .string()
+    .min(16, { error: 'a token of at least 16 characters' })
+    .regex(/^[A-Za-z0-9\-._~+/]+=*$/, { error: 'letters, digits and - . _ ~ + / only (what a Bearer header carries), no spaces' })
+    .optional(),
   ...wholes({ manifestPollMs: 5_000, cacheBytes: 64 * 1024 * 1024, staleAfterSeconds: 600, purgeIntervalSeconds: 600 }),
   ...wholes({ historyDepth: 12, historyRefreshSeconds: 60, signInLimitAddress: 5, signInLimitClient: 30 }),
   // Public catalogue pages (/prodotti, /variazioni) a client may ask for per minute, per process.

@@ -20,6 +20,15 @@ const BUCKET_FAILURES: Record<string, string> = {
 const seconds = (from: string, to: Date) => (to.getTime() - Date.parse(from)) / 1000;
 
 /**
+ * A gauge without labels holds 0 once reset (prom-client's way): one with nothing to say must be
+ * absent instead, or an alert reads "0 seconds left" or "fresh" where there is no value at all.
+ */
+function setOrAbsent(gauge: Gauge, value: number | null): void {
+  if (value === null) gauge.remove();
+  else gauge.set(value);
+}
+
+/**
  * The service's Prometheus metrics (docs/operations.md, "Metrics"), in a registry of its own. The
  * counters are told as things happen; the release's and the registry pool's gauges are read when
  * scraped. Each gauge says how workers' values combine (`aggregator`) when `--workers` > 1: the
@@ -107,9 +116,8 @@ export class ServiceMetrics {
       aggregator: 'max',
       registers,
       collect() {
-        this.reset();
         const { generatedAt } = sources.release();
-        if (generatedAt) this.set(seconds(generatedAt, sources.now()));
+        setOrAbsent(this, generatedAt ? seconds(generatedAt, sources.now()) : null);
       },
     });
     new Gauge({
@@ -118,9 +126,9 @@ export class ServiceMetrics {
       aggregator: 'max',
       registers,
       collect() {
-        this.reset();
-        const { lastRefreshAt } = sources.release().health;
-        if (lastRefreshAt) this.set(seconds(lastRefreshAt, sources.now()));
+        // Nothing served, nothing to be stale about: absent (the stale gauge says whether the bucket is followed).
+        const { lastRefreshAt, release } = sources.release().health;
+        setOrAbsent(this, lastRefreshAt && release ? seconds(lastRefreshAt, sources.now()) : null);
       },
     });
     new Gauge({
@@ -138,9 +146,8 @@ export class ServiceMetrics {
       aggregator: 'min',
       registers,
       collect() {
-        this.reset();
         const { expires } = sources.release().health;
-        if (expires) this.set(-seconds(expires, sources.now()));
+        setOrAbsent(this, expires ? -seconds(expires, sources.now()) : null);
       },
     });
   }
