@@ -230,7 +230,7 @@ export const errors = {
       2,
     ),
   keyPrefixAmbiguous: (prefix: string) => fail('key_prefix_ambiguous', `More than one active key starts with ${prefix}`),
-  listenFailed: (address: string, detail: string) => fail('listen_failed', `Cannot listen on ${address}: ${detail}`),
+  listenFailed: (address: string, detail: string) => fail('listen_failed', `cannot listen on ${address}: ${detail}`),
   syncWaiting: (until: string, why: string) => fail('sync_waiting', `Not calling the service before ${until}: it asked to wait (${why})`),
   // The service's own error code becomes part of ours (sync_<code>), so scripts see what the service said.
   syncRefused: (where: string, status: number, code: string, detail: string) =>

@@ -45,7 +45,13 @@ export function createRegistry(store: Store, statusRules: StatusRules): Registry
 export async function openSqliteRegistry(path: string, options: { rules: StatusRules; longRunning?: boolean }): Promise<Registry> {
   await privateFile(path);
   const store = new SqliteStore(path, { checkpointInBackground: options.longRunning });
-  await migrate(store);
+  try {
+    await migrate(store);
+  } catch (error) {
+    // A migration that fails leaves no file open nor a checkpoint timer running.
+    await store.close();
+    throw error;
+  }
   return createRegistry(store, options.rules);
 }
 

@@ -97,8 +97,7 @@ export async function listen(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason =
-        error.code === 'EADDRINUSE' ? 'the address is already in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      const reason = error.code === 'EADDRINUSE' ? 'address in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
       reject(errors.listenFailed(`${options.host}:${options.port}`, reason));
     });
     server.listen(options.port, options.host, resolve);

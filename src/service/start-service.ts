@@ -45,9 +45,39 @@ export interface RunningService {
  * (`untilSignalled`), a test when it is done.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { settings, dataDir } = options;
-  checkMetricsSettings(settings);
+  checkMetricsSettings(options.settings);
   const log = new RequestLog(options.stdout);
+  // What has started, closed in reverse order: on stop, and also when starting fails halfway (a
+  // port in use must not leave the registry's pool or a timer holding the process).
+  const closers: (() => Promise<void> | void)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  let listening: ListeningServer;
+  let metricsListening: ListeningServer | null;
+  try {
+    ({ listening, metricsListening } = await startParts(options, log, (close) => closers.push(close)));
+  } catch (error) {
+    await closeAll().catch(() => {});
+    throw error;
+  }
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await closeAll();
+      log.write({ event: 'service.stopped' });
+      log.flush();
+    })());
+  return { listening, metrics: metricsListening, stop };
+}
+
+/** Starts each part in turn, telling `started` how to close it as soon as it runs. */
+async function startParts(
+  options: ServiceOptions,
+  log: RequestLog,
+  started: (close: () => Promise<void> | void) => void,
+): Promise<{ listening: ListeningServer; metricsListening: ListeningServer | null }> {
+  const { settings, dataDir } = options;
   // Counted only when scraped somewhere: with metrics off, requests pay nothing for them. The
   // gauges read `release` and `registry` (made below) at each scrape, which comes after they exist.
   const metrics =
@@ -70,6 +100,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     longRunning: true,
     rules: loadRules(settings),
   });
+  started(() => registry.close());
   const release = new CurrentRelease(bucket, {
     pollMs: settings.manifestPollMs,
     cacheBytes: settings.cacheBytes,
@@ -78,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     log: write,
     now: options.now,
   });
+  started(() => release.stop());
   await release.start();
   const purge = startPurgeLoop(registry, {
     intervalMs: settings.purgeIntervalSeconds * 1000,
@@ -86,6 +118,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     now: options.now,
     log: write,
   });
+  started(() => purge.stop());
   const catalogue = new CatalogueSource(bucket, {
     served: () => release.current?.manifest.version ?? null,
     refreshMs: settings.historyRefreshSeconds * 1000,
@@ -130,6 +163,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     history: releasePages,
     catalogue: { index: () => catalogue.index(), perClientPerMinute: settings.publicPagesPerMinute },
   });
+  // The mail being sent, and what the pages deferred, end before the registry closes.
+  started(() => website.settled());
   // /v1, /healthz and /openapi.json are the API; every other path is the website.
   const handler: Handler = (request) => (isApiPath(request.path) ? api(request) : website(request));
   const listening = await listen(handler, {
@@ -139,7 +174,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     limits: serverLimits(settings),
     observe: metrics && ((route, method, status, seconds) => metrics.request(route, method, status, seconds)),
   });
+  started(() => listening.close());
   const metricsListening = metrics ? await exposeMetrics(metrics.registry, settings, log) : null;
+  if (metricsListening) started(() => metricsListening.close());
   if (!settings.siteUrl) siteUrl = listening.url;
   log.write({
     event: 'service.listening',
@@ -148,17 +185,5 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     release: release.current?.manifest.version ?? null,
   });
   log.flush();
-
-  let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= (async () => {
-      release.stop();
-      await Promise.all([listening.close(), metricsListening?.close()]);
-      await purge.stop();
-      await website.settled();
-      await registry.close();
-      log.write({ event: 'service.stopped' });
-      log.flush();
-    })());
-  return { listening, metrics: metricsListening, stop };
+  return { listening, metricsListening };
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -6,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { CLI, REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -329,11 +330,20 @@ describe('tariff serve', () => {
     expect((await (await get(url, '/v1/me', bearer(key))).json()).limits.read.used).toBe(4);
   });
 
-  it('says clearly when its port is taken, and exits 1', async () => {
+  it('says clearly when its port is taken, and exits 1 at once, closing what it had started', async () => {
     const url = await serve();
-    const result = await cli(['serve', '--host', '127.0.0.1', '--port', new URL(url).port]);
+    const port = new URL(url).port;
+    // A real process, with the registry on PostgreSQL where there is one: a pool left open would hold it.
+    const registry = process.env.TARIFF_TEST_POSTGRES_URL ? { TARIFF_REGISTRY: process.env.TARIFF_TEST_POSTGRES_URL } : {};
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', port, '--data-dir', dataDir], {
+      env: { ...process.env, ...registry },
+      encoding: 'utf8',
+      // The bound the service keeps: killed past it, the test sees a signal, not an exit status.
+      timeout: 2_000,
+    });
+    expect(result.signal).toBeNull();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain(`Cannot listen on 127.0.0.1:${new URL(url).port}: the address is already in use`);
+    expect(result.stderr.split('\n')[0]).toBe(`tariff: cannot listen on 127.0.0.1:${port}: address in use`);
   });
 
   it('logs one line per request with the account and never the key', async () => {
