@@ -189,11 +189,21 @@ export function siteKit(options: WebsiteOptions) {
      */
     later(work: () => Promise<void>): void {
       const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
-      pending.add(nextTurn.then(work).catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message })));
+      const deferred: Promise<void> = nextTurn
+        .then(work)
+        .catch((error: unknown) => options.log({ event: 'mail.failed', error: (error as Error).message }))
+        // Forgotten once done: only work under way is kept (for `settled`), not one promise per sign-in for ever.
+        .finally(() => pending.delete(deferred));
+      pending.add(deferred);
+    },
+
+    /** The number of deferred works under way (for tests: none once they are done). */
+    get deferred(): number {
+      return pending.size;
     },
 
     async settled(): Promise<void> {
-      while (pending.size > 0) await Promise.all([...pending].map((work) => work.finally(() => pending.delete(work))));
+      while (pending.size > 0) await Promise.all([...pending]);
     },
   };
 }

@@ -28,7 +28,7 @@ const asset = (file: string, type: string, path = file): Route => {
  * CSRF token (the session's once signed in, a double-submit cookie before); every answer carries
  * the security headers.
  */
-export function createWebsite(options: WebsiteOptions): Handler & { settled: () => Promise<void> } {
+export function createWebsite(options: WebsiteOptions): Handler & { settled: () => Promise<void>; deferred: () => number } {
   const site = siteKit(options);
   const routes = [
     asset('/static/style.css', 'text/css; charset=utf-8'),
@@ -44,5 +44,5 @@ export function createWebsite(options: WebsiteOptions): Handler & { settled: () 
   ];
   const router = createRouter(routes, { notFound: site.notFound, methodNotAllowed: (_, allow) => site.methodNotAllowed(allow) });
   const handler = securityHeaders({ secure: site.secure })(router);
-  return Object.assign(handler, { settled: () => site.settled() });
+  return Object.assign(handler, { settled: () => site.settled(), deferred: () => site.deferred });
 }
