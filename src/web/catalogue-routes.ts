@@ -33,7 +33,12 @@ export function catalogueRoutes(site: SiteKit): Route[] {
   const idOf = (index: CatalogueIndex) => indexIds.get(index) ?? indexIds.set(index, ++indexesSeen).get(index)!;
   let announced: { key: string; page: Rendered } | null = null;
   const signedIn = (request: HttpRequest) => parseCookies(header(request, 'cookie')).has(site.sessionCookie);
-  const caching = { 'cache-control': 'public, max-age=300' };
+  // The header links to the account when signed in: a shared cache keeps the anonymous page only,
+  // and keys it by the cookie (a signed-in page stays in the browser).
+  const caching = (request: HttpRequest) =>
+    signedIn(request)
+      ? { 'cache-control': 'private, max-age=300', vary: 'Cookie' }
+      : { 'cache-control': 'public, max-age=300', vary: 'Cookie' };
 
   const notFound = (title: string, text: string, request: HttpRequest) =>
     site.page(404, messagePage(title, text, { href: '/prodotti', label: 'Cerca un prodotto' }, 'error', signedIn(request)));
@@ -50,6 +55,12 @@ export function catalogueRoutes(site: SiteKit): Route[] {
       return next(request, await catalogue.index(), params);
     };
 
+  /** A permanent redirect to the one address of a page, keeping its query. */
+  const canonical = (request: HttpRequest, path: string): HttpResponse => {
+    const query = request.query.toString();
+    return { status: 301, headers: { location: query ? `${path}?${query}` : path, 'cache-control': 'public, max-age=86400' }, body: null };
+  };
+
   return [
     route(
       ['GET', 'HEAD'],
@@ -62,20 +73,22 @@ export function catalogueRoutes(site: SiteKit): Route[] {
         const query: SearchQuery = { text, category, page };
         const result = index.search(query);
         if (page > result.pages) return notFound('Pagina non trovata', 'Questa pagina dei risultati non esiste.', request);
-        return site.page(200, searchPage(index, query, result, signedIn(request)), caching);
+        return site.page(200, searchPage(index, query, result, signedIn(request)), caching(request));
       }),
     ),
     route(
       ['GET', 'HEAD'],
       '/prodotti/:code',
       limited((request, index, params) => {
-        const entry = /^\d{1,9}$/.test(params.code!) ? index.entry(Number(params.code)) : null;
+        const entry = /^0*\d{1,9}$/.test(params.code!) ? index.entry(Number(params.code)) : null;
         if (!entry) return notFound('Prodotto non trovato', `Nessun prodotto ha il codice AAMS ${params.code}.`, request);
+        // One address per product: /prodotti/000684 is /prodotti/684.
+        if (params.code !== String(entry.admCode)) return canonical(request, `/prodotti/${entry.admCode}`);
         const who = signedIn(request);
         // The chart runs to the tariff's day, or to the day it was last seen once withdrawn.
         const until = entry.product ? (index.tariffDate ?? entry.product.effectiveFrom) : (entry.history?.steps.at(-1)?.lastSeen ?? '');
         const page = products.get(`${idOf(index)}|${entry.admCode}|${who}`, () => productPage(entry, until, who));
-        return site.keptPage(request, page, caching);
+        return site.keptPage(request, page, caching(request));
       }),
     ),
     route(
@@ -86,7 +99,7 @@ export function catalogueRoutes(site: SiteKit): Route[] {
         const who = signedIn(request);
         const key = `${idOf(index)}|${releases.map((r) => r.version).join(',')}|${who}`;
         if (announced?.key !== key) announced = { key, page: renderedPage(announcedPage(index, releases, who)) };
-        return site.keptPage(request, announced.page, caching);
+        return site.keptPage(request, announced.page, caching(request));
       }),
     ),
   ];

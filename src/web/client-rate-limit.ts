@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 /**
  * Requests per client per minute, counted in this process's memory: the public catalogue answers
  * from memory, and a limit that asked the registry would cost a query per page. Each process (each
@@ -30,4 +31,24 @@ export class ClientRateLimit {
   retryAfterSeconds(): number {
     return 60 - Math.floor((this.now().getTime() % 60_000) / 1000);
   }
+}
+
+/**
+ * The client an address stands for, as the per-client limits count it: an IPv4 address (also
+ * when written IPv4-mapped, ::ffff:a.b.c.d), or an IPv6 address's /64, which one subscriber
+ * holds whole (five addresses of one /64 are one client).
+ */
+export function clientOf(address: string): string {
+  const plain = address.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain);
+  if (mapped) return mapped[1]!;
+  if (isIP(plain) !== 6) return plain;
+  const [head = '', tail = ''] = plain.split('::');
+  const left = head ? head.split(':') : [];
+  const right = plain.includes('::') ? (tail ? tail.split(':') : []) : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

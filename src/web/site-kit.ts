@@ -1,3 +1,4 @@
+import { clientOf } from './client-rate-limit.ts';
 import { randomBytes } from 'node:crypto';
 import type { Mailer } from '../mail/mailer.ts';
 import type { AccountType, Registry } from '../registry/registry.ts';
@@ -216,10 +217,10 @@ export type SiteKit = ReturnType<typeof siteKit>;
  * proxy, or when the header is shorter than the chain, the socket's address.
  */
 export function clientAddress(request: HttpRequest, trustedHops: number): string {
-  if (trustedHops <= 0) return request.remoteAddress;
+  if (trustedHops <= 0) return clientOf(request.remoteAddress);
   const chain = (header(request, 'x-forwarded-for') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return chain[chain.length - trustedHops] ?? request.remoteAddress;
+  return clientOf(chain[chain.length - trustedHops] ?? request.remoteAddress);
 }

@@ -89,7 +89,13 @@ describe('the public catalogue pages', () => {
     // A session cookie only points the header at the account: it is not looked up.
     expect(search.text).toContain('href="/account"');
     const page = await call('/prodotti/1001');
-    expect(page).toMatchObject({ status: 200, headers: { 'cache-control': 'public, max-age=300' } });
+    expect(page).toMatchObject({ status: 200, headers: { 'cache-control': 'public, max-age=300', vary: 'Cookie' } });
+    // Signed in, the page differs (its header links to the account): kept by the browser alone.
+    expect((await call('/prodotti/1001', { cookie: 'sessione=whatever' })).headers).toMatchObject({
+      'cache-control': 'private, max-age=300',
+      vary: 'Cookie',
+    });
+    expect(search.headers).toMatchObject({ 'cache-control': 'private, max-age=300', vary: 'Cookie' });
     expect(page.text).toContain('<strong class="price">6,00 €</strong>');
     expect(await call('/prodotti/1001', { 'if-none-match': page.headers.etag! })).toMatchObject({ status: 304, body: null });
     expect((await call('/variazioni')).text).toContain('Nessuna variazione annunciata');
@@ -102,6 +108,12 @@ describe('the public catalogue pages', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Questo prodotto non è più nella tariffa dal 1 novembre 2026. Ultimo prezzo: 5,80 €');
     expect((await call('/prodotti?q=aurora')).text).toMatch(/AURORA VERDE.*ritirato/s);
+  });
+
+  it('sends a product’s other addresses to its one address, permanently', async () => {
+    const { call } = setUp();
+    expect(await call('/prodotti/0001001')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001' } });
+    expect(await call('/prodotti/000000001001?x=1')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001?x=1' } });
   });
 
   it('answers 404 for a code, a category or a page that does not exist', async () => {
