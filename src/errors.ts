@@ -101,7 +101,9 @@ const HINTS = {
   history_ahead:
     'A list that takes effect later is announced prices, not history: the release of that day records it. To import it on purpose, name that day with --date. The history was not changed.',
   import_not_found: 'Give the file name as `tariff history <code>` shows it in its steps, or the SHA-256 of the document.',
-  internal_error: 'This is a bug: please report it with the command you ran.',
+  machine_fault:
+    'A fault of the machine or of a service, not of the product: fix what the message names, then run again. Nothing was left half-written.',
+  internal_error: 'This is a bug: please report it with the command you ran (TARIFF_DEBUG=1 prints where it happened).',
 } as const;
 
 /**
@@ -265,6 +267,55 @@ export function isTariffError<C extends TariffErrorCode>(error: unknown, code?: 
   return error instanceof TariffError && (code === undefined || error.code === code);
 }
 
-/** An unexpected failure, as the catalogue reports it: a bug, with its stack for the report. */
+/**
+ * A fault of the machine or of a service the product depends on, not a bug: what an operator
+ * fixes (a permission, a full disk, a database that is down), named so a message can say it
+ * (util/machine-fault.ts tells one from an error).
+ */
+export interface MachineFault {
+  condition:
+    | 'permission_denied'
+    | 'read_only'
+    | 'disk_full'
+    | 'quota_exceeded'
+    | 'too_many_open_files'
+    | 'database_full'
+    | 'database_busy'
+    | 'database_unreachable'
+    | 'service_unreachable';
+  /** The file or folder concerned, when the error names one. */
+  path: string | null;
+  /** What happened, in a few words ("no space left on the device (ENOSPC)"). */
+  detail: string;
+}
+
+/** What an operator does about each machine fault. */
+const FAULT_REMEDIES: Record<MachineFault['condition'], (fault: MachineFault, user: string) => string> = {
+  permission_denied: (fault, user) =>
+    `The user ${user} cannot write ${fault.path ?? 'there'}: give it that folder (chown, chmod), or run as its owner, or point --data-dir / the setting elsewhere.`,
+  read_only: (fault) =>
+    `${fault.path ?? 'The file system'} is mounted read-only: remount it writable, or point --data-dir / the setting elsewhere.`,
+  disk_full: (fault) => `Free space on the disk holding ${fault.path ?? 'it'} (df -h), then run again.`,
+  quota_exceeded: (fault, user) => `The disk quota of ${user} is used up where ${fault.path ?? 'it'} lies: raise it or free space.`,
+  too_many_open_files: () => 'Raise the limit of open files (ulimit -n, LimitNOFILE in the service unit).',
+  database_full: () => 'The registry’s disk is full: free space where the database lies, then run again.',
+  database_busy: () => 'Another process holds the registry’s database: wait for it, or stop it.',
+  database_unreachable: () =>
+    'The registry (PostgreSQL) cannot be reached or is stopping: check that it runs and TARIFF_REGISTRY names it.',
+  service_unreachable: () => 'A service the command depends on cannot be reached: check that it runs, and the network.',
+};
+
+/** A machine fault as the catalogue reports it: what happened, where, and what to do (exit 1). */
+export function machineFaultError(fault: MachineFault, user: string): TariffError {
+  const where = fault.path ? `${fault.path}: ` : '';
+  return new TariffError('machine_fault', `${where}${fault.detail}`, FAULT_REMEDIES[fault.condition](fault, user), 1, {
+    condition: fault.condition,
+  });
+}
+
+/**
+ * An unexpected failure, as the catalogue reports it: a bug. Never its stack: that goes to the
+ * debug log (TARIFF_DEBUG=1), not into messages or --json.
+ */
 export const internalError = (error: unknown): TariffError =>
-  fail('internal_error', `internal error: ${(error as Error)?.stack ?? String(error)}`);
+  fail('internal_error', `internal error: ${(error as Error)?.message ?? String(error)}`);

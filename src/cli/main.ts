@@ -1,5 +1,7 @@
+import { userInfo } from 'node:os';
 import { Command, CommanderError } from 'commander';
-import { errors, internalError, isTariffError, type TariffError } from '../errors.ts';
+import { errors, internalError, isTariffError, machineFaultError, type TariffError } from '../errors.ts';
+import { machineFault } from '../util/machine-fault.ts';
 import type { CliIo, ExitStatus, Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';
@@ -158,11 +160,23 @@ function versionLine(): string {
 }
 
 function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean; errorExit?: ExitStatus | undefined }): ExitStatus {
-  const known: TariffError = isTariffError(error) ? error : internalError(error);
+  const fault = isTariffError(error) ? null : machineFault(error);
+  const known: TariffError = isTariffError(error) ? error : fault ? machineFaultError(fault, userName()) : internalError(error);
+  // Where it happened is for whoever debugs it, asked for: never in the message or --json.
+  if (!isTariffError(error) && io.env.TARIFF_DEBUG === '1') io.stderr.write(`tariff: debug: ${(error as Error)?.stack ?? String(error)}\n`);
   io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
   if (json)
     io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,
     );
   return known.exitCode === 1 ? (errorExit ?? 1) : known.exitCode;
+}
+
+/** The user the command runs as, for a message about permissions. */
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
 }

@@ -47,6 +47,18 @@ export const httpErrors = {
       { 'retry-after': '60', ...headers },
     ),
 
+  // A fault of the machine or of the registry (a full disk, PostgreSQL down): not the client's, worth a retry.
+  serviceUnavailable: () =>
+    json(
+      503,
+      {
+        error: 'service_unavailable',
+        message: 'Il servizio non può rispondere in questo momento: riprovare dopo il tempo indicato.',
+        retryAfterSeconds: 30,
+      },
+      { 'retry-after': '30' },
+    ),
+
   requestAborted: () =>
     json(400, { error: 'request_aborted', message: 'Il client ha chiuso la connessione prima di inviare tutto il corpo della richiesta.' }),
 

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import type { Handler, HttpRequest, HttpResponse } from './http.ts';
+import { machineFault } from '../util/machine-fault.ts';
 import { httpErrors } from './http-errors.ts';
 import type { RequestLog } from './request-log.ts';
 import { UNMATCHED_ROUTE } from './router.ts';
@@ -56,7 +57,17 @@ export type RequestObserver = (route: string, method: string, status: number, du
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
 export async function listen(
   handler: Handler,
-  options: { host: string; port: number; log: RequestLog; limits?: ServerLimits; observe?: RequestObserver },
+  options: {
+    host: string;
+    port: number;
+    log: RequestLog;
+    limits?: ServerLimits;
+    observe?: RequestObserver;
+    /** Told of each request answered 503 for a fault of the machine or a service (for /metrics). */
+    unavailable?: (condition: string) => void;
+    /** Log a failure's stack too (TARIFF_DEBUG=1): never in an answer. */
+    debug?: boolean;
+  },
 ): Promise<ListeningServer> {
   const limits = options.limits ?? serverLimits(DEFAULT_SETTINGS);
   const server = createServer(
@@ -136,7 +147,12 @@ async function serve(
   handler: Handler,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
-  { log, observe }: { log: RequestLog; observe?: RequestObserver },
+  {
+    log,
+    observe,
+    unavailable,
+    debug,
+  }: { log: RequestLog; observe?: RequestObserver; unavailable?: (condition: string) => void; debug?: boolean },
 ): Promise<void> {
   const started = performance.now();
   const rawUrl = incoming.url ?? '/';
@@ -164,8 +180,17 @@ async function serve(
       log.write({ event: 'request.aborted', method: request.method, path, detail: error.message });
       response = httpErrors.requestAborted();
     } else {
-      log.write({ event: 'request.error', method: request.method, path, error: (error as Error).stack ?? String(error) });
-      response = httpErrors.internalError();
+      const fault = machineFault(error);
+      if (fault) {
+        // A full disk, a database down: the operator's to fix, the client's to retry. One line, no stack.
+        log.write({ event: 'request.unavailable', method: request.method, path, condition: fault.condition, detail: fault.detail });
+        unavailable?.(fault.condition);
+        response = httpErrors.serviceUnavailable();
+      } else {
+        log.write({ event: 'request.error', method: request.method, path, error: (error as Error).message ?? String(error) });
+        if (debug) log.write({ event: 'debug.stack', path, stack: (error as Error).stack ?? String(error) });
+        response = httpErrors.internalError();
+      }
     }
   }
   // A body left unread by an error answer (413, a 401 before the body is looked at) is not kept:

@@ -44,6 +44,7 @@ export class ServiceMetrics {
   private readonly bytes: Counter<'format'>;
   private readonly bucketFailures: Counter<'what'>;
   private readonly accessRefusals: Counter<'purpose' | 'reason'>;
+  private readonly unavailableAnswers: Counter<'condition'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -82,6 +83,11 @@ export class ServiceMetrics {
       'tariff_access_refused_total',
       'Sign-in, sign-up and catalogue requests refused, by purpose and reason.',
       ['purpose', 'reason'],
+    );
+    this.unavailableAnswers = counter(
+      'tariff_unavailable_total',
+      'Requests answered 503 service_unavailable, by the fault (database_unreachable, database_full, disk_full, permission_denied …).',
+      ['condition'],
     );
     this.releaseGauges(sources, registers);
     new Gauge({
@@ -168,6 +174,10 @@ export class ServiceMetrics {
   download(format: string, status: 200 | 304, bytes: number): void {
     this.downloads.inc({ format, status: String(status) });
     if (bytes > 0) this.bytes.inc({ format }, bytes);
+  }
+
+  unavailable(condition: string): void {
+    this.unavailableAnswers.inc({ condition });
   }
 
   accessRefused(purpose: string, reason: string): void {

@@ -173,6 +173,8 @@ async function startParts(
     log,
     limits: serverLimits(settings),
     observe: metrics && ((route, method, status, seconds) => metrics.request(route, method, status, seconds)),
+    unavailable: metrics && ((condition) => metrics.unavailable(condition)),
+    debug: options.env.TARIFF_DEBUG === '1',
   });
   started(() => listening.close());
   const metricsListening = metrics ? await exposeMetrics(metrics.registry, settings, log) : null;
