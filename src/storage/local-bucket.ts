@@ -67,8 +67,11 @@ export class LocalBucket implements Bucket {
 
   async putIfUnchanged(key: string, data: Uint8Array, _contentType: string, expected: string | null): Promise<ConditionalWrite> {
     const path = this.path(key);
+    return withPath(path, () => this.compareAndSwap(key, path, data, expected));
+  }
+
+  private async compareAndSwap(key: string, path: string, data: Uint8Array, expected: string | null): Promise<ConditionalWrite> {
     await mkdir(dirname(path), { recursive: true });
-    await mkdir(this.root, { recursive: true });
     const unlock = await lockfile.lock(this.root, {
       lockfilePath: join(this.root, CAS_LOCK),
       realpath: false,
@@ -95,8 +98,10 @@ export class LocalBucket implements Bucket {
 
   async put(key: string, data: Uint8Array): Promise<void> {
     const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, data);
+    await withPath(path, async () => {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFileAtomic(path, data);
+    });
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -138,4 +143,18 @@ function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {
     if (error.code === 'ENOENT') return value;
     throw error;
   };
+}
+
+/**
+ * Runs a write of `path`, naming it in an error that does not (a write or a flush fails with the
+ * descriptor only): "no space left on the device" must say where.
+ */
+async function withPath<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code && !e.path) e.path = path;
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -11,6 +11,7 @@ import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { renameDurable } from '../util/durable-write.ts';
+import { machineFault } from '../util/machine-fault.ts';
 import { checkInstalledCopy, copyName, installedName, pointTo, removeStale, sha256OfFile, type Installed } from './installed-copy.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
 
@@ -190,7 +191,7 @@ async function download(body: NodeJS.ReadableStream, path: string, size: number,
   try {
     await pipeline(body, measure, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    throw errors.syncVerifyFailed(url, reason(error));
+    throw cannotWrite(path, error) ?? errors.syncVerifyFailed(url, reason(error));
   }
   return { sha256: hash.digest('hex'), bytes };
 }
@@ -210,8 +211,15 @@ async function unpack(from: string, to: string, compressedBytes: number, url: st
     await pipeline(createReadStream(from), createGunzip(), bound, createWriteStream(to, { mode: 0o644 }));
   } catch (error) {
     // A corrupted gzip stream fails here, before the engine could say so.
-    throw errors.syncVerifyFailed(url, `it does not unpack (${(error as Error).message})`);
+    throw cannotWrite(to, error) ?? errors.syncVerifyFailed(url, `it does not unpack (${(error as Error).message})`);
   }
+}
+
+/** A download that the till's folder could not take (full, read-only, not writable): said as that, not as a bad file. */
+function cannotWrite(path: string, error: unknown): Error | null {
+  const fault = machineFault(error);
+  if (!fault || fault.condition === 'service_unreachable' || fault.condition === 'database_unreachable') return null;
+  return errors.syncFailed(dirname(path), `cannot write the download there: ${fault.detail}; nothing was installed`);
 }
 
 function parseManifest(url: string, text: string): Manifest {

@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { readDatasetDocdb } from '../../src/release/dataset-docdb.ts';
 import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
+import { asRoot, fill, smallDisk } from '../helpers/machine.ts';
 import { REPO, runCli, runCliProcess } from '../helpers/run-cli.ts';
 import { v1RequestsSince } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -206,6 +207,33 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s repairs the 
     expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '' });
     const checked = await sync(format, dest, key, { extra: ['--check', '--json'] });
     expect(JSON.parse(checked.stdout)).toMatchObject({ status: 'repaired', repaired: expect.stringContaining('was changed') });
+    expect(readFileSync(file).equals(good)).toBe(true);
+  });
+});
+
+describe.skipIf(!asRoot)('tariff sync into a full folder (needs root: a small disk)', () => {
+  it('installs nothing, says so naming the folder, and keeps the installed copy', async () => {
+    const { dest, key, file, good } = await tillWithJuly('sqlite');
+    const state = readFileSync(join(dest, 'sync-state.json'));
+    // The till's folder on a disk of its own that is then filled (the copy stays as it is).
+    const disk = join(await tempDir(), 'disk');
+    const small = smallDisk(disk, 8 * 1024 * 1024);
+    expect(small, 'a tmpfs could not be mounted').not.toBeNull();
+    try {
+      cpSync(dest, join(disk, 'tariffa'), { recursive: true, verbatimSymlinks: true });
+      fill(disk);
+      await current(AUGUST);
+      const full = await sync('sqlite', join(disk, 'tariffa'), key);
+      expect(full.status).toBe(1);
+      expect(full.stderr).toContain(join(disk, 'tariffa'));
+      expect(full.stderr).toMatch(/no space left on the device \(ENOSPC\)|the installed copy is unchanged/);
+      expect(full.stderr).not.toMatch(/This is a bug|\n\s+at /);
+      expect(readFileSync(join(disk, 'tariffa', 'dataset.sqlite')).equals(good)).toBe(true);
+      expect(readFileSync(join(disk, 'tariffa', 'sync-state.json')).equals(state)).toBe(true);
+      expect(readdirSync(join(disk, 'tariffa')).filter((name) => name.startsWith('.'))).toEqual([]);
+    } finally {
+      small!.close();
+    }
     expect(readFileSync(file).equals(good)).toBe(true);
   });
 });

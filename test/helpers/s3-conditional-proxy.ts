@@ -81,6 +81,8 @@ export async function conditionalProxy(
   };
 
   const server: Server = createServer(async (incoming, outgoing) => {
+    // Gone: a request on a connection made before the stop gets no answer but a reset.
+    if (stopped) return void incoming.socket.destroy();
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
