@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
+import { MAX_STORED_INTEGER } from '../registry/records.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
@@ -137,10 +138,15 @@ export function buildDate(value: string | undefined, now: Date): string {
   return date;
 }
 
-/** A whole number given as an argument (not a setting): `--submit-limit 500`, `--adm-code 1001`. */
+/**
+ * A whole number given as an argument (not a setting): `--submit-limit 500`, `--adm-code 1001`.
+ * At most what every registry engine stores, so SQLite and PostgreSQL take the same values.
+ */
 export function wholeArgument(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw errors.usage(`${option} ${value} is not a positive whole number`);
+  if (Number(value) > MAX_STORED_INTEGER)
+    throw errors.usage(`${option} ${value} is more than ${MAX_STORED_INTEGER}, the largest the registry stores`);
   return Number(value);
 }
 

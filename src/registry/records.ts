@@ -11,6 +11,8 @@ export type { SubmissionResult } from '../barcodes/plan-batch.ts';
 export const DEFAULT_SUBMIT_LIMIT = 100;
 export const READ_LIMIT = 10;
 export const MAX_ACTIVE_KEYS = 3;
+/** The largest whole number the registry stores: its INTEGER columns are PostgreSQL's 4-byte int (SQLite's are wider). */
+export const MAX_STORED_INTEGER = 2_147_483_647;
 
 export interface Account {
   id: number;

@@ -141,6 +141,9 @@ describe('POST /v1/barcodes', () => {
     expect(refused.headers.get('retry-after')).toBe(String(body.retryAfterSeconds));
     const records = await (await mine(url, key)).json();
     expect(records.items.map((r: { barcode: string }) => r.barcode)).toEqual(['8001001001005']);
+    // A limit no registry engine could store is a usage error, on SQLite as on PostgreSQL.
+    const huge = await cli(['accounts', 'set-limit', 'shop@example.it', '--submit', '3000000000']);
+    expect(huge).toMatchObject({ status: 2, stderr: expect.stringContaining('--submit 3000000000 is more than 2147483647') });
     expect((await cli(['accounts', 'set-limit', 'shop@example.it', '--submit', '50'])).status).toBe(0);
     expect((await submit(url, key, { items: [{ barcode: '8001001002002', admCode: 1002 }] })).status).toBe(200);
   });
