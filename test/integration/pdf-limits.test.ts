@@ -1,12 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDeflate } from 'node:zlib';
 import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
-import { makeCrowdedPdf } from '../../fixtures/adm-pdf.ts';
+import { makeCrowdedPdf, makeEndlessPageTree } from '../../fixtures/adm-pdf.ts';
 import { REPO } from '../helpers/run-cli.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const REAL_LIST = readFileSync(`${REPO}/fixtures/adm/listino-sigarette-2023-10-10.pdf`);
 
@@ -85,5 +89,46 @@ describe('the PDF reader against documents no price list resembles', () => {
         'bomb.pdf: cannot read the PDF: page 1 needs more than 64 MB of memory to read: no price list does (far more text than a list prints, or a stream that unpacks to far more than it holds)',
     });
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
+  });
+
+  it('stops a document past its deadline for good: the reader killed, its memory and processor given back', () => {
+    const script = join(REPO, 'test/helpers/read-hostile-pdf.ts');
+    const report = JSON.parse(
+      execFileSync(process.execPath, [script, '2000'], { encoding: 'utf8', timeout: 30_000 }).trim().split('\n').at(-1)!,
+    );
+    expect(report.error).toContain('reading it took longer than 2 s, more than any price list needs');
+    expect(report.readers).toEqual([]);
+    expect(report.rssMb).toBeLessThan(200);
+    // Idle: nothing reads on in the background (a thread that could not be stopped would hold a core).
+    expect(report.cpuMs).toBeLessThan(300);
+  });
+
+  it('a command reading it stops on SIGTERM at once, and its reader with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tariff-endless-'));
+    writeFileSync(join(dir, 'endless.pdf'), makeEndlessPageTree());
+    const child = spawn(
+      process.execPath,
+      [join(REPO, 'bin/tariff.js'), 'build', '--source', join(dir, 'endless.pdf'), '--out', join(dir, 'out'), '--data-dir', dir],
+      {
+        stdio: 'ignore',
+      },
+    );
+    try {
+      const readers = () =>
+        spawnSync('ps', ['--ppid', String(child.pid), '-o', 'pid=,args='], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter((line) => line.includes('page-runs-worker'));
+      await waitFor(async () => readers().length > 0, 'the command to be reading');
+      const reader = Number(readers()[0]!.trim().split(' ')[0]);
+      const exited = new Promise<string | null>((resolve) => child.once('exit', (_, signal) => resolve(signal)));
+      child.kill('SIGTERM');
+      const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 2_000).unref());
+      expect(await Promise.race([exited, bound])).toBe('SIGTERM');
+      // The reader ends by itself once the command is gone.
+      await waitFor(async () => !existsSync(`/proc/${reader}`), 'the reader to end');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
 import { errors } from '../../errors.ts';
 import { READER_LIMITS, TOLERANCES } from './reader-tolerances.ts';
 import type { PdfPage } from './text-runs.ts';
@@ -13,16 +13,16 @@ export interface ReadPdfOptions {
 
 type ReaderLimits = { [K in keyof typeof READER_LIMITS]: number };
 
-/** One reader thread per core, at most 4: beyond that, memory grows faster than the speed. */
+/** One reader per core, at most 4: beyond that, memory grows faster than the speed. */
 const maxThreads = () => Math.min(availableParallelism(), 4);
 
 /** A list takes about 32 KB a page; below a few pages a second thread costs more than it saves. */
 const BYTES_PER_THREAD_MIN = 256 * 1024;
 
-/** A page as the worker posts it: the runs' texts, and x, y, width, height for each in `boxes`. */
+/** A page as the reader sends it: the runs' texts, one to a line, and x, y, width, height for each in `boxes`. */
 interface PackedPage {
   number: number;
-  texts: string[];
+  texts: string;
   boxes: Float64Array;
 }
 
@@ -65,7 +65,7 @@ export async function readPdfRuns(bytes: Uint8Array, name: string, options: Read
 function unpack({ number, texts, boxes }: PackedPage): PdfPage {
   return {
     number,
-    runs: texts.map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })),
+    runs: (texts === '' ? [] : texts.split('\n')).map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })),
   };
 }
 
@@ -95,22 +95,27 @@ function describePdfError(error: unknown): string {
 }
 
 /**
- * Worker threads kept for the life of the process (a release reads several PDFs), unreferenced
- * so they never keep it alive. Each job goes to the least busy worker.
+ * Reader processes kept for the life of the command (a release reads several PDFs), unreferenced
+ * while idle so they never keep it alive, and ending by themselves when it ends. Each job goes to
+ * the least busy reader. A process, not a thread: a document past its deadline is stopped with
+ * SIGKILL at once, whatever PDFium is doing, and all the memory it took goes back to the system.
  */
 class WorkerPool {
-  private readonly workers: { worker: Worker; busy: number }[] = [];
-  private readonly waiting = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: Worker }>();
+  private readonly workers: { worker: ChildProcess; busy: number }[] = [];
+  private readonly waiting = new Map<
+    number,
+    { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: ChildProcess }
+  >();
   private nextId = 1;
 
   run(bytes: Uint8Array, offset: number, stride: number, limits: ReaderLimits): Promise<{ pages: PdfPage[] }> {
     const slot = this.pick();
     const id = this.nextId++;
     slot.busy++;
-    slot.worker.ref();
+    hold(slot.worker, true);
     return new Promise<WorkerReply>((resolve, reject) => {
-      slot.worker.postMessage({ id, bytes, offset, stride, tolerances: TOLERANCES, limits });
-      // A document that takes longer than any list does stops its thread: the job fails, a new thread takes the next.
+      slot.worker.send({ id, bytes, offset, stride, tolerances: TOLERANCES, limits });
+      // A document that takes longer than any list does stops its reader: the job fails, a new reader takes the next.
       const deadline = setTimeout(() => {
         this.waiting.delete(id);
         const message = `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`;
@@ -126,7 +131,7 @@ class WorkerPool {
       })
       .finally(() => {
         slot.busy--;
-        if (slot.busy === 0) slot.worker.unref();
+        if (slot.busy === 0) hold(slot.worker, false);
       });
   }
 
@@ -134,11 +139,11 @@ class WorkerPool {
     while (this.workers.length < maxThreads()) this.spawn();
   }
 
-  /** Stops a thread, out of the pool first: the next job must not go to a thread that is stopping. */
-  private retire(slot: { worker: Worker }) {
+  /** Stops a reader, out of the pool first: the next job must not go to one that is stopping. */
+  private retire(slot: { worker: ChildProcess }) {
     const at = this.workers.findIndex((candidate) => candidate.worker === slot.worker);
     if (at !== -1) this.workers.splice(at, 1);
-    void slot.worker.terminate();
+    slot.worker.kill('SIGKILL');
   }
 
   private pick() {
@@ -149,8 +154,13 @@ class WorkerPool {
   }
 
   private spawn() {
-    // No inherited flags: the worker is plain JavaScript and needs none of the parent's.
-    const worker = new Worker(new URL('./page-runs-worker.mjs', import.meta.url), { execArgv: [] });
+    // No inherited flags: the reader is plain JavaScript and needs none of the parent's. Typed
+    // arrays cross the channel as they are (advanced serialization), not as JSON.
+    const worker = fork(new URL('./page-runs-worker.mjs', import.meta.url), [], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
     const slot = { worker, busy: 0 };
     this.workers.push(slot);
     worker.on('message', (reply: WorkerReply) => {
@@ -159,7 +169,7 @@ class WorkerPool {
       if (reply.fatal) this.retire(slot);
       job?.resolve(reply);
     });
-    // 'error' is followed by 'exit': the slot goes once, its jobs fail once.
+    // 'error' (it could not start) may come without 'exit': the slot goes once, its jobs fail once.
     const fail = (error: Error) => {
       const at = this.workers.indexOf(slot);
       if (at !== -1) this.workers.splice(at, 1);
@@ -170,9 +180,21 @@ class WorkerPool {
       }
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the PDF reader thread stopped (exit ${code})`)));
-    worker.unref();
+    worker.on('exit', (code, signal) => fail(new Error(`the PDF reader stopped (${signal ?? `exit ${code}`})`)));
+    hold(worker, false);
     return slot;
+  }
+}
+
+/** Whether a reader keeps the command alive: while it works, yes; idle, neither it nor its channel. */
+function hold(worker: ChildProcess, busy: boolean): void {
+  const channel = worker.channel as { ref(): void; unref(): void } | undefined;
+  if (busy) {
+    worker.ref();
+    channel?.ref();
+  } else {
+    worker.unref();
+    channel?.unref();
   }
 }
 
