@@ -101,8 +101,8 @@ function provenanceOf(options: BuildOptions): Provenance {
     date: options.date,
     documents: options.sources.map((doc) => ({
       url: doc.name,
-      sha256: sha256Hex(doc.bytes),
-      size: doc.bytes.length,
+      sha256: doc.digest?.sha256 ?? sha256Hex(doc.bytes),
+      size: doc.digest?.size ?? doc.bytes.length,
       pageDate: doc.noticeDate ?? null,
     })),
   };

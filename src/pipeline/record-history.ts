@@ -101,9 +101,9 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
   const lists: HistoryUpdate['lists'] = [];
   const records: ImportRecord[] = [];
   for (const doc of documents) {
-    const parsed = await parseSource(doc.bytes, doc.name);
+    const parsed = doc.parsed ?? (await parseSource(doc.bytes, doc.name));
     const source = cleanSourceName(basename(doc.name));
-    const sha256 = sha256Hex(doc.bytes);
+    const sha256 = doc.digest?.sha256 ?? sha256Hex(doc.bytes);
     const ahead = parsed.lists.find((list) => list.effectiveFrom > options.latest);
     if (ahead) throw errors.historyAhead(doc.name, ahead.effectiveFrom, options.latest);
     if (imported.has(sha256)) {

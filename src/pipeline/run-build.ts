@@ -54,7 +54,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
         destination: options.out,
         inputs: {
           documents: async () => ({
-            documents: withNoticeDates(await readSources(options.sources, settings), options.noticeDates ?? new Map()),
+            documents: withNoticeDates(await readSources(options.sources, settings, { parse: true }), options.noticeDates ?? new Map()),
             reports: [],
           }),
           barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),

@@ -25,7 +25,7 @@ export interface HistoryImportOptions extends HistoryRunOptions {
  */
 export async function runHistoryImport(options: HistoryImportOptions): Promise<HistoryUpdate & { bucket: string }> {
   const { settings, dataDir } = options;
-  const documents = await readSources(options.paths, settings);
+  const documents = await readSources(options.paths, settings, { parse: true });
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
   const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, () =>
     importHistory(bucket, documents, { latest: options.latest, now: options.now }),

@@ -72,9 +72,12 @@ export interface ParsedSource {
 /** Raw bytes of one source document and the name it is reported under (path or URL). */
 export interface SourceDocument {
   name: string;
+  /** The document's bytes; empty once it was parsed as it was read (`parsed` and `digest` then say what it was). */
   bytes: Uint8Array;
   /** What the bytes hold, when a fetch has read them already. */
   parsed?: ParsedSource;
+  /** The SHA-256 and size of the bytes, when they were let go once parsed. */
+  digest?: { sha256: string; size: number };
   /**
    * The effective date of a notice that does not state it, as the page linking it does ("con
    * decorrenza dal …" in the news item) or as `tariff build --notice-date` gives it.
