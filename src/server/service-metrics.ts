@@ -1,10 +1,13 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BackgroundHealth } from '../util/background-read.ts';
 import type { ReleaseHealth } from './release-health.ts';
 
 /** What the metrics read when they are scraped: the served release and the registry's connections. */
 export interface MetricsSources {
   release: () => { health: ReleaseHealth; generatedAt: string | null };
   pool: () => { inUse: number; waiting: number };
+  /** The other reads of the bucket done in the background (the catalogue's history, the release pages). */
+  background?: () => BackgroundHealth[];
   now: () => Date;
 }
 
@@ -90,6 +93,17 @@ export class ServiceMetrics {
       ['condition'],
     );
     this.releaseGauges(sources, registers);
+    new Gauge({
+      name: 'tariff_background_read_stale',
+      help: '1 when a read of the bucket done in the background (history, release pages) has not succeeded for longer than allowed: the pages show older data.',
+      labelNames: ['read'],
+      aggregator: 'max',
+      registers,
+      collect() {
+        this.reset();
+        for (const read of sources.background?.() ?? []) this.set({ read: read.read }, read.stale ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'tariff_registry_pool_connections',
       help: 'Connections of the registry in use, and requests waiting for one.',

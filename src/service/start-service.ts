@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.ts';
+import type { BackgroundHealth } from '../util/background-read.ts';
 import { loadRules } from '../barcodes/load-rules.ts';
 import { createMailer } from '../mail/mailer.ts';
 import { openRegistry } from '../registry/open-registry.ts';
@@ -86,8 +87,11 @@ async function startParts(
       : new ServiceMetrics({
           release: () => ({ health: release.health(), generatedAt: release.current?.manifest.generatedAt ?? null }),
           pool: () => registry.poolUse(),
+          background: () => background(),
           now: options.now,
         });
+  // Read at each scrape, once the reads exist (below).
+  let background: () => BackgroundHealth[] = () => [];
   const write = (event: Record<string, unknown>) => {
     metrics?.observeEvent(event);
     log.write(event);
@@ -135,13 +139,8 @@ async function startParts(
     now: () => options.now().getTime(),
   });
   const staleAfterMs = settings.staleAfterSeconds * 1000;
-  const api = createApp({
-    registry,
-    release,
-    now: options.now,
-    metrics,
-    background: () => [catalogue.health(staleAfterMs), releasePages.health(staleAfterMs)],
-  });
+  background = () => [catalogue.health(staleAfterMs), releasePages.health(staleAfterMs)];
+  const api = createApp({ registry, release, now: options.now, metrics, background });
   // Links in e-mails point at the site URL (the public https address behind a load balancer),
   // else at the address this process listens on.
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;

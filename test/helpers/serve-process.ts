@@ -35,6 +35,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`tariff serve did not start: ${stderr}`)), 30_000);
     child.once('exit', (code) => reject(new Error(`tariff serve exited with ${code}: ${stderr}`)));
+    let started = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>;
       log.push(entry);
@@ -42,7 +43,10 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
         waiting.splice(waiting.indexOf(waiter), 1);
         waiter.resolve(entry);
       }
-      if (entry.event === 'service.listening') {
+      // The first listening line: with --workers each worker logs its own too, and one may come
+      // while the test is stopping the service (its exit listener must stay).
+      if (entry.event === 'service.listening' && !started) {
+        started = true;
         clearTimeout(timer);
         child.removeAllListeners('exit');
         resolve({

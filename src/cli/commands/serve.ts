@@ -5,9 +5,6 @@ import { untilSignalled } from '../../service/until-signalled.ts';
 import { superviseWorkers } from '../../service/workers.ts';
 import type { Runner } from '../context.ts';
 
-/** How long the primary of `--workers` waits, once its workers are gone, before it ends itself. */
-const PRIMARY_EXIT_AFTER_MS = 1_000;
-
 export function registerServe(program: Command, run: Runner): void {
   program
     .command('serve')
@@ -31,10 +28,7 @@ export function registerServe(program: Command, run: Runner): void {
             stdout: ctx.io.stdout,
             metrics: settings,
           });
-          // Every worker is gone and the stop is logged: nothing is left to serve. Twice under the full
-          // suite's load the primary then stayed up (a handle node:cluster kept, as far as could be
-          // seen, for a worker stopped while it was starting); a stop must end the process all the same.
-          setTimeout(() => process.exit(), PRIMARY_EXIT_AFTER_MS).unref();
+          // Every worker and listener is closed: nothing keeps the primary, which ends by itself.
           return;
         }
         const service = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });

@@ -65,7 +65,13 @@ export async function readPdfRuns(bytes: Uint8Array, name: string, options: Read
 function unpack({ number, texts, boxes }: PackedPage): PdfPage {
   return {
     number,
-    runs: (texts === '' ? [] : texts.split('\n')).map((text, i) => ({ text, x: boxes[4 * i]!, y: boxes[4 * i + 1]!, width: boxes[4 * i + 2]!, height: boxes[4 * i + 3]! })),
+    runs: (texts === '' ? [] : texts.split('\n')).map((text, i) => ({
+      text,
+      x: boxes[4 * i]!,
+      y: boxes[4 * i + 1]!,
+      width: boxes[4 * i + 2]!,
+      height: boxes[4 * i + 3]!,
+    })),
   };
 }
 
