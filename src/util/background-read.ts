@@ -39,7 +39,6 @@ export class BackgroundRead<T> {
   private failures = 0;
   private failingSince: number | null = null;
   private problem: string | null = null;
-  private readonly createdAt: number;
 
   private readonly name: string;
   private readonly read: () => Promise<T>;
@@ -49,7 +48,6 @@ export class BackgroundRead<T> {
     this.name = name;
     this.read = read;
     this.options = options;
-    this.createdAt = options.now();
   }
 
   /** The last good value (undefined before the first), starting a read when one is due. */
@@ -99,15 +97,21 @@ export class BackgroundRead<T> {
     return this.bounded(this.running.done);
   }
 
+  /**
+   * Stale while reads fail or hang and the last good one is older than allowed (counted from the
+   * trouble's start when there was none): what is answered is older than it should be. A read
+   * nobody asked for since the last good one is not stale: nothing waits for it.
+   */
   health(staleAfterMs: number): BackgroundHealth {
     const now = this.options.now();
     this.giveUpIfHung();
+    const troubleSince = this.failingSince ?? this.running?.started ?? null;
     return {
       read: this.name,
       lastSuccessAt: this.last ? new Date(this.last.at).toISOString() : null,
       failingSince: this.failingSince === null ? null : new Date(this.failingSince).toISOString(),
       problem: this.problem,
-      stale: now - (this.last?.at ?? this.createdAt) > staleAfterMs,
+      stale: troubleSince !== null && now - (this.last?.at ?? troubleSince) > staleAfterMs,
     };
   }
 
