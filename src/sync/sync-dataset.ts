@@ -12,7 +12,7 @@ import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { renameDurable } from '../util/durable-write.ts';
 import { machineFault } from '../util/machine-fault.ts';
-import { checkInstalledCopy, copyName, installedName, pointTo, removeStale, sha256OfFile, type Installed } from './installed-copy.ts';
+import { checkInstalledCopy, copyName, installedName, pointTo, removeStale, type Installed } from './installed-copy.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
 
 export interface SyncOptions {
@@ -144,12 +144,11 @@ async function install(options: SyncOptions, manifest: Manifest, { url, response
     // The compressed bytes are checked before anything is unpacked: a file the manifest does not name is never opened.
     if (bytes !== size) throw errors.syncVerifyFailed(url, `${bytes} bytes received, the manifest says ${size}`);
     if (sha256 !== expectedSha) throw errors.syncVerifyFailed(url, `SHA-256 ${sha256}, the manifest says ${expectedSha}`);
-    await unpack(downloaded, unpacked, bytes, url);
+    const fileSha256 = await unpack(downloaded, unpacked, bytes, url);
     // Loaded only here: a sync with nothing new (the usual run at a till) needs no dataset engine.
     const { checkInstallable } = await import('./check-installable.ts');
     const problem = await checkInstallable(format, unpacked, manifest);
     if (problem) throw errors.syncVerifyFailed(url, problem);
-    const fileSha256 = await sha256OfFile(unpacked);
     await renameDurable(unpacked, join(dest, copy));
     const placed = await stat(join(dest, copy));
     return {
@@ -197,12 +196,15 @@ async function download(body: NodeJS.ReadableStream, path: string, size: number,
 }
 
 /** Unpacks a verified download, refusing one that unpacks far beyond what a release file does. */
-async function unpack(from: string, to: string, compressedBytes: number, url: string): Promise<void> {
+async function unpack(from: string, to: string, compressedBytes: number, url: string): Promise<string> {
   const limit = Math.max(MIN_UNPACK_LIMIT_BYTES, compressedBytes * MAX_UNPACK_RATIO);
   let written = 0;
+  // The installed file's SHA-256, taken as it is written: the state records it without a second read.
+  const hash = createHash('sha256');
   const bound = new Transform({
     transform(chunk: Buffer, _, done) {
       written += chunk.length;
+      hash.update(chunk);
       if (written > limit) return done(new Error(`it unpacks to more than ${limit} bytes, ${MAX_UNPACK_RATIO} times its size at most`));
       done(null, chunk);
     },
@@ -213,6 +215,7 @@ async function unpack(from: string, to: string, compressedBytes: number, url: st
     // A corrupted gzip stream fails here, before the engine could say so.
     throw cannotWrite(to, error) ?? errors.syncVerifyFailed(url, `it does not unpack (${(error as Error).message})`);
   }
+  return hash.digest('hex');
 }
 
 /** A download that the till's folder could not take (full, read-only, not writable): said as that, not as a bad file. */
