@@ -142,16 +142,22 @@ async function readRegularFile(path: string, maxBytes: number): Promise<Uint8Arr
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw errors.sourceUnreadable(path, `it is ${kindOf(info)}, not a file`);
-    const chunks: Buffer[] = [];
+    // Read into one buffer sized as the file says (not trusted: it grows if the file does, up to the cap).
+    let buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
     let total = 0;
     for (;;) {
-      const { buffer, bytesRead } = await handle.read(Buffer.allocUnsafe(1024 * 1024), 0, 1024 * 1024, null);
+      if (total === buffer.length) {
+        if (total > maxBytes) throw errors.sourceTooLarge(path, maxBytes);
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > maxBytes) throw errors.sourceTooLarge(path, maxBytes);
-      chunks.push(buffer.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks, total);
+    if (total > maxBytes) throw errors.sourceTooLarge(path, maxBytes);
+    return buffer.subarray(0, total);
   } finally {
     await handle.close();
   }
