@@ -123,6 +123,12 @@ async function writeUnchanged(bucket: Bucket, key: string, bytes: Uint8Array, co
 export const HISTORY_IMPORTS_PREFIX = 'history/imports/';
 const importKey = (sha256: string) => `${HISTORY_IMPORTS_PREFIX}${sha256}.json.gz`;
 
+/** The SHA-256 of every document imported into the history: the records' keys, none of them read. */
+export async function importedDigests(bucket: Bucket): Promise<Set<string>> {
+  const keys = await bucket.list(HISTORY_IMPORTS_PREFIX);
+  return new Set(keys.map((key) => key.slice(HISTORY_IMPORTS_PREFIX.length).replace(/\.json\.gz$/, '')));
+}
+
 /** The records of every document imported into the history (the archived lists), oldest import first. */
 export async function readImportRecords(bucket: Bucket): Promise<ImportRecord[]> {
   const records: ImportRecord[] = [];

@@ -12,6 +12,8 @@ export interface BucketWriterOptions {
   command: string;
   /** Where a warning goes (a store that ignores conditional writes). */
   warn: (line: string) => void;
+  /** A dry run writes nothing, so it takes no lock: it may run beside a writer. */
+  dryRun?: boolean;
 }
 
 /**
@@ -19,6 +21,7 @@ export interface BucketWriterOptions {
  * the bucket's writer lease (runs anywhere). Every command that writes a bucket goes through here.
  */
 export async function asBucketWriter<T>(bucket: Bucket, options: BucketWriterOptions, work: () => Promise<T>): Promise<T> {
+  if (options.dryRun) return work();
   const { settings } = options;
   const unlock = await acquireLock(options.dataDir, 'release', settings.lockStaleSeconds * 1000);
   try {

@@ -6,6 +6,7 @@ import { selectTariff } from '../dataset/select-tariff.ts';
 import { cleanSourceName, importRecord, removeImport, type ImportRecord } from '../history/history-imports.ts';
 import {
   deleteImportRecord,
+  importedDigests,
   readHistoryForUpdate,
   readHistoryManifestForUpdate,
   readImportRecords,
@@ -96,7 +97,7 @@ export interface ImportOptions {
  */
 export async function importHistory(bucket: Bucket, documents: SourceDocument[], options: ImportOptions): Promise<HistoryUpdate> {
   const read = await readHistoryForUpdate(bucket);
-  const imported = new Set((await readImportRecords(bucket)).map((record) => record.sha256));
+  const imported = await importedDigests(bucket);
   let updated = read.history;
   const lists: HistoryUpdate['lists'] = [];
   const records: ImportRecord[] = [];

@@ -33,13 +33,14 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   return { ...update, bucket: bucket.description };
 }
 
-/** `tariff history remove`: one imported document taken back out, as the bucket's only writer (a dry run takes no lock). */
+/** `tariff history remove`: one imported document taken back out, as the bucket's only writer (without --apply, a dry run). */
 export async function runHistoryRemove(
   options: HistoryRunOptions & { source: string; apply: boolean },
 ): Promise<HistoryRemoval & { bucket: string }> {
   const { settings, dataDir } = options;
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const remove = () => removeHistoryImport(bucket, options.source, options.apply);
-  const removal = options.apply ? await asBucketWriter(bucket, { ...options, command: 'history remove' }, remove) : await remove();
+  const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, () =>
+    removeHistoryImport(bucket, options.source, options.apply),
+  );
   return { ...removal, bucket: bucket.description };
 }

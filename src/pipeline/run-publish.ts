@@ -60,8 +60,7 @@ export async function runPublish(
     await afterSwitch(bucket, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, bucket));
     return plan;
   };
-  // A dry run writes nothing, so it takes no lock: it may run beside a writer.
-  const plan = options.dryRun ? await publish() : await asBucketWriter(bucket, { ...options, command: 'publish' }, publish);
+  const plan = await asBucketWriter(bucket, { ...options, command: 'publish' }, publish);
   return {
     result: options.dryRun ? null : publicationResult(plan),
     version: release.manifest.version,

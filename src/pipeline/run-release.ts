@@ -86,8 +86,6 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
   const today = dateInRome(options.now());
   if (options.date !== today && !options.dryRun && !options.allowOtherDate) throw errors.dateNotToday(options.date, today);
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  // A dry run writes nothing, so it takes no lock: it may run beside a writer.
-  if (options.dryRun) return releaseRun(options, bucket, today);
   return asBucketWriter(bucket, { ...options, command: 'release' }, () => releaseRun(options, bucket, today));
 }
 

@@ -36,12 +36,12 @@ export class LocalBucket implements Bucket {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    const handle = await this.openFile(key);
-    if (!handle) return null;
+    const opened = await this.openFile(key);
+    if (!opened) return null;
     try {
-      return await handle.readFile();
+      return await opened.handle.readFile();
     } finally {
-      await handle.close();
+      await opened.handle.close();
     }
   }
 
@@ -50,14 +50,15 @@ export class LocalBucket implements Bucket {
    * or a device put where a key should be would block a read, or never end it, so it is opened
    * without waiting (O_NONBLOCK, no effect on a regular file) and refused by name.
    */
-  private async openFile(key: string): Promise<FileHandle | null> {
+  private async openFile(key: string): Promise<{ handle: FileHandle; size: number } | null> {
     const handle = await open(this.path(key), constants.O_RDONLY | constants.O_NONBLOCK).catch(ifMissing(null));
     if (!handle) return null;
-    if (!(await handle.stat()).isFile()) {
+    const info = await handle.stat();
+    if (!info.isFile()) {
       await handle.close();
       throw new Error(`${this.description}${key} is not a regular file`);
     }
-    return handle;
+    return { handle, size: info.size };
   }
 
   async getTagged(key: string): Promise<TaggedObject | null> {
@@ -90,10 +91,9 @@ export class LocalBucket implements Bucket {
 
   async open(key: string): Promise<BucketObject | null> {
     // Opening first pins the file: a later rename over the key does not change what this stream reads.
-    const handle = await this.openFile(key);
-    if (!handle) return null;
-    const { size } = await handle.stat();
-    return { size, body: handle.createReadStream({ autoClose: true }) };
+    const opened = await this.openFile(key);
+    if (!opened) return null;
+    return { size: opened.size, body: opened.handle.createReadStream({ autoClose: true }) };
   }
 
   async put(key: string, data: Uint8Array): Promise<void> {

@@ -36,15 +36,17 @@ export async function checkInstalledCopy(dest: string, installed: Installed, man
     return { ok: false, problem: missingOrUnreadable(error), relink: false };
   }
   const unchanged = installed.fileSize === found.size && installed.fileMtimeMs === found.mtimeMs;
-  if (!unchanged || always) {
-    const problem = await contentProblem(path, installed, manifest);
-    if (problem) return { ok: false, problem, relink: false };
+  let digest = installed.fileSha256;
+  if (!unchanged || always || digest === undefined) {
+    const content = await checkContent(path, installed, manifest);
+    if ('problem' in content) return { ok: false, problem: content.problem, relink: false };
+    digest = content.digest;
   }
   const pointer = installed.file === installedName(installed.format) ? null : await pointsAt(dest, installed);
   if (pointer) return { ok: false, problem: pointer, relink: true };
   return unchanged && installed.fileSha256 !== undefined
     ? { ok: true, installed }
-    : { ok: true, installed: { ...installed, fileSize: found.size, fileMtimeMs: found.mtimeMs, fileSha256: await sha256OfFile(path) } };
+    : { ok: true, installed: { ...installed, fileSize: found.size, fileMtimeMs: found.mtimeMs, fileSha256: digest } };
 }
 
 const missingOrUnreadable = (error: unknown) => {
@@ -52,20 +54,25 @@ const missingOrUnreadable = (error: unknown) => {
   return code === 'ENOENT' ? 'the installed copy is missing' : `the installed copy cannot be read (${code ?? (error as Error).message})`;
 };
 
-async function contentProblem(path: string, installed: Installed, manifest: Manifest): Promise<string | null> {
-  if (installed.fileSha256 !== undefined) {
-    let digest: string;
-    try {
-      digest = await sha256OfFile(path);
-    } catch (error) {
-      return missingOrUnreadable(error);
-    }
-    return digest === installed.fileSha256 ? null : 'the installed copy was changed (its SHA-256 is not the one installed)';
+/**
+ * The copy's digest when it is what was installed: the one recorded, or, for a state from before
+ * digests were recorded, a copy its engine reads as the manifest's release. Else what is wrong.
+ */
+async function checkContent(path: string, installed: Installed, manifest: Manifest): Promise<{ digest: string } | { problem: string }> {
+  let digest: string;
+  try {
+    digest = await sha256OfFile(path);
+  } catch (error) {
+    return { problem: missingOrUnreadable(error) };
   }
+  if (installed.fileSha256 !== undefined)
+    return digest === installed.fileSha256
+      ? { digest }
+      : { problem: 'the installed copy was changed (its SHA-256 is not the one installed)' };
   // Loaded only here: a sync with nothing new (the usual run at a till) needs no dataset engine.
   const { checkInstallable } = await import('./check-installable.ts');
   const problem = await checkInstallable(installed.format, path, manifest);
-  return problem ? `the installed copy is not the release: ${problem}` : null;
+  return problem ? { problem: `the installed copy is not the release: ${problem}` } : { digest };
 }
 
 /** What is wrong with `dataset.<format>`, which must be a link to the installed copy; null when it is. */
