@@ -12,7 +12,7 @@ import type { Handler } from '../server/http.ts';
 import { listen, type ListeningServer, serverLimits } from '../server/node-adapter.ts';
 import { startPurgeLoop } from '../server/purge-loop.ts';
 import { ReleaseHistory } from '../web/release-history.ts';
-import { CatalogueSource } from '../web/catalogue-source.ts';
+import { CatalogueSource } from '../web/catalogue/catalogue-source.ts';
 import { RequestLog } from '../server/request-log.ts';
 import { ServiceMetrics } from '../server/service-metrics.ts';
 import { checkMetricsSettings, exposeMetrics } from './metrics-listener.ts';

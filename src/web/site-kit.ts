@@ -14,7 +14,7 @@ import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
 import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './release-notes.ts';
-import type { CatalogueIndex } from './catalogue-index.ts';
+import type { CatalogueIndex } from './catalogue/catalogue-index.ts';
 import type { Rendered } from './render-cache.ts';
 
 export interface WebsiteOptions {

@@ -3,7 +3,7 @@ import type { Handler } from '../server/http.ts';
 import { securityHeaders } from '../server/middleware/security-headers.ts';
 import { createRouter, route, type Route } from '../server/router.ts';
 import { accountRoutes } from './account-routes.ts';
-import { catalogueRoutes } from './catalogue-routes.ts';
+import { catalogueRoutes } from './catalogue/catalogue-routes.ts';
 import { moderationRoutes } from './moderation-desk.ts';
 import { releaseRoutes } from './release-routes.ts';
 import { signInRoutes } from './sign-in-routes.ts';

@@ -3,7 +3,7 @@ import type { Change, Dataset, Product } from '../../src/dataset/model.ts';
 import { emptyHistory, recordRelease } from '../../src/history/price-history.ts';
 import type { Registry } from '../../src/registry/registry.ts';
 import type { HttpRequest } from '../../src/server/http.ts';
-import { CatalogueIndex } from '../../src/web/catalogue-index.ts';
+import { CatalogueIndex } from '../../src/web/catalogue/catalogue-index.ts';
 import { createWebsite } from '../../src/web/website.ts';
 
 const product = (admCode: number, name: string, pricePerPackCents: number): Product => ({

@@ -9,7 +9,7 @@ import { releaseFileKey } from '../../src/publish/bucket-layout.ts';
 import { renderDatasetJson } from '../../src/release/dataset-json.ts';
 import { gzipDeterministic } from '../../src/release/gzip.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
-import { CatalogueSource } from '../../src/web/catalogue-source.ts';
+import { CatalogueSource } from '../../src/web/catalogue/catalogue-source.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const dataset = (version: string, name: string): Dataset => ({

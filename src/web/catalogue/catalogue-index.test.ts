@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Dataset, Product } from '../dataset/model.ts';
-import { emptyHistory, listObservations, recordObservations } from '../history/price-history.ts';
+import type { Dataset, Product } from '../../dataset/model.ts';
+import { emptyHistory, listObservations, recordObservations } from '../../history/price-history.ts';
 import { CatalogueIndex, RESULTS_PER_PAGE } from './catalogue-index.ts';
 
 const product = (admCode: number, name: string, category: Product['category'] = 'cigars'): Product => ({

@@ -1,8 +1,8 @@
-import type { AnnouncedPrice, Barcode, Dataset, Product } from '../dataset/model.ts';
-import type { PriceHistory, ProductHistory } from '../history/price-history.ts';
-import type { Category } from '../source/categories.ts';
-import { checkGtin } from '../gs1/gtin.ts';
-import { foldText } from '../source/category-names.ts';
+import type { AnnouncedPrice, Barcode, Dataset, Product } from '../../dataset/model.ts';
+import type { PriceHistory, ProductHistory } from '../../history/price-history.ts';
+import type { Category } from '../../source/categories.ts';
+import { checkGtin } from '../../gs1/gtin.ts';
+import { foldText } from '../../source/category-names.ts';
 
 /** One product as the public catalogue shows it: in the tariff now, or withdrawn and known to the history. */
 export interface CatalogueEntry {

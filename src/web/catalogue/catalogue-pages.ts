@@ -1,13 +1,13 @@
-import type { AnnouncedPrice } from '../dataset/model.ts';
-import { DATASET_CATEGORIES, type Category } from '../source/categories.ts';
-import { formatEuroCents } from '../util/format-euro.ts';
+import type { AnnouncedPrice } from '../../dataset/model.ts';
+import { DATASET_CATEGORIES, type Category } from '../../source/categories.ts';
+import { formatEuroCents } from '../../util/format-euro.ts';
 import type { CatalogueEntry, CatalogueIndex, SearchQuery, SearchResult } from './catalogue-index.ts';
-import { html, type SafeHtml } from './html.ts';
-import { CATEGORY_LABELS, italianCount as count, italianDay as day, italianEuro as euro, referenceUnitLabel } from './italian-labels.ts';
-import { layout } from './pages.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { CATEGORY_LABELS, italianCount as count, italianDay as day, italianEuro as euro, referenceUnitLabel } from '../italian-labels.ts';
+import { layout } from '../pages.ts';
 import { chartSteps, priceChart } from './price-chart.ts';
-import type { ReleaseNotes } from './release-notes.ts';
-import { describeNotesItalian } from './release-notes.ts';
+import type { ReleaseNotes } from '../release-notes.ts';
+import { describeNotesItalian } from '../release-notes.ts';
 
 const referencePrice = (cents: number | null, unit: string | null) =>
   cents === null || unit === null ? '—' : `${formatEuroCents(cents)} ${referenceUnitLabel(unit)}`;

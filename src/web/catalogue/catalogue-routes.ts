@@ -1,13 +1,13 @@
-import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
-import { parseCookies } from '../server/cookies.ts';
-import { route, type Route, type RouteHandler } from '../server/router.ts';
-import { DATASET_CATEGORIES, type Category } from '../source/categories.ts';
+import { header, type HttpRequest, type HttpResponse } from '../../server/http.ts';
+import { parseCookies } from '../../server/cookies.ts';
+import { route, type Route, type RouteHandler } from '../../server/router.ts';
+import { DATASET_CATEGORIES, type Category } from '../../source/categories.ts';
 import type { CatalogueIndex, SearchQuery } from './catalogue-index.ts';
 import { announcedPage, productPage, searchPage } from './catalogue-pages.ts';
-import { ClientRateLimit } from './client-rate-limit.ts';
-import { messagePage } from './pages.ts';
-import { RenderCache, renderedPage, type Rendered } from './render-cache.ts';
-import { clientAddress, pageNumber, type SiteKit } from './site-kit.ts';
+import { ClientRateLimit } from '../client-rate-limit.ts';
+import { messagePage } from '../pages.ts';
+import { RenderCache, renderedPage, type Rendered } from '../render-cache.ts';
+import { clientAddress, pageNumber, type SiteKit } from '../site-kit.ts';
 
 /** Product pages kept rendered: the ones people look at most fit, a crawler walking all cannot grow it. */
 const PRODUCT_PAGES_KEPT = 2_000;

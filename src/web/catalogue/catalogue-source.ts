@@ -1,10 +1,10 @@
-import { readHistory, readHistoryManifest } from '../history/history-store.ts';
-import type { Dataset } from '../dataset/model.ts';
-import type { PriceHistory } from '../history/price-history.ts';
-import type { Bucket } from '../storage/bucket.ts';
-import { releaseFileKey } from '../publish/bucket-layout.ts';
-import { readReleaseRows } from '../publish/bucket-releases.ts';
-import { BackgroundRead, within, type BackgroundHealth } from '../util/background-read.ts';
+import { readHistory, readHistoryManifest } from '../../history/history-store.ts';
+import type { Dataset } from '../../dataset/model.ts';
+import type { PriceHistory } from '../../history/price-history.ts';
+import type { Bucket } from '../../storage/bucket.ts';
+import { releaseFileKey } from '../../publish/bucket-layout.ts';
+import { readReleaseRows } from '../../publish/bucket-releases.ts';
+import { BackgroundRead, within, type BackgroundHealth } from '../../util/background-read.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 
 export interface CatalogueSourceOptions {

@@ -1,6 +1,6 @@
-import type { PriceStep } from '../history/price-history.ts';
-import { html, type SafeHtml } from './html.ts';
-import { italianDay as dateLabel, italianEuro as euro } from './italian-labels.ts';
+import type { PriceStep } from '../../history/price-history.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { italianDay as dateLabel, italianEuro as euro } from '../italian-labels.ts';
 
 /** The chart's size in SVG units: it scales to the page's width (viewBox). */
 const WIDTH = 640;
