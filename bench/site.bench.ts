@@ -1,7 +1,8 @@
 // npm run bench:site: the public catalogue of `tariff serve` (one real process, local bucket) under
 // a 10,000-product release with 100,000 barcodes and a price history of five steps per product.
 // Each round starts a fresh process, then, one request at a time over a kept-alive connection on
-// 127.0.0.1 and bounded in time: searches (words of names, codes, barcodes, each query different)
+// 127.0.0.1 and bounded in time: searches (words of names, codes, barcodes, misspelt and joined
+// words, words matching nothing: each query different)
 // and product pages with their chart (codes drawn over the whole tariff, so most are rendered,
 // not answered from the page cache). Three rounds; per round the p50/p95/p99 of each, then the
 // median and range of the rounds' p95 side by side. Memory: the process's resident set before the
@@ -52,12 +53,36 @@ try {
   const words = [...new Set(dataset.products.flatMap((p) => p.name.split(' ')))].filter((w) => w.length > 2);
   const next = random(7);
   const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
+  const long = words.filter((w) => w.length >= 5);
+  /** A word as a quick typist slips: two neighbours swapped, a letter dropped or doubled, or one wrong. */
+  const misspelt = (word: string) => {
+    const at = 1 + Math.floor(next() * (word.length - 2));
+    const slips = [
+      () => word.slice(0, at) + word[at + 1]! + word[at]! + word.slice(at + 2),
+      () => word.slice(0, at) + word.slice(at + 1),
+      () => word.slice(0, at) + word[at]! + word.slice(at),
+      () => word.slice(0, at) + 'x' + word.slice(at + 1),
+    ];
+    return pick(slips)();
+  };
+  // Codes, barcodes, a prefix, two words; then the forgiving kinds: a slip in one word, two slips
+  // in a long one (found only as nothing is nearer), two words of a name joined, a word matching nothing.
   const searchPath = (i: number) => {
-    const kind = i % 4;
+    const kind = i % 8;
     if (kind === 0) return `/prodotti?q=${encodeURIComponent(pick(dataset.products).admCode)}`;
     if (kind === 1) return `/prodotti?q=${pick(dataset.barcodes).barcode}`;
-    const query = kind === 2 ? pick(words).slice(0, 4) : `${pick(words)} ${pick(words).slice(0, 3)}`;
-    return `/prodotti?q=${encodeURIComponent(query.toLowerCase())}`;
+    const queries = [
+      () => pick(words).slice(0, 4),
+      () => `${pick(words)} ${pick(words).slice(0, 3)}`,
+      () => misspelt(pick(long)),
+      () => misspelt(misspelt(pick(long))),
+      () => {
+        const name = pick(dataset.products).name.split(' ');
+        return name.length > 1 ? name.slice(0, 2).join('') : name[0]!;
+      },
+      () => `zq${pick(long).slice(2)}xw`,
+    ];
+    return `/prodotti?q=${encodeURIComponent(queries[kind - 2]!().toLowerCase())}`;
   };
   const productPath = () => `/prodotti/${pick(dataset.products).admCode}`;
 

@@ -1,6 +1,7 @@
 import type { Match } from '../barcodes/status-rules.ts';
 import type { AuditRecord, BarcodeSummary, BarcodeVote, SignUp } from '../registry/registry.ts';
 import { html, type SafeHtml } from './html.ts';
+import { dataTable } from './data-table.ts';
 import { layout, TYPE_NAMES } from './pages.ts';
 import { STATUS_NAMES } from './submissions-page.ts';
 
@@ -34,11 +35,11 @@ function barcodeCard(csrf: string, { summary, votes }: DeskView['barcodes'][numb
   const id = `b${summary.gtin14}`;
   return html`<article class="card" id="${id}" data-barcode="${summary.barcode}">
   <h3><code>${summary.barcode}</code>: ${STATUS_NAMES[summary.status]}</h3>
-  <table>
-    <caption class="muted">Voti (${votes.length})</caption>
-    <thead><tr><th>Account</th><th>Tipo</th><th>Punto vendita</th><th>Abbinamento</th><th>Conta</th></tr></thead>
-    <tbody>${votes.map((v) => html`<tr><td>${v.email}</td><td>${TYPE_NAMES[v.accountType]}</td><td>${v.contributorRef ?? '—'}</td><td>${matchText(v)}</td><td>${countedText(v)}</td></tr>`)}</tbody>
-  </table>
+  ${dataTable({
+    caption: html`<span class="muted">Voti (${votes.length})</span>`,
+    columns: ['Account', 'Tipo', 'Punto vendita', 'Abbinamento', 'Conta'],
+    rows: votes.map((v) => ({ cells: [v.email, TYPE_NAMES[v.accountType], v.contributorRef ?? '—', matchText(v), countedText(v)] })),
+  })}
   <form method="post" action="/moderazione/approva">
     ${csrfField(csrf)}
     <input type="hidden" name="barcode" value="${summary.barcode}">
@@ -69,15 +70,20 @@ ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
   ${
     view.signUps.length === 0
       ? html`<p>Nessuna registrazione in attesa.</p>`
-      : html`<table><thead><tr><th>E-mail</th><th>Tipo</th><th>Organizzazione</th><th>Richiesta</th><th></th></tr></thead><tbody>
-    ${view.signUps.map(
-      (
-        s,
-      ) => html`<tr data-sign-up="${s.email}"><td>${s.email}</td><td>${TYPE_NAMES[s.type]}</td><td>${s.organisation}</td><td>${when(s.createdAt)}</td><td class="row">
-      <form class="inline" method="post" action="/moderazione/approva-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button type="submit">Approva…</button></form>
-      <form class="inline" method="post" action="/moderazione/rifiuta-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button class="secondary" type="submit">Rifiuta…</button></form></td></tr>`,
-    )}
-  </tbody></table>`
+      : dataTable({
+          columns: ['E-mail', 'Tipo', 'Organizzazione', { label: 'Richiesta', kind: 'when' }, { label: 'Decisione', kind: 'actions' }],
+          rows: view.signUps.map((s) => ({
+            attributes: html` data-sign-up="${s.email}"`,
+            cells: [
+              s.email,
+              TYPE_NAMES[s.type],
+              s.organisation,
+              when(s.createdAt),
+              html`<div class="row"><form class="inline" method="post" action="/moderazione/approva-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button type="submit">Approva…</button></form>
+      <form class="inline" method="post" action="/moderazione/rifiuta-registrazione">${csrfField(csrf)}<input type="hidden" name="id" value="${s.id}"><button class="secondary" type="submit">Rifiuta…</button></form></div>`,
+            ],
+          })),
+        })
   }
 </section>
 <h2>Codici a barre da esaminare (${view.barcodes.length})</h2>
@@ -106,9 +112,10 @@ ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
   ${
     view.audit.length === 0
       ? html`<p>Nessuna decisione registrata.</p>`
-      : html`<table><thead><tr><th>Quando</th><th>Chi</th><th>Azione</th><th>Su</th></tr></thead><tbody>
-    ${view.audit.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td><code>${e.action}</code></td><td>${e.subject}</td></tr>`)}
-  </tbody></table>`
+      : dataTable({
+          columns: [{ label: 'Quando', kind: 'when' }, 'Chi', 'Azione', 'Su'],
+          rows: view.audit.map((e) => ({ cells: [when(e.at), e.actor, html`<code>${e.action}</code>`, e.subject] })),
+        })
   }
 </section>`,
     true,

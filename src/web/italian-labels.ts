@@ -4,11 +4,14 @@ import { formatEuroCents } from '../util/format-euro.ts';
 
 const longDate = new Intl.DateTimeFormat('it-IT', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 
-/** "1 dicembre 2026": a calendar day (YYYY-MM-DD) as the pages write it. */
+/** "1 dicembre 2026": a calendar day (YYYY-MM-DD) as the pages write it (a table's date column keeps it on one line). */
 export const italianDay = (iso: string): string => longDate.format(new Date(`${iso}T00:00:00Z`));
 
-/** "4,80 €": cents as the pages write a price. */
-export const italianEuro = (cents: number): string => `${formatEuroCents(cents)} €`;
+/** A no-break space: what keeps an amount with its unit on one line ("4,80 €"). */
+export const NBSP = '\u00a0';
+
+/** "4,80 €": cents as the pages write a price, amount and sign on one line. */
+export const italianEuro = (cents: number): string => `${formatEuroCents(cents)}${NBSP}€`;
 
 /** "2.833": a count with Italian thousands. */
 export const italianCount = new Intl.NumberFormat('it-IT');

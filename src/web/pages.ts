@@ -1,5 +1,6 @@
 import type { Account, ApiKeyRecord } from '../registry/registry.ts';
 import { html, type SafeHtml } from './html.ts';
+import { dataTable } from './data-table.ts';
 
 const dateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
 const when = (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : 'mai');
@@ -118,8 +119,14 @@ export interface AccountView {
 
 export function accountPage(view: AccountView): string {
   const { account, keys, reads, submits, csrf } = view;
-  const counter = (name: string, c: Counter, period: string) =>
-    html`<tr><th scope="row">${name}</th><td data-counter="${period}">${c.used} su ${c.limit}</td><td>${Math.max(0, c.limit - c.used)}</td><td>${dateTime.format(c.resetsAt)}</td></tr>`;
+  const counter = (name: string, c: Counter, period: string) => ({
+    cells: [
+      name,
+      html`<span data-counter="${period}">${c.used} su ${c.limit}</span>`,
+      Math.max(0, c.limit - c.used),
+      dateTime.format(c.resetsAt),
+    ],
+  });
   return layout(
     'Il tuo account',
     html`<h1>Il tuo account</h1>
@@ -134,13 +141,11 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
 </section>
 <h2>Utilizzo</h2>
 <section>
-  <table>
-    <thead><tr><th>Contatore</th><th>Usate</th><th>Rimaste</th><th>Si azzera</th></tr></thead>
-    <tbody>
-      ${counter('Letture di oggi', reads, 'read')}
-      ${counter("Segnalazioni di quest'ora", submits, 'submit')}
-    </tbody>
-  </table>
+  ${dataTable({
+    columns: ['Contatore', { label: 'Usate', kind: 'amount' }, { label: 'Rimaste', kind: 'amount' }, { label: 'Si azzera', kind: 'when' }],
+    rows: [counter('Letture di oggi', reads, 'read'), counter("Segnalazioni di quest'ora", submits, 'submit')],
+    rowHeader: true,
+  })}
   <p class="muted">Le letture si azzerano alle 00:00 UTC, le segnalazioni di codici a barre all'inizio di ogni ora. Orari in ora italiana.</p>
 </section>
 <h2>Chiavi API</h2>
@@ -148,12 +153,26 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
   ${
     keys.length === 0
       ? html`<p>Nessuna chiave attiva.</p>`
-      : html`<table id="keys">
-    <thead><tr><th>Etichetta</th><th>Inizio della chiave</th><th>Creata</th><th>Ultimo uso</th><th></th></tr></thead>
-    <tbody>
-      ${keys.map((key) => html`<tr data-key="${key.prefix}"><td>${key.label || '—'}</td><td><code>${key.prefix}…</code></td><td>${when(key.createdAt)}</td><td>${when(key.lastUsedAt)}</td><td><a href="/account/chiavi/${key.id}/revoca">Revoca</a></td></tr>`)}
-    </tbody>
-  </table>`
+      : dataTable({
+          id: 'keys',
+          columns: [
+            'Etichetta',
+            'Inizio della chiave',
+            { label: 'Creata', kind: 'when' },
+            { label: 'Ultimo uso', kind: 'when' },
+            { label: 'Azioni', kind: 'actions' },
+          ],
+          rows: keys.map((key) => ({
+            attributes: html` data-key="${key.prefix}"`,
+            cells: [
+              key.label || '—',
+              html`<code>${key.prefix}…</code>`,
+              when(key.createdAt),
+              when(key.lastUsedAt),
+              html`<a class="action" href="/account/chiavi/${key.id}/revoca">Revoca</a>`,
+            ],
+          })),
+        })
   }
   <form method="post" action="/account/chiavi">
     ${csrfField(csrf)}

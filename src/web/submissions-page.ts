@@ -1,5 +1,6 @@
 import type { RecordStatus } from '../barcodes/status-rules.ts';
 import type { SubmissionRecord } from '../registry/registry.ts';
+import { dataTable } from './data-table.ts';
 import { html } from './html.ts';
 import { layout } from './pages.ts';
 
@@ -26,13 +27,22 @@ export function submissionsPage(records: SubmissionRecord[], page: number, hasNe
 ${
   records.length === 0
     ? html`<p>${page === 1 ? 'Nessuna segnalazione finora.' : 'Nessuna segnalazione in questa pagina.'}</p>`
-    : html`<table id="submissions">
-  <caption class="muted">Pagina ${page}</caption>
-  <thead><tr><th>Codice a barre</th><th>Codice ADM</th><th>Confezione</th><th>Punto vendita</th><th>Segnalato</th><th>Stato</th></tr></thead>
-  <tbody>
-    ${records.map((r) => html`<tr data-barcode="${r.barcode}"><td><code>${r.barcode}</code></td><td>${r.admCode}</td><td>${r.kind === 'pack' ? 'pacchetto' : `stecca da ${r.units}`}</td><td>${r.contributorRef ?? '—'}</td><td>${dateTime.format(new Date(r.submittedAt))}</td><td data-status="${r.status}">${STATUS_NAMES[r.status]}</td></tr>`)}
-  </tbody>
-</table>`
+    : dataTable({
+        id: 'submissions',
+        caption: html`<span class="muted">Pagina ${page}</span>`,
+        columns: ['Codice a barre', 'Codice ADM', 'Confezione', 'Punto vendita', { label: 'Segnalato', kind: 'when' }, 'Stato'],
+        rows: records.map((r) => ({
+          attributes: html` data-barcode="${r.barcode}"`,
+          cells: [
+            html`<code>${r.barcode}</code>`,
+            r.admCode,
+            r.kind === 'pack' ? 'pacchetto' : `stecca da ${r.units}`,
+            r.contributorRef ?? '—',
+            dateTime.format(new Date(r.submittedAt)),
+            html`<span data-status="${r.status}">${STATUS_NAMES[r.status]}</span>`,
+          ],
+        })),
+      })
 }
 <nav class="row" aria-label="Pagine">${page > 1 ? link(page - 1, '← Più recenti') : ''}${hasNext ? link(page + 1, 'Meno recenti →') : ''}</nav>
 </section>

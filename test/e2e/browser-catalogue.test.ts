@@ -99,10 +99,10 @@ describe.skipIf(!available)('the public catalogue in Chromium', () => {
     await page.goto(`${service.url}/prodotti/${CODE}`);
     const old = readWithPdftotext(LIST_2023).rows.find((r) => r.admCode === CODE)!;
     const now = readWithPdftotext(LIST_2026).rows.find((r) => r.admCode === CODE)!;
-    expect(await page.locator('.price').textContent()).toBe(`${(now.pricePerPackCents / 100).toFixed(2).replace('.', ',')} €`);
+    expect(await page.locator('.price').textContent()).toBe(`${(now.pricePerPackCents / 100).toFixed(2).replace('.', ',')}\u00a0€`);
     expect(await page.locator('main table').last().textContent()).toContain(BARCODE);
     const chart = await page
-      .locator('svg .step')
+      .locator('svg.wide .step')
       .evaluateAll((steps) => steps.map((s) => [s.getAttribute('data-from'), Number(s.getAttribute('data-cents'))]));
     const table = await page
       .locator('table.history tbody tr')
@@ -113,7 +113,7 @@ describe.skipIf(!available)('the public catalogue in Chromium', () => {
       ['2026-07-22', now.pricePerPackCents],
     ]);
     // The step a release carried links to that release's page.
-    expect(await page.locator('svg a.step').getAttribute('href')).toMatch(/^\/aggiornamenti\/\d{8}\.\d+$/);
+    expect(await page.locator('svg.wide a.step').getAttribute('href')).toMatch(/^\/aggiornamenti\/\d{8}\.\d+$/);
     await check(page, 'prodotto');
   });
 
@@ -122,8 +122,8 @@ describe.skipIf(!available)('the public catalogue in Chromium', () => {
     await page.goto(`${service.url}/variazioni`);
     const before = (await page.locator('main').textContent())!;
     expect(before).toContain('Dal 1 dicembre 2026');
-    expect(before).toMatch(/821 ARGENTO.*5,00 €.*\+/s);
-    expect(before).toMatch(/TOSCANO T.*45,00 €.*48,00 €.*\+3,00 €/s);
+    expect(before).toMatch(/821 ARGENTO.*5,00\u00a0€.*\+/s);
+    expect(before).toMatch(/TOSCANO T.*45,00\u00a0€.*48,00\u00a0€.*\+3,00\u00a0€/s);
     // Then what the last releases changed, each linked to its page.
     expect(before).toMatch(/Ultimi rilasci.*versione 20261101\.1/s);
     await check(page, 'variazioni');
@@ -137,7 +137,7 @@ describe.skipIf(!available)('the public catalogue in Chromium', () => {
     // The day's release page: the rises per category as bars, and the same counts as a table.
     await page.goto(`${service.url}/aggiornamenti/${december}`);
     const bars = await page
-      .locator('svg g.bars')
+      .locator('svg.wide g.bars')
       .evaluateAll((groups) => groups.map((g) => [g.getAttribute('data-label'), g.querySelector('rect.up')!.getAttribute('data-count')]));
     expect(bars).toEqual([
       ['Sigarette', '1'],

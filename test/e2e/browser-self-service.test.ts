@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
+import { followMail as followMailIn, signIn as signInAs } from '../helpers/browser-journeys.ts';
 import { messageCount, messageNumber } from '../helpers/outbox.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
 import { runCli } from '../helpers/run-cli.ts';
@@ -36,26 +37,8 @@ async function check(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `self-service-${name}.png`) });
 }
 
-/** Follows the link of mail number `n` that goes to `path`. */
-async function followMail(page: Page, n: number, path: string): Promise<void> {
-  const mail = await messageNumber(stand.dataDir, n);
-  const link = new RegExp(`https?://\\S+${path}\\?t=[A-Za-z0-9_-]+`).exec(mail.text)?.[0];
-  expect(link, `a ${path} link in mail ${n} (${mail.subject})`).toBeDefined();
-  await page.goto(link!);
-}
-
-async function signIn(context: BrowserContext, email: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${stand.service.url}/accedi`);
-  await page.getByLabel('Indirizzo e-mail').fill(email);
-  const before = messageCount(stand.dataDir);
-  await page.getByRole('button', { name: 'Inviami il link di accesso' }).click();
-  await page.locator('p.notice').waitFor();
-  await followMail(page, before + 1, '/accesso');
-  await page.getByRole('button', { name: 'Accedi' }).click();
-  await page.waitForURL(`${stand.service.url}/account`);
-  return page;
-}
+const followMail = (page: Page, n: number, path: string) => followMailIn(page, stand.dataDir, n, path);
+const signIn = (context: BrowserContext, email: string) => signInAs(context, { url: stand.service.url, dataDir: stand.dataDir }, email);
 
 const newContext = () => checkableContext(browser);
 
@@ -121,7 +104,7 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     await page.goto(`${stand.service.url}/account`);
     await page.getByRole('link', { name: 'Le mie segnalazioni' }).click();
     expect(await page.locator('#submissions tbody tr').count()).toBe(50);
-    expect(await page.locator('#submissions td[data-status="to_confirm"]').count()).toBe(50);
+    expect(await page.locator('#submissions [data-status="to_confirm"]').count()).toBe(50);
     await check(page, '06-mie-segnalazioni');
     await page.getByRole('link', { name: 'Meno recenti →' }).click();
     expect(await page.locator('#submissions tbody tr').count()).toBe(1);
@@ -242,8 +225,8 @@ describe.skipIf(!available)('self-service on the website, in Chromium', () => {
     const shop = await signIn(await newContext(), 'tabaccheria.bianchi@example.it');
     // Submitted in one batch (one instant), they are listed in barcode order: the first is on page 1.
     await shop.goto(`${stand.service.url}/account/segnalazioni`);
-    expect(await shop.locator(`tr[data-barcode="${first}"] td[data-status]`).getAttribute('data-status')).toBe('outvoted');
-    expect(await shop.locator(`tr[data-barcode="${second}"] td[data-status]`).getAttribute('data-status')).toBe('revoked');
+    expect(await shop.locator(`tr[data-barcode="${first}"] [data-status]`).getAttribute('data-status')).toBe('outvoted');
+    expect(await shop.locator(`tr[data-barcode="${second}"] [data-status]`).getAttribute('data-status')).toBe('revoked');
     await shop.goto(`${stand.service.url}/moderazione`);
     await shop.getByRole('heading', { name: 'Pagina non trovata' }).waitFor();
     await check(shop, '12-moderazione-non-amministratore');

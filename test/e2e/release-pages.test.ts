@@ -17,9 +17,11 @@ describe('the public page of recent releases', () => {
     expect(page.indexOf('Tariffa in vigore dal 1 agosto 2026')).toBeLessThan(page.indexOf('Tariffa in vigore dal 22 luglio 2026'));
     expect(page).toContain('Rispetto alla versione 20260722.1: 1 aumento di prezzo, 1 riduzione di prezzo.');
     expect(page).toMatch(
-      /<strong>2012 BY OSCAR VALLADARES COROJO ROBUSTO<\/strong> <span class="muted">\(cod\. 20663, da 20 pezzi\)<\/span>: 240,00 € → <strong>250,00 €<\/strong> <span class="up">\+10,00 €<\/span>/,
+      /<strong>2012 BY OSCAR VALLADARES COROJO ROBUSTO<\/strong> <span class="muted">\(cod\. 20663, da 20 pezzi\)<\/span>: 240,00\u00a0€ → <strong>250,00\u00a0€<\/strong> <span class="up">\+10,00\u00a0€<\/span>/,
     );
-    expect(page).toMatch(/ADVENTURA THE EXPLORER CORONA GORDA.*199,50 € → <strong>190,00 €<\/strong> <span class="down">−9,50 €<\/span>/);
+    expect(page).toMatch(
+      /ADVENTURA THE EXPLORER CORONA GORDA.*199,50\u00a0€ → <strong>190,00\u00a0€<\/strong> <span class="down">−9,50\u00a0€<\/span>/,
+    );
     expect(page).toContain('Primo rilascio: nessun rilascio precedente con cui confrontarlo.');
     expect(page).toContain('2821 prodotti');
 

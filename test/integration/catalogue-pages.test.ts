@@ -96,7 +96,8 @@ describe('the public catalogue pages', () => {
       vary: 'Cookie',
     });
     expect(search.headers).toMatchObject({ 'cache-control': 'private, max-age=300', vary: 'Cookie' });
-    expect(page.text).toContain('<strong class="price">6,00 €</strong>');
+    // An amount is written with a no-break space before its sign: they keep to one line.
+    expect(page.text).toContain('<strong class="price">6,00\u00a0€</strong>');
     expect(await call('/prodotti/1001', { 'if-none-match': page.headers.etag! })).toMatchObject({ status: 304, body: null });
     expect((await call('/variazioni')).text).toContain('Nessuna variazione annunciata');
     expect(touched).toEqual([]);
@@ -106,7 +107,7 @@ describe('the public catalogue pages', () => {
     const { call } = setUp();
     const page = await call('/prodotti/1003');
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Questo prodotto non è più nella tariffa dal 1 novembre 2026. Ultimo prezzo: 5,80 €');
+    expect(page.text).toContain('Questo prodotto non è più nella tariffa dal 1 novembre 2026. Ultimo prezzo: 5,80\u00a0€');
     expect((await call('/prodotti?q=aurora')).text).toMatch(/AURORA VERDE.*ritirato/s);
   });
 

@@ -53,7 +53,53 @@ describe('the catalogue index', () => {
     expect(names('garibaldi ammezz')).toEqual(['AMMEZZATI TOSCANO GARIBALDI']);
     expect(names('toscano')).toEqual(['AMMEZZATI TOSCANO GARIBALDI', 'TOSCANO GARIBALDI', 'TOSCANO ANTICO']);
     expect(names('caffe')).toEqual(['CAFFÈ NERO']);
-    expect(names('oscano')).toEqual([]);
+    expect(index.search({ text: 'toscano', category: null, page: 1 })).toMatchObject({ matchedBy: 'name', suggestions: [] });
+  });
+
+  it('ranks whole words before prefixes, then names within an edit, and takes far ones only when nothing is nearer', () => {
+    const ranked = new CatalogueIndex(
+      { ...dataset, products: [product(1, 'TOSCANELLO'), product(2, 'TOSCANO'), product(3, 'ROSSO'), product(4, 'ROMEO')] },
+      null,
+    );
+    const search = (text: string) => ranked.search({ text, category: null, page: 1 });
+    expect(search('tosca').entries.map((e) => e.name)).toEqual(['TOSCANELLO', 'TOSCANO']);
+    expect(search('toscano').entries.map((e) => e.name)).toEqual(['TOSCANO']);
+    // One swap, one missing letter: near matches, said to be similar names.
+    expect(search('tosacno')).toMatchObject({ matchedBy: 'similar', entries: [{ name: 'TOSCANO' }] });
+    expect(search('oscano')).toMatchObject({ matchedBy: 'similar', entries: [{ name: 'TOSCANO' }] });
+    // Two edits: only as nothing is within one.
+    expect(search('toscni')).toMatchObject({ matchedBy: 'similar', entries: [{ name: 'TOSCANO' }] });
+    // ROSSO is two edits from "romeo": not listed after ROMEO.
+    expect(search('romeo').entries.map((e) => e.name)).toEqual(['ROMEO']);
+  });
+
+  it('finds words joined or split, and a number however its designator is written', () => {
+    const spaced = new CatalogueIndex(
+      { ...dataset, products: [product(1, 'MONTECRISTO N. 2'), product(2, 'MONTE CRISTO RESERVA'), product(3, 'EPICURE N°20')] },
+      null,
+    );
+    const search = (text: string) => spaced.search({ text, category: null, page: 1 }).entries.map((e) => e.name);
+    expect(search('monte cristo')).toEqual(['MONTE CRISTO RESERVA', 'MONTECRISTO N. 2']);
+    expect(search('montecristo')).toEqual(['MONTECRISTO N. 2', 'MONTE CRISTO RESERVA']);
+    for (const text of ['montecristo nº 2', 'montecristo n2', 'montecristo No. 2', 'montecristo 2'])
+      expect(search(text), text).toEqual(['MONTECRISTO N. 2']);
+    // A prefix of a number: whole numbers first.
+    expect(search('n2')).toEqual(['MONTECRISTO N. 2', 'EPICURE N°20']);
+  });
+
+  it('finds nothing for a word far from every name, and suggests the closest names', () => {
+    expect(index.search({ text: 'zzyzx', category: null, page: 1 })).toMatchObject({
+      total: 0,
+      entries: [],
+      suggestions: expect.any(Array),
+    });
+    expect(index.search({ text: 'zzyzx', category: null, page: 1 }).suggestions.length).toBeGreaterThan(0);
+    expect(index.search({ text: 'garibaldi zzyzx', category: null, page: 1 })).toMatchObject({
+      total: 0,
+      suggestions: ['AMMEZZATI TOSCANO GARIBALDI', 'TOSCANO GARIBALDI'],
+    });
+    // In the category searched only.
+    expect(index.search({ text: 'garibaldi zzyzx', category: 'cigarettes', page: 1 }).suggestions).toEqual([]);
   });
 
   it('finds a product by its tariff code and by an approved barcode, before any name', () => {

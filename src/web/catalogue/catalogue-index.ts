@@ -2,7 +2,7 @@ import type { AnnouncedPrice, Barcode, Dataset, Product } from '../../dataset/mo
 import type { PriceHistory, ProductHistory } from '../../history/price-history.ts';
 import type { Category } from '../../source/categories.ts';
 import { checkGtin } from '../../gs1/gtin.ts';
-import { foldText } from '../../source/category-names.ts';
+import { NameSearch } from './name-search.ts';
 
 /** One product as the public catalogue shows it: in the tariff now, or withdrawn and known to the history. */
 export interface CatalogueEntry {
@@ -29,12 +29,19 @@ export interface SearchResult {
   entries: CatalogueEntry[];
   total: number;
   pages: number;
-  /** How the text was taken: a barcode, a tariff code, or words of the name. */
-  matchedBy: 'barcode' | 'code' | 'name' | 'all';
+  /**
+   * How the text was taken: a barcode, a tariff code, words of the name (as typed, or only
+   * `similar` names, none holding the words as typed), or no text (`all`).
+   */
+  matchedBy: 'barcode' | 'code' | 'name' | 'similar' | 'all';
+  /** When nothing matched: the names closest to the text ("Forse cercavi …"), at most SUGGESTIONS. */
+  suggestions: string[];
 }
 
 /** Results on one page of the search. */
 export const RESULTS_PER_PAGE = 50;
+/** Names suggested when nothing matched. */
+export const SUGGESTIONS = 5;
 
 const BARCODE = /^(\d{8}|\d{12,14})$/;
 const CODE = /^\d{1,7}$/;
@@ -47,8 +54,8 @@ const storedBarcode = (text: string) => {
 
 /**
  * The catalogue of one release and the price history: every product listed now or ever seen, each
- * findable by words of its name (in any order, accents and case aside), by tariff code and by
- * approved barcode. Built once per release in memory; searching it reads nothing.
+ * findable by words of its name, forgiving typos and spacing (name-search.ts), by tariff code and
+ * by approved barcode (exact lookups). Built once per release in memory; searching it reads nothing.
  */
 export class CatalogueIndex {
   readonly version: string | null;
@@ -59,7 +66,7 @@ export class CatalogueIndex {
   private readonly entries: CatalogueEntry[];
   private readonly byCode: Map<number, CatalogueEntry>;
   private readonly byBarcode: Map<string, CatalogueEntry>;
-  private readonly folded: string[];
+  private readonly names: NameSearch;
 
   constructor(
     dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' | 'announced'> | null,
@@ -100,7 +107,7 @@ export class CatalogueIndex {
     this.entries = [...this.byCode.values()].sort(
       (a, b) => Number(a.product === null) - Number(b.product === null) || a.name.localeCompare(b.name, 'it') || a.admCode - b.admCode,
     );
-    this.folded = this.entries.map((entry) => ` ${foldText(`${entry.name} ${entry.pack}`)}`);
+    this.names = new NameSearch(this.entries);
   }
 
   get size(): number {
@@ -111,28 +118,44 @@ export class CatalogueIndex {
     return this.byCode.get(admCode) ?? null;
   }
 
-  /** Products whose name and pack hold every word of the text; a barcode or a tariff code finds its product first. */
+  /**
+   * A barcode or a tariff code finds its product alone; other text, the products whose name and
+   * pack hold its words, best matches first (name-search.ts), else none and the closest names.
+   */
   search(query: SearchQuery): SearchResult {
     const text = query.text.trim();
     const inCategory = (entry: CatalogueEntry) => query.category === null || entry.category === query.category;
-    let matchedBy: SearchResult['matchedBy'] = 'all';
-    let found: CatalogueEntry[];
-    const barcode = BARCODE.test(text) ? storedBarcode(text) : null;
-    if (barcode !== null && this.byBarcode.has(barcode)) {
-      matchedBy = 'barcode';
-      found = [this.byBarcode.get(barcode)!].filter(inCategory);
-    } else if (CODE.test(text) && this.byCode.has(Number(text))) {
-      matchedBy = 'code';
-      found = [this.byCode.get(Number(text))!].filter(inCategory);
-    } else {
-      const words = foldText(text).split(' ').filter(Boolean);
-      if (words.length > 0) matchedBy = 'name';
-      // A word matches at the start of a word of the name ("tosc" finds TOSCANO, not "ammezzati").
-      const needles = words.map((word) => ` ${word}`);
-      found = this.entries.filter((entry, i) => inCategory(entry) && needles.every((needle) => this.folded[i]!.includes(needle)));
+    const exact = this.exactMatch(text);
+    if (exact) return this.paged(query, [exact.entry].filter(inCategory), exact.matchedBy);
+    if (!/[\p{L}\p{N}]/u.test(text)) return this.paged(query, this.entries.filter(inCategory), 'all');
+    const matches = this.names.find(text);
+    const found = matches.map((match) => this.entries[match.position]!).filter(inCategory);
+    const similar = matches.length > 0 && matches[0]!.tier !== 'words';
+    const result = this.paged(query, found, similar ? 'similar' : 'name');
+    return found.length > 0 ? result : { ...result, suggestions: this.suggestions(text, inCategory) };
+  }
+
+  private exactMatch(text: string): { entry: CatalogueEntry; matchedBy: 'barcode' | 'code' } | null {
+    const barcode = BARCODE.test(text) ? this.byBarcode.get(storedBarcode(text)) : undefined;
+    if (barcode) return { entry: barcode, matchedBy: 'barcode' };
+    const code = CODE.test(text) ? this.byCode.get(Number(text)) : undefined;
+    return code ? { entry: code, matchedBy: 'code' } : null;
+  }
+
+  /** The distinct names of the products closest to the text, in the category searched. */
+  private suggestions(text: string, inCategory: (entry: CatalogueEntry) => boolean): string[] {
+    const names = new Set<string>();
+    for (const position of this.names.closest(text)) {
+      const entry = this.entries[position]!;
+      if (inCategory(entry)) names.add(entry.name);
+      if (names.size === SUGGESTIONS) break;
     }
+    return [...names];
+  }
+
+  private paged(query: SearchQuery, found: CatalogueEntry[], matchedBy: SearchResult['matchedBy']): SearchResult {
     const pages = Math.max(1, Math.ceil(found.length / RESULTS_PER_PAGE));
     const from = (query.page - 1) * RESULTS_PER_PAGE;
-    return { entries: found.slice(from, from + RESULTS_PER_PAGE), total: found.length, pages, matchedBy };
+    return { entries: found.slice(from, from + RESULTS_PER_PAGE), total: found.length, pages, matchedBy, suggestions: [] };
   }
 }

@@ -2,15 +2,23 @@ import type { AnnouncedPrice } from '../../dataset/model.ts';
 import { DATASET_CATEGORIES, type Category } from '../../source/categories.ts';
 import { formatEuroCents } from '../../util/format-euro.ts';
 import type { CatalogueEntry, CatalogueIndex, SearchQuery, SearchResult } from './catalogue-index.ts';
+import { dataTable, type Row } from '../data-table.ts';
 import { html, type SafeHtml } from '../html.ts';
-import { CATEGORY_LABELS, italianCount as count, italianDay as day, italianEuro as euro, referenceUnitLabel } from '../italian-labels.ts';
+import {
+  CATEGORY_LABELS,
+  italianCount as count,
+  italianDay as day,
+  italianEuro as euro,
+  NBSP,
+  referenceUnitLabel,
+} from '../italian-labels.ts';
 import { layout } from '../pages.ts';
 import { chartSteps, priceChart } from './price-chart.ts';
 import type { ReleaseNotes } from '../release-notes.ts';
 import { describeNotesItalian } from '../release-notes.ts';
 
 const referencePrice = (cents: number | null, unit: string | null) =>
-  cents === null || unit === null ? '—' : `${formatEuroCents(cents)} ${referenceUnitLabel(unit)}`;
+  cents === null || unit === null ? '—' : `${formatEuroCents(cents)} ${referenceUnitLabel(unit)}`.replaceAll(' ', NBSP);
 
 const productLink = (entry: Pick<CatalogueEntry, 'admCode' | 'name'>) => html`<a href="/prodotti/${entry.admCode}">${entry.name}</a>`;
 
@@ -20,19 +28,30 @@ function searchForm(query: SearchQuery): SafeHtml {
     html`<option value="${category}"${query.category === category ? html` selected` : ''}>${CATEGORY_LABELS[category]}</option>`;
   return html`<form class="card search" method="get" action="/prodotti" role="search">
 <label for="q">Nome, codice AAMS o codice a barre</label>
-<p><input id="q" name="q" type="search" value="${query.text}" autocomplete="off" maxlength="100"></p>
+<div class="line"><input id="q" name="q" type="search" inputmode="search" enterkeyhint="search" value="${query.text}" autocomplete="off" maxlength="100">
+<button type="submit">Cerca</button></div>
 <p class="row"><label class="inline" for="categoria">Categoria</label>
-<select id="categoria" name="categoria"><option value="">Tutte</option>${DATASET_CATEGORIES.map(option)}</select>
-<button type="submit">Cerca</button></p>
+<select id="categoria" name="categoria"><option value="">Tutte</option>${DATASET_CATEGORIES.map(option)}</select></p>
 </form>`;
 }
 
-function resultRow(entry: CatalogueEntry): SafeHtml {
+/** A product as a row's header: its name, linked to its page, and its code. */
+const productCell = (entry: CatalogueEntry) => html`${productLink(entry)} <span class="muted code">cod.${NBSP}${entry.admCode}</span>`;
+
+function resultRow(entry: CatalogueEntry): Row {
   const { product } = entry;
-  return html`<tr><th scope="row">${productLink(entry)} <span class="muted">cod. ${entry.admCode}</span></th><td>${entry.pack}</td><td>${
-    product ? euro(product.pricePerPackCents) : html`<span class="muted">ritirato</span>`
-  }</td><td>${product ? referencePrice(product.referencePriceCents, product.referenceUnit) : '—'}</td><td>${CATEGORY_LABELS[entry.category]}</td></tr>`;
+  return {
+    cells: [
+      productCell(entry),
+      product ? euro(product.pricePerPackCents) : html`<span class="muted">ritirato</span>`,
+      entry.pack,
+      product ? referencePrice(product.referencePriceCents, product.referenceUnit) : '—',
+      CATEGORY_LABELS[entry.category],
+    ],
+  };
 }
+
+const RESULT_COLUMNS = ['Prodotto', { label: 'Prezzo', kind: 'amount' }, 'Confezione', 'Prezzo di riferimento', 'Categoria'] as const;
 
 function searchLink(query: SearchQuery, page: number): string {
   const params = new URLSearchParams();
@@ -43,12 +62,25 @@ function searchLink(query: SearchQuery, page: number): string {
   return `/prodotti${text ? `?${text}` : ''}`;
 }
 
-function resultsSummary(query: SearchQuery, result: SearchResult): string {
+function resultsSummary(query: SearchQuery, result: SearchResult): SafeHtml | string {
   if (result.matchedBy === 'barcode') return 'Il prodotto con questo codice a barre:';
   if (result.matchedBy === 'code') return 'Il prodotto con questo codice AAMS:';
-  if (result.total === 0) return query.text ? `Nessun prodotto trovato per «${query.text}».` : 'Nessun prodotto in questa categoria.';
+  if (result.total === 0) {
+    if (!query.text) return 'Nessun prodotto in questa categoria.';
+    return html`Nessun prodotto trovato per «${query.text}».${suggestions(query, result.suggestions)}`;
+  }
   const what = result.total === 1 ? 'prodotto' : 'prodotti';
-  return query.text ? `${count.format(result.total)} ${what} per «${query.text}»:` : `${count.format(result.total)} ${what}:`;
+  if (!query.text) return `${count.format(result.total)} ${what}:`;
+  if (result.matchedBy === 'similar')
+    return `Nessun nome contiene «${query.text}» così come è scritto: ${count.format(result.total)} ${what} dal nome simile:`;
+  return `${count.format(result.total)} ${what} per «${query.text}»:`;
+}
+
+/** "Forse cercavi …": the closest names, each a search of its own. */
+function suggestions(query: SearchQuery, names: string[]): SafeHtml | '' {
+  if (names.length === 0) return '';
+  const link = (name: string) => html`<a href="${searchLink({ ...query, text: name }, 1)}">${name}</a>`;
+  return html` Forse cercavi: ${names.map((name, i) => html`${i > 0 ? ', ' : ''}${link(name)}`)}?`;
 }
 
 /** The public search: the form, then the results of this page, with links to the pages around it. */
@@ -62,13 +94,13 @@ export function searchPage(index: CatalogueIndex, query: SearchQuery, result: Se
   const table =
     result.entries.length === 0
       ? ''
-      : html`<table class="results"><thead><tr><th scope="col">Prodotto</th><th scope="col">Confezione</th><th scope="col">Prezzo</th><th scope="col">Prezzo di riferimento</th><th scope="col">Categoria</th></tr></thead><tbody>${result.entries.map(resultRow)}</tbody></table>`;
+      : dataTable({ className: 'results', columns: [...RESULT_COLUMNS], rows: result.entries.map(resultRow), rowHeader: true });
   return layout(
     query.text ? `Cerca «${query.text}»` : 'Prodotti',
     html`<h1>Prodotti e prezzi</h1>
 <p>I ${count.format(index.listed)} prodotti della tariffa${index.tariffDate ? ` in vigore dal ${day(index.tariffDate)}` : ''}${
       index.size > index.listed ? ` e ${count.format(index.size - index.listed)} ritirati` : ''
-    }, con il prezzo di vendita al pubblico. Cerca per parole del nome (in qualsiasi ordine, anche solo l'inizio), per codice AAMS o per codice a barre.</p>
+    }, con il prezzo di vendita al pubblico. Cerca per parole del nome (in qualsiasi ordine, anche solo l'inizio, anche con un errore di battitura), per codice AAMS o per codice a barre.</p>
 ${searchForm(query)}
 <section aria-live="polite"><h2>Risultati</h2><p>${resultsSummary(query, result)}</p>${table}${nav}</section>`,
     signedIn,
@@ -114,9 +146,11 @@ function announcedNotice(rows: AnnouncedPrice[]): SafeHtml | '' {
 
 function barcodesTable(entry: CatalogueEntry): SafeHtml {
   if (entry.barcodes.length === 0) return html`<p class="muted">Nessun codice a barre approvato per questo prodotto.</p>`;
-  return html`<table><thead><tr><th scope="col">Codice a barre</th><th scope="col">Tipo</th><th scope="col">Confezioni</th></tr></thead><tbody>${entry.barcodes.map(
-    (b) => html`<tr><td><code>${b.barcode}</code></td><td>${BARCODE_KINDS[b.kind]}</td><td>${b.units}</td></tr>`,
-  )}</tbody></table>`;
+  return dataTable({
+    className: 'barcodes',
+    columns: ['Codice a barre', 'Tipo', { label: 'Confezioni', kind: 'amount' }],
+    rows: entry.barcodes.map((b) => ({ cells: [html`<code>${b.barcode}</code>`, BARCODE_KINDS[b.kind], b.units] })),
+  });
 }
 
 function historySection(entry: CatalogueEntry, until: string): SafeHtml {
@@ -125,10 +159,27 @@ function historySection(entry: CatalogueEntry, until: string): SafeHtml {
   const source = (step: (typeof steps)[number]) =>
     step.release ? html`<a href="/aggiornamenti/${step.release}">rilascio ${step.release}</a>` : html`listino ${step.source}`;
   return html`${priceChart(chartSteps(steps), until, `Prezzo di ${entry.name} (${entry.pack}) nel tempo`)}
-<table class="history"><caption>Prezzo della confezione nel tempo</caption><thead><tr><th scope="col">Dal</th><th scope="col">Prezzo</th><th scope="col">Prezzo di riferimento</th><th scope="col">Visto fino al</th><th scope="col">Fonte</th></tr></thead><tbody>${steps.map(
-    (step) =>
-      html`<tr data-from="${step.from}" data-cents="${step.pricePerPackCents}"><td>${day(step.from)}</td><td>${euro(step.pricePerPackCents)}</td><td>${referencePrice(step.referencePriceCents, step.referenceUnit)}</td><td>${day(step.lastSeen)}</td><td>${source(step)}</td></tr>`,
-  )}</tbody></table>`;
+${dataTable({
+  className: 'history',
+  caption: 'Prezzo della confezione nel tempo',
+  columns: [
+    { label: 'Dal', kind: 'when' },
+    { label: 'Prezzo', kind: 'amount' },
+    'Prezzo di riferimento',
+    { label: 'Visto fino al', kind: 'when' },
+    'Fonte',
+  ],
+  rows: steps.map((step) => ({
+    attributes: html` data-from="${step.from}" data-cents="${step.pricePerPackCents}"`,
+    cells: [
+      day(step.from),
+      euro(step.pricePerPackCents),
+      referencePrice(step.referencePriceCents, step.referenceUnit),
+      day(step.lastSeen),
+      source(step),
+    ],
+  })),
+})}`;
 }
 
 /**
@@ -160,20 +211,35 @@ function announcedDay(index: CatalogueIndex, date: string, rows: AnnouncedPrice[
     if (!entry) continue;
     byCategory.set(entry.category, [...(byCategory.get(entry.category) ?? []), { row, entry }]);
   }
-  const line = ({ row, entry }: { row: AnnouncedPrice; entry: CatalogueEntry }) => {
+  const line = ({ row, entry }: { row: AnnouncedPrice; entry: CatalogueEntry }): Row => {
     const before = entry.product?.pricePerPackCents ?? null;
     const delta = before === null ? null : row.pricePerPackCents - before;
-    return html`<tr><th scope="row">${productLink(entry)} <span class="muted">cod. ${entry.admCode}</span></th><td>${entry.pack}</td><td>${
-      before === null ? '—' : euro(before)
-    }</td><td><strong>${euro(row.pricePerPackCents)}</strong></td><td>${
-      delta === null || delta === 0
-        ? '—'
-        : html`<span class="${delta > 0 ? 'up' : 'down'}">${delta > 0 ? '+' : '−'}${euro(Math.abs(delta))}</span>`
-    }</td></tr>`;
+    return {
+      cells: [
+        productCell(entry),
+        entry.pack,
+        before === null ? '—' : euro(before),
+        html`<strong>${euro(row.pricePerPackCents)}</strong>`,
+        delta === null || delta === 0
+          ? '—'
+          : html`<span class="${delta > 0 ? 'up' : 'down'}">${delta > 0 ? '+' : '−'}${euro(Math.abs(delta))}</span>`,
+      ],
+    };
   };
+  const columns = [
+    'Prodotto',
+    'Confezione',
+    { label: 'Prezzo attuale', kind: 'amount' },
+    { label: 'Nuovo prezzo', kind: 'amount' },
+    { label: 'Differenza', kind: 'amount' },
+  ] as const;
   return html`<section><h2>Dal ${day(date)}</h2>${DATASET_CATEGORIES.filter((c) => byCategory.has(c)).map(
     (category) =>
-      html`<h3>${CATEGORY_LABELS[category]} (${byCategory.get(category)!.length})</h3><table><thead><tr><th scope="col">Prodotto</th><th scope="col">Confezione</th><th scope="col">Prezzo attuale</th><th scope="col">Nuovo prezzo</th><th scope="col">Differenza</th></tr></thead><tbody>${byCategory.get(category)!.map(line)}</tbody></table>`,
+      html`<h3>${CATEGORY_LABELS[category]} (${byCategory.get(category)!.length})</h3>${dataTable({
+        columns: [...columns],
+        rows: byCategory.get(category)!.map(line),
+        rowHeader: true,
+      })}`,
   )}</section>`;
 }
 
