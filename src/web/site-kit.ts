@@ -73,7 +73,7 @@ export function siteKit(options: WebsiteOptions) {
   const secure = options.siteUrl().startsWith('https://');
   const sessionCookie = secure ? '__Host-sessione' : 'sessione';
   const csrfCookie = secure ? '__Host-csrf' : 'csrf';
-  const page = (status: number, body: string, headers: Record<string, string> = {}): HttpResponse => ({ status, headers, body });
+  const page = (status: number, body: string | Buffer, headers: Record<string, string> = {}): HttpResponse => ({ status, headers, body });
   const redirect = (location: string, headers: Record<string, string> = {}): HttpResponse => ({
     status: 303,
     headers: { location, ...headers },

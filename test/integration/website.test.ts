@@ -679,14 +679,15 @@ describe('RenderCache', () => {
   it('renders a page once, and keeps at most its bound, dropping the least recently used', () => {
     const cache = new RenderCache(2);
     let renders = 0;
-    const page = (key: string) => cache.get(key, () => `page ${key} ${(renders += 1)}`);
-    expect(page('a').body).toBe('page a 1');
-    expect(page('a').body).toBe('page a 1');
+    // Kept as UTF-8 bytes.
+    const page = (key: string) => ({ body: cache.get(key, () => `page ${key} ${(renders += 1)} €`).body.toString('utf8') });
+    expect(page('a').body).toBe('page a 1 €');
+    expect(page('a').body).toBe('page a 1 €');
     page('b');
     page('a');
     page('c');
     expect(renders).toBe(3);
-    expect(page('a').body).toBe('page a 1');
-    expect(page('b').body).toBe('page b 4');
+    expect(page('a').body).toBe('page a 1 €');
+    expect(page('b').body).toBe('page b 4 €');
   });
 });
