@@ -13,6 +13,7 @@ const LAYERS = [
   'history',
   'fetch',
   'registry',
+  'inputs',
   'barcodes',
   'release',
   'dataset',

@@ -38,6 +38,30 @@ export default tseslint.config(
       ],
     },
   },
+  // The product's code says what its values are: no cast that silences the checker, no parameter
+  // typed only as "some object" (test files may cast a deliberately wrong value at the code).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSAsExpression > TSNeverKeyword', message: '`as never` hides a type: name the type the value has.' },
+        {
+          selector: "TSAsExpression > TSAsExpression[typeAnnotation.type='TSUnknownKeyword']",
+          message: '`as unknown as` hides a type: parse the value (its schema) or name its type.',
+        },
+        {
+          selector: ':function > Identifier > TSTypeAnnotation > TSObjectKeyword',
+          message: 'A parameter typed `object` says nothing: name the fields it needs.',
+        },
+        {
+          selector: ':function > AssignmentPattern > Identifier > TSTypeAnnotation > TSObjectKeyword',
+          message: 'A parameter typed `object` says nothing: name the fields it needs.',
+        },
+      ],
+    },
+  },
   // Tools that read CommonJS configuration (dependency-cruiser) get it as a CommonJS module.
   {
     files: ['**/*.cjs'],

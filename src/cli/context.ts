@@ -8,6 +8,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 import { printable } from '../util/clean-text.ts';
+import { parseWholeNumber } from '../util/whole-number.ts';
 
 /** The process edges a command may touch, passed in so tests can pin them. */
 export interface CliIo {
@@ -48,9 +49,9 @@ export class CommandContext {
    * one command, whose first call passes its flags. Variables that look like settings but are none
    * are said once.
    */
-  settings(flags: object = {}): Promise<Settings> {
+  settings(flags: CommandFlags = {}): Promise<Settings> {
     this.#settings ??= resolveSettings({
-      flags: flags as Record<string, unknown>,
+      flags,
       env: this.io.env,
       dataDir: this.dataDir,
     }).then(({ settings, warnings }) => {
@@ -61,7 +62,7 @@ export class CommandContext {
   }
 
   /** The bucket the settings name (`--bucket`, TARIFF_BUCKET, config.json; default `<data-dir>/bucket`); `flags`: the command's options. */
-  async bucket(flags: object = {}): Promise<Bucket> {
+  async bucket(flags: CommandFlags = {}): Promise<Bucket> {
     const settings = await this.settings(flags);
     return openBucket(settings.bucket, { dataDir: this.dataDir, settings, env: this.io.env });
   }
@@ -144,11 +145,17 @@ export function buildDate(value: string | undefined, now: Date): string {
  */
 export function wholeArgument(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw errors.usage(`${option} ${value} is not a positive whole number`);
-  if (Number(value) > MAX_STORED_INTEGER)
-    throw errors.usage(`${option} ${value} is more than ${MAX_STORED_INTEGER}, the largest the registry stores`);
-  return Number(value);
+  if (parseWholeNumber(value, 1, Number.MAX_SAFE_INTEGER) === null) throw errors.usage(`${option} ${value} is not a positive whole number`);
+  const number = parseWholeNumber(value, 1, MAX_STORED_INTEGER);
+  if (number === null) throw errors.usage(`${option} ${value} is more than ${MAX_STORED_INTEGER}, the largest the registry stores`);
+  return number;
 }
+
+/**
+ * A command's options as commander parsed them, by their camel-case names: the settings read the
+ * ones that are settings (config/settings.ts), the command the others it declares.
+ */
+export type CommandFlags = Record<string, unknown>;
 
 /** Wraps a command's action so it receives the context first and its own arguments after. */
 export type Runner = <Args extends unknown[]>(

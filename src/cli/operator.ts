@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts';
-import { normaliseEmail } from '../registry/email.ts';
+import { normaliseEmail } from '../inputs/input-schemas.ts';
 import type { Account, Registry } from '../registry/registry.ts';
 
 /** Operator actions are recorded in the audit log under this actor. */

@@ -3,6 +3,7 @@ import { checkGtin } from '../gs1/gtin.ts';
 import type { Barcode } from './model.ts';
 import { barcodeRule } from './barcode-rules.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';
+import { parseWholeNumber } from '../util/whole-number.ts';
 
 const MAX_PROBLEMS = 20;
 const COLUMNS = ['barcode', 'admCode', 'kind', 'units'] as const;
@@ -63,7 +64,7 @@ function readRow(barcodeText: string, admCodeText: string, kindText: string, uni
   const admCode = parseTariffCode(admCodeText);
   if (admCode === null) return { problem: `admCode "${admCodeText}" is not a tariff code (a whole number of 1 to 9 digits)` };
   const kind = kindText === '' ? 'pack' : kindText;
-  const units = unitsText === '' ? undefined : /^\d{1,9}$/.test(unitsText) ? Number(unitsText) : Number.NaN;
+  const units = unitsText === '' ? undefined : (parseWholeNumber(unitsText, 1, Number.MAX_SAFE_INTEGER) ?? Number.NaN);
   const rule = barcodeRule(kind, units);
   if (!rule.ok) return { problem: `${rule.reason}: ${rule.detail}` };
   return { row: { barcode: gtin.canonical, admCode, kind: rule.kind, units: rule.units } };

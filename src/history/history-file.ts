@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
 import { HISTORY_SCHEMA_VERSION, type PriceHistory, type PriceStep, type ProductHistory } from './price-history.ts';
+import { releaseVersionSchema } from '../release/release-version.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const VERSION = /^\d{8}\.\d+$/;
 
 const stepSchema = z.strictObject({
   from: z.string().regex(DATE),
@@ -11,7 +11,7 @@ const stepSchema = z.strictObject({
   pricePerPackCents: z.number().int().positive(),
   referencePriceCents: z.number().int().positive().nullable(),
   referenceUnit: z.string().nullable(),
-  release: z.string().regex(VERSION).nullable(),
+  release: releaseVersionSchema.nullable(),
   source: z.string().min(1),
 });
 
@@ -22,12 +22,12 @@ export const productHistorySchema = z.strictObject({
   category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
   pack: z.string(),
   steps: z.array(stepSchema).min(1),
-  withdrawn: z.strictObject({ from: z.string().regex(DATE).nullable(), release: z.string().regex(VERSION) }).nullable(),
+  withdrawn: z.strictObject({ from: z.string().regex(DATE).nullable(), release: releaseVersionSchema }).nullable(),
 });
 
 const historySchema = z.strictObject({
   schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
-  release: z.string().regex(VERSION).nullable(),
+  release: releaseVersionSchema.nullable(),
   products: z.array(productHistorySchema),
 });
 

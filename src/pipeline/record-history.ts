@@ -14,7 +14,7 @@ import {
   writeImportRecord,
 } from '../history/history-store.ts';
 import { listObservations, recordObservations, recordRelease, type PriceHistory } from '../history/price-history.ts';
-import { compareVersions } from '../publish/bucket-layout.ts';
+import { compareVersions } from '../release/release-version.ts';
 import { readCurrentManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { SourceDocument } from '../source/source-types.ts';

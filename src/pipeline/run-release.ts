@@ -27,6 +27,7 @@ import { historyStep, type HistoryUpdate } from './record-history.ts';
 import { approvedBarcodes, previousInBucket } from './release-inputs.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
+import { isReleaseVersion } from '../release/release-version.ts';
 
 export interface ReleaseRunOptions {
   settings: Settings;
@@ -186,6 +187,6 @@ async function provenance(release: BuiltRelease, documents: SourceDocument[], ba
 
 /** The local copies beyond `keep` go, never the one just published. */
 async function pruneLocal(dir: string, keep: number, current: string): Promise<void> {
-  const versions = (await readdir(dir).catch(() => [])).filter((name) => /^\d{8}\.\d+$/.test(name));
+  const versions = (await readdir(dir).catch(() => [])).filter(isReleaseVersion);
   for (const version of versionsToPrune(versions, keep, current)) await rm(join(dir, version), { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, versionsIn, versionsToPrune } from './bucket-layout.ts';
+import { compareVersions } from '../release/release-version.ts';
+import { versionsIn, versionsToPrune } from './bucket-layout.ts';
 
 describe('bucket layout', () => {
   it('orders versions by date, then by sequence number', () => {

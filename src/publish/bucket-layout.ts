@@ -1,5 +1,6 @@
 import type { Format } from '../release/manifest.ts';
 import { fileName, FORMATS, MANIFEST_FILE } from '../release/manifest.ts';
+import { compareVersions, VERSION_PATTERN } from '../release/release-version.ts';
 
 /** The manifest of the release being served. Written last when publishing. */
 export const CURRENT_KEY = 'current.json';
@@ -12,18 +13,13 @@ export const releaseKey = (version: string, name: string) => `${RELEASES_PREFIX}
 export const releaseFileKey = (version: string, format: Format) => releaseKey(version, fileName(format));
 export const releaseManifestKey = (version: string) => releaseKey(version, MANIFEST_FILE);
 
-/** Orders versions YYYYMMDD.n by date, then by sequence number (so .10 follows .9). */
-export function compareVersions(a: string, b: string): number {
-  const [dateA, seqA] = a.split('.');
-  const [dateB, seqB] = b.split('.');
-  return dateA! < dateB! ? -1 : dateA! > dateB! ? 1 : Number(seqA) - Number(seqB);
-}
+const RELEASE_KEY = new RegExp(`^${RELEASES_PREFIX}(${VERSION_PATTERN})/`);
 
 /** The versions present under releases/, oldest first. */
 export function versionsIn(keys: string[]): string[] {
   const versions = new Set<string>();
   for (const key of keys) {
-    const match = /^releases\/(\d{8}\.\d+)\//.exec(key);
+    const match = RELEASE_KEY.exec(key);
     if (match) versions.add(match[1]!);
   }
   return [...versions].sort(compareVersions);

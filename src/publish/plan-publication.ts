@@ -1,7 +1,8 @@
 import { errors } from '../errors.ts';
 import { FORMATS, sameDigest, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { compareVersions, completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
+import { completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
+import { compareVersions } from '../release/release-version.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
 import { readCurrentForSwitch, readReleaseManifest, type ReleaseFiles } from './bucket-releases.ts';

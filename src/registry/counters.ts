@@ -12,6 +12,14 @@ const CONSUME = `INSERT INTO usage_counters (account_id, counter, period_start, 
   WHERE usage_counters.used + excluded.used <= CAST(? AS INTEGER)
   RETURNING used`;
 
+/**
+ * CONSUME for one read (account, period, limit): a plain upsert, a third cheaper than the general
+ * statement on the hot path of every download (SQLite's authenticator).
+ */
+export const CONSUME_ONE_READ = `INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
+  ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < ?
+  RETURNING used`;
+
 export const USAGE = 'SELECT used FROM usage_counters WHERE account_id = ? AND counter = ? AND period_start = ?';
 
 const COUNT_REQUEST = `INSERT INTO request_limits (key, period_start, used) VALUES (?, ?, 1)

@@ -1,5 +1,5 @@
 import { generateApiKey } from './api-key.ts';
-import { cleanLabel } from './key-rules.ts';
+import { cleanLabel } from '../inputs/input-schemas.ts';
 import type { Account, ApiKeyRecord, Registry } from './registry.ts';
 
 /** Creates an API key for an account: the full key is returned once and never stored. The label is cleaned (key-rules.ts). */

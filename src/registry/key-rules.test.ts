@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanLabel, keyMatchingPrefix, MAX_LABEL_LENGTH } from './key-rules.ts';
-
-describe('cleanLabel', () => {
-  it('keeps one line of printable text with single spaces', () => {
-    const raw = ['cassa 1', 'cassa\u001b[2J\u0007 1', '\u202Eevil\u202C name\r\nnext', '  many   spaces\t'];
-    expect(raw.map(cleanLabel)).toEqual(['cassa 1', 'cassa [2J 1', 'evil name next', 'many spaces']);
-  });
-
-  it('bounds the length, counting characters, not bytes', () => {
-    expect([...cleanLabel('è'.repeat(500))]).toHaveLength(MAX_LABEL_LENGTH);
-  });
-});
+import { keyMatchingPrefix } from './key-rules.ts';
 
 describe('keyMatchingPrefix', () => {
   const rows = [{ prefix: 'ttd_AbCd1234' }, { prefix: 'ttd_AbCd9999' }];

@@ -1,7 +1,7 @@
 import { barcodeRule } from '../dataset/barcode-rules.ts';
 import { errors } from '../errors.ts';
 import { checkGtin } from '../gs1/gtin.ts';
-import { normaliseEmail } from './email.ts';
+import { normaliseEmail } from '../inputs/input-schemas.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';
 import type { Account, BarcodeSummary, Registry } from './registry.ts';
 

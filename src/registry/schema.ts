@@ -1,4 +1,5 @@
 import type { Dialect, Store } from './store.ts';
+import { DEFAULT_SUBMIT_LIMIT } from './records.ts';
 
 /**
  * The registry's schema, one entry per version, applied in order at start; the same tables on
@@ -18,7 +19,7 @@ export function migrations({ name, schema: d }: Dialect): string[] {
     email TEXT NOT NULL UNIQUE,
     type TEXT NOT NULL CHECK (type IN ('User', 'Supplier', 'Integration')),
     blocked ${d.falseFlag},
-    submit_limit INTEGER NOT NULL DEFAULT 100,
+    submit_limit INTEGER NOT NULL DEFAULT ${DEFAULT_SUBMIT_LIMIT},
     created_at TEXT NOT NULL`,
     )}
   ${table(

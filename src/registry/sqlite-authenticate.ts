@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sameFingerprint } from './api-key.ts';
-import { USAGE } from './counters.ts';
+import { CONSUME_ONE_READ, USAGE } from './counters.ts';
 import {
   groupedAuthentication,
   LAST_USED_RESOLUTION_MS,
@@ -28,15 +28,8 @@ export function sqliteAuthenticator(store: SqliteHandle): Authenticate {
      WHERE k.fingerprint = ? AND k.revoked_at IS NULL AND NOT a.blocked`,
   );
   const touch = store.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-  // The general counter statement (counters.ts) for one read: a plain upsert, a third cheaper.
   // Own statements, not the store's shared ones: these return the value alone (pluck).
-  const consume = store.db
-    .prepare(
-      `INSERT INTO usage_counters (account_id, counter, period_start, used) VALUES (?, 'read', ?, 1)
-    ON CONFLICT (account_id, counter, period_start) DO UPDATE SET used = usage_counters.used + 1 WHERE usage_counters.used < ?
-    RETURNING used`,
-    )
-    .pluck();
+  const consume = store.db.prepare(CONSUME_ONE_READ).pluck();
   const usage = store.db.prepare(USAGE).pluck();
 
   const one = ({ fingerprint, now, read }: AuthenticationRequest): Authenticated => {

@@ -63,14 +63,6 @@ export interface TransactionOptions {
 }
 
 /**
- * The registry's narrow port to a database: statements, and transactions that declare whether
- * they must be durable. One implementation per dialect (sqlite-store.ts, pg-store.ts); the rules
- * above it are written once.
- *
- * @example
- *   await store.transaction(async (tx) => tx.run('UPDATE accounts SET blocked = ? WHERE id = ?', [true, 7]), { durable: true });
- */
-/**
  * The hot path (every API request): the account of an active key with this fingerprint, unless
  * blocked; the key's use recorded; with `read`, one read taken under the limit; all in one
  * transaction. A capability of the port with one implementation per engine beside its store
@@ -88,6 +80,14 @@ export interface PoolUse {
   waiting: number;
 }
 
+/**
+ * The registry's narrow port to a database: statements, and transactions that declare whether
+ * they must be durable. One implementation per dialect (sqlite-store.ts, pg-store.ts); the rules
+ * above it are written once.
+ *
+ * @example
+ *   await store.transaction(async (tx) => tx.run('UPDATE accounts SET blocked = ? WHERE id = ?', [true, 7]), { durable: true });
+ */
 export interface Store extends Queries {
   transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T>;
   readonly authenticate: Authenticate;
@@ -96,10 +96,10 @@ export interface Store extends Queries {
 }
 
 /** The store whose transaction the running code is inside, if any. */
-const insideTransactionOf = new AsyncLocalStorage<object>();
+const insideTransactionOf = new AsyncLocalStorage<Queries>();
 
 /** Runs a transaction's work marked as inside `store`'s transaction (for refuseOuterStatement). */
-export function withinTransaction<T>(store: object, work: () => Promise<T>): Promise<T> {
+export function withinTransaction<T>(store: Queries, work: () => Promise<T>): Promise<T> {
   return insideTransactionOf.run(store, work);
 }
 
@@ -108,7 +108,7 @@ export function withinTransaction<T>(store: object, work: () => Promise<T>): Pro
  * would wait for the transaction that waits for it (a deadlock), on PostgreSQL it would run on
  * another connection, outside the transaction, unseen by its locks. The work must use its `tx`.
  */
-export function refuseOuterStatement(store: object): void {
+export function refuseOuterStatement(store: Queries): void {
   if (insideTransactionOf.getStore() === store)
     throw new Error('a statement was sent to the store inside one of its transactions: use the transaction given to the work (tx)');
 }

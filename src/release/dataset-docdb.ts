@@ -1,4 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import Datastore from 'nedb-promises';
 import { announcedFields, changeFields, productFields } from '../dataset/model.ts';
@@ -73,26 +75,27 @@ export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise
   await writeFile(path, `${lines.join('\n')}\n`, { flag: 'wx' });
 }
 
-/** The part of nedb-promises' datastore that reaches the engine's own (@seald-io/nedb). */
-interface EngineDatastore {
-  __original: { persistence: { persistCachedDatabaseAsync: () => Promise<void> } };
-}
-
 /**
- * NeDB rewrites every datafile it loads (its compaction: each document serialized again, written
- * to a temporary file, synced and renamed over the original): about 0.1 s of a 10,000-product build.
- * A file opened here is only read: it keeps the bytes its manifest names. Should the engine rename
- * the method, the rewrite happens again, slower and otherwise the same; a test says so.
+ * Reads the `docdb` format back with NeDB itself (its parsing, its indexes, its queries) into the
+ * canonical shape. NeDB rewrites every datafile it loads (its compaction: each document written
+ * again to a temporary file, synced and renamed over the original), so it loads a scratch copy:
+ * the file read keeps the bytes its manifest names. The copy costs about 0.1 s of a
+ * 10,000-product file (docs/architecture.md).
  */
-function leaveFileAsItIs(store: object): void {
-  (store as unknown as EngineDatastore).__original.persistence.persistCachedDatabaseAsync = async () => {};
+export async function readDatasetDocdb(path: string): Promise<Dataset> {
+  const scratch = await mkdtemp(join(tmpdir(), 'tariff-docdb-'));
+  try {
+    const copy = join(scratch, 'dataset.docdb');
+    await copyFile(path, copy);
+    const store = Datastore.create({ filename: copy, autoload: false });
+    await store.load();
+    return await datasetOf(store);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
-/** Reads the `docdb` format back with NeDB itself (its parsing, its indexes, its queries) into the canonical shape. */
-export async function readDatasetDocdb(path: string): Promise<Dataset> {
-  const store = Datastore.create({ filename: path, autoload: false });
-  leaveFileAsItIs(store);
-  await store.load();
+async function datasetOf(store: Datastore<Record<string, unknown>>): Promise<Dataset> {
   const meta = (await store.findOne({ _id: 'meta' })) as Record<string, unknown> | null;
   const documents = await store.find<ProductDocument>({ type: 'product' }).sort({ admCode: 1 });
   const changes = (await store.find<{ change: Change }>({ type: 'change' }).sort({ _id: 1 })).map((doc) => changeFields(doc.change));

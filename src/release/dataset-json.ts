@@ -10,6 +10,7 @@ import {
   type Dataset,
 } from '../dataset/model.ts';
 import { PACK_UNITS } from '../source/parse-pack.ts';
+import { releaseVersionSchema } from './release-version.ts';
 
 /** `conventional_kg`, `kg`, `1000_pieces`, `10_ml`: src/source/reference-unit.ts. */
 const REFERENCE_UNIT = /^(conventional_)?(\d+_)?[a-z]+$/;
@@ -75,15 +76,11 @@ const announcedSchema = z.strictObject({
 
 const datasetSchema = z.strictObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
-  version: z.string().regex(/^\d{8}\.\d+$/),
+  version: releaseVersionSchema,
   tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   source: z.string(),
   // Releases built before changes were added have neither field: they read as a first release.
-  changesSince: z
-    .string()
-    .regex(/^\d{8}\.\d+$/)
-    .nullable()
-    .default(null),
+  changesSince: releaseVersionSchema.nullable().default(null),
   products: z.array(productSchema),
   barcodes: z.array(barcodeSchema),
   changes: z.array(changeSchema).default([]),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SCHEMA_VERSION } from '../dataset/model.ts';
 import { sha256Hex } from '../util/digests.ts';
+import { releaseVersionSchema } from './release-version.ts';
 
 export const FORMATS = ['json', 'sqlite', 'docdb'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -60,7 +61,7 @@ export type ManifestSignature = z.infer<typeof signatureSchema>;
  * operator signs (`sequence`, `expires`, `signature`).
  */
 export const manifestSchema = z.strictObject({
-  version: z.string().regex(/^\d{8}\.[1-9]\d*$/),
+  version: releaseVersionSchema,
   tariffDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   generatedAt: isoInstant,
   source: z.string().min(1),
@@ -144,6 +145,6 @@ export function withBaseUrl(baseUrl: string | undefined, manifest: Manifest): Ma
   const base = baseUrl?.replace(/\/+$/, '');
   if (!base) return manifest;
   const files = structuredClone(manifest.files);
-  for (const format of FORMATS) files[format].url = `${base}/dataset.${format}.gz`;
+  for (const format of FORMATS) files[format].url = `${base}/${fileName(format)}`;
   return { ...manifest, files };
 }

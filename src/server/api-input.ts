@@ -1,5 +1,6 @@
 import type { Parse } from './middleware/api-key.ts';
 import { httpErrors } from './http-errors.ts';
+import { parseWholeNumber } from '../util/whole-number.ts';
 
 export const MAX_BATCH = 500;
 export const MAX_PAGE = 1000;
@@ -39,10 +40,7 @@ export const parsePage: Parse<{ limit: number; offset: number }> = async (reques
   return { ok: true, input: { limit, offset } };
 };
 
-/** A whole number within bounds, the default when absent, or null when invalid. */
+/** A whole number within bounds (util/whole-number.ts, as on every surface), the default when absent, or null when invalid. */
 function pageParameter(value: string | null, fallback: number, min: number, max: number): number | null {
-  if (value === null) return fallback;
-  if (!/^\d{1,16}$/.test(value)) return null;
-  const number = Number(value);
-  return number >= min && number <= max ? number : null;
+  return value === null ? fallback : parseWholeNumber(value, min, max);
 }

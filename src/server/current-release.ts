@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { isTariffError } from '../errors.ts';
-import { compareVersions, releaseFileKey } from '../publish/bucket-layout.ts';
+import { releaseFileKey } from '../publish/bucket-layout.ts';
+import { compareVersions } from '../release/release-version.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { parseDatasetJson } from '../release/dataset-json.ts';
 import { gunzip } from '../release/gzip.ts';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Format, Manifest } from '../release/manifest.ts';
 import { syncFolder } from '../util/durable-write.ts';
 import type { SyncState } from './sync-state.ts';
+import { VERSION_PATTERN } from '../release/release-version.ts';
 
 export type Installed = NonNullable<SyncState['installed']>;
 
@@ -99,7 +100,7 @@ export async function sha256OfFile(path: string): Promise<string> {
 
 /** The temporary files of a sync: a run's downloads and links (named with its pid), and a state being written. */
 const TEMPORARY = /^(\.dataset\.(json|sqlite|docdb)(\.gz)?\.(download|link)-\d+|\.sync-state\.json\.[0-9a-f]+\.tmp)$/;
-const COPY = /^dataset-\d{8}\.\d+\.(json|sqlite|docdb)$/;
+const COPY = new RegExp(`^dataset-${VERSION_PATTERN}\\.(json|sqlite|docdb)$`);
 
 /**
  * Removes, under the sync lock, what an interrupted run left (its temporary files) and the copies

@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { errors } from '../errors.ts';
-import { manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
+import { fileName, manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
 import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
@@ -98,7 +98,7 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
     repaired = copy.problem;
   }
 
-  const installedNow = await install(options, manifest, await service.get(`/dataset.${format}.gz`));
+  const installedNow = await install(options, manifest, await service.get(`/${fileName(format)}`));
   // The state names the new copy before the till's name points at it: cut short anywhere, the
   // state names a file that holds what it says (the next run moves the name when it must).
   await writeSyncState(dest, { ...checked, installed: installedNow });

@@ -6,7 +6,7 @@ import type { SignedIn } from '../server/middleware/session.ts';
 import { dayWindow, hourWindow } from '../server/quota-window.ts';
 import { route, type Route } from '../server/router.ts';
 import { accountPage, confirmRevokePage, messagePage } from './pages.ts';
-import { randomToken, type SiteKit } from './site-kit.ts';
+import { pageNumber, randomToken, type SiteKit } from './site-kit.ts';
 import { submissionsPage, SUBMISSIONS_PER_PAGE } from './submissions-page.ts';
 
 type AccountExtra = { newKey?: { key: string; label: string }; notice?: string; error?: string };
@@ -51,12 +51,12 @@ export function accountRoutes(site: SiteKit): Route[] {
       'GET',
       '/account/segnalazioni',
       site.signedIn(async ({ request, session }) => {
-        const requested = Number(request.query.get('pagina') ?? '1');
-        const pageNumber = Number.isInteger(requested) && requested >= 1 && requested <= 100_000 ? requested : 1;
+        const page = pageNumber(request.query.get('pagina'));
+        if (page === null) return site.notFound();
         // One more than a page tells whether another page follows.
-        const records = await registry.mySubmissions(session.account.id, SUBMISSIONS_PER_PAGE + 1, (pageNumber - 1) * SUBMISSIONS_PER_PAGE);
+        const records = await registry.mySubmissions(session.account.id, SUBMISSIONS_PER_PAGE + 1, (page - 1) * SUBMISSIONS_PER_PAGE);
         const more = records.length > SUBMISSIONS_PER_PAGE;
-        return site.page(200, submissionsPage(records.slice(0, SUBMISSIONS_PER_PAGE), pageNumber, more));
+        return site.page(200, submissionsPage(records.slice(0, SUBMISSIONS_PER_PAGE), page, more));
       }),
     ),
     route(
@@ -76,7 +76,8 @@ export function accountRoutes(site: SiteKit): Route[] {
         try {
           const created = await createKey(registry, session.account, label, options.now());
           options.log({ event: 'web.key_created', account: session.account.id, prefix: created.record.prefix });
-          return render(session, { newKey: { key: created.key, label } });
+          // The label as stored: what the key list and the command line show.
+          return render(session, { newKey: { key: created.key, label: created.record.label } });
         } catch (error) {
           if (!isTariffError(error, 'too_many_keys')) throw error;
           const message = `Hai già ${MAX_ACTIVE_KEYS} chiavi attive, il massimo per un account. Revoca prima una chiave, poi creane una nuova.`;

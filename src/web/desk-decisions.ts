@@ -3,6 +3,7 @@ import { parseTariffCode } from '../source/tariff-code.ts';
 import { matchText } from './desk-pages.ts';
 import { signUpDecidedEmail } from './sign-up-pages.ts';
 import type { SiteKit } from './site-kit.ts';
+import { parseWholeNumber } from '../util/whole-number.ts';
 
 /** What the desk's decisions act through: the site, the actions shared with the CLI, the tariff's codes. */
 export interface Desk {
@@ -31,8 +32,10 @@ function approvedMatch(field: Field) {
   const [code = '', kind = '', units = ''] =
     chosen === 'altro' || !chosen ? [field('admCode'), field('kind'), field('units')] : chosen.split(':');
   const admCode = parseTariffCode(code);
-  const shown = admCode !== null ? matchText({ admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(units) || 1 }) : code;
-  return { code, kind, units, shown, match: { admCode: code, kind, units: kind === 'carton' ? Number(units) : undefined } };
+  // Units read as on every surface (util/whole-number.ts): `1e3` or `0x10` stay text, which the approval refuses.
+  const count = units === '' ? undefined : (parseWholeNumber(units, 0, Number.MAX_SAFE_INTEGER) ?? units);
+  const shown = admCode !== null ? matchText({ admCode, kind: kind === 'carton' ? 'carton' : 'pack', units: Number(count) || 1 }) : code;
+  return { code, kind, units, shown, match: { admCode: code, kind, units: kind === 'carton' ? count : undefined } };
 }
 
 const approve: DecisionOf = (desk, field) => {

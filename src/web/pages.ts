@@ -1,6 +1,8 @@
 import type { Account, ApiKeyRecord } from '../registry/registry.ts';
 import { html, type SafeHtml } from './html.ts';
 import { dataTable } from './data-table.ts';
+import { MAX_LABEL_LENGTH } from '../inputs/input-schemas.ts';
+import { READ_LIMIT } from '../registry/records.ts';
 
 const dateTime = new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', dateStyle: 'short', timeStyle: 'short' });
 const when = (iso: string | null) => (iso ? dateTime.format(new Date(iso)) : 'mai');
@@ -44,7 +46,7 @@ export function homePage(): string {
   <li><a href="/registrati">Registrati</a> per ottenere una chiave API, oppure <a href="/accedi">accedi</a> se hai già un account.</li>
   <li><a href="/openapi.json">Descrizione dell'API</a> (OpenAPI 3.1) per chi integra un gestionale o una cassa.</li>
 </ul>
-<p class="muted">Ogni account ha 10 letture al giorno: il file si scarica una volta e si aggiorna solo quando cambia la versione. I dati sono forniti senza garanzia di disponibilità, completezza o aggiornamento.</p>`,
+<p class="muted">Ogni account ha ${READ_LIMIT} letture al giorno: il file si scarica una volta e si aggiorna solo quando cambia la versione. I dati sono forniti senza garanzia di disponibilità, completezza o aggiornamento.</p>`,
   );
 }
 
@@ -178,7 +180,7 @@ ${view.newKey ? newKeyBox(view.newKey) : ''}
     ${csrfField(csrf)}
     <input type="hidden" name="_form" value="${view.formNonce}">
     <label for="label">Nuova chiave: etichetta (solo per te, ad esempio «cassa 1»)</label>
-    <div class="row"><input id="label" name="label" type="text" maxlength="100"><button type="submit">Crea una chiave</button></div>
+    <div class="row"><input id="label" name="label" type="text" maxlength="${MAX_LABEL_LENGTH}"><button type="submit">Crea una chiave</button></div>
     <p class="muted">Al massimo ${view.maxKeys} chiavi attive per account. Le chiavi di un account condividono gli stessi limiti.</p>
   </form>
 </section>

@@ -1,4 +1,4 @@
-import { normaliseEmail } from '../registry/email.ts';
+import { normaliseEmail } from '../inputs/input-schemas.ts';
 import { route, type Route } from '../server/router.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { serializeCookie } from '../server/cookies.ts';

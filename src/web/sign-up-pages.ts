@@ -2,6 +2,7 @@ import { ACCOUNT_TYPES, type AccountType } from '../registry/registry.ts';
 import { html, type SafeHtml } from './html.ts';
 import { layout, TYPE_NAMES } from './pages.ts';
 import { USAGE_RULES, USAGE_RULES_VERSION } from './usage-rules.ts';
+import { ORGANISATION_LENGTH } from '../inputs/input-schemas.ts';
 
 export interface SignUpForm {
   email?: string;
@@ -26,7 +27,7 @@ ${form.message ?? ''}
   <label for="email">Indirizzo e-mail</label>
   <p><input id="email" name="email" type="email" autocomplete="email" required value="${form.email ?? ''}"></p>
   <label for="organisation">Organizzazione (ragione sociale o insegna)</label>
-  <p><input id="organisation" name="organisation" type="text" autocomplete="organization" required maxlength="200" value="${form.organisation ?? ''}"></p>
+  <p><input id="organisation" name="organisation" type="text" autocomplete="organization" required maxlength="${ORGANISATION_LENGTH.max}" value="${form.organisation ?? ''}"></p>
   <fieldset>
     <legend>Tipo di account</legend>
     ${ACCOUNT_TYPES.map((type) => html`<p><input type="radio" id="type-${type}" name="type" value="${type}" required${form.type === type ? html` checked` : ''}> <label class="inline" for="type-${type}">${TYPE_NAMES[type]}: ${TYPE_HINTS[type]}${approvalTypes.includes(type) ? " (attivato dopo l'approvazione di un amministratore)" : ''}</label></p>`)}

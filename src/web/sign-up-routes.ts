@@ -1,4 +1,4 @@
-import { normaliseEmail } from '../registry/email.ts';
+import { normaliseEmail } from '../inputs/input-schemas.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../registry/registry.ts';
 import type { HttpResponse } from '../server/http.ts';
 import type { FormContext } from '../server/middleware/form-body.ts';
@@ -10,6 +10,7 @@ import { alreadyRegisteredEmail, confirmSignUpPage, signUpClosedPage, signUpEmai
 import { randomToken, type SignUpPolicy, type SiteKit } from './site-kit.ts';
 import { USAGE_RULES_VERSION } from './usage-rules.ts';
 import { oneLine } from '../util/clean-text.ts';
+import { organisationSchema, ORGANISATION_LENGTH } from '../inputs/input-schemas.ts';
 
 export const DEFAULT_SIGN_UP_POLICY: SignUpPolicy = { open: true, approvalTypes: ['Integration'] };
 
@@ -17,8 +18,8 @@ export const DEFAULT_SIGN_UP_POLICY: SignUpPolicy = { open: true, approvalTypes:
 function signUpProblem(values: { email: string | null; type: string; organisation: string }, accepted: string | null): string | null {
   if (!values.email) return 'Scrivi un indirizzo e-mail valido.';
   if (!(ACCOUNT_TYPES as readonly string[]).includes(values.type)) return 'Scegli il tipo di account.';
-  if (values.organisation.length < 2 || values.organisation.length > 200)
-    return "Scrivi il nome dell'organizzazione (da 2 a 200 caratteri).";
+  if (!organisationSchema.safeParse(values.organisation).success)
+    return `Scrivi il nome dell'organizzazione (da ${ORGANISATION_LENGTH.min} a ${ORGANISATION_LENGTH.max} caratteri).`;
   if (accepted !== USAGE_RULES_VERSION) return "Per registrarti devi accettare le regole d'uso.";
   return null;
 }

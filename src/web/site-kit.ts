@@ -16,6 +16,7 @@ import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import type { CatalogueIndex } from './catalogue/catalogue-index.ts';
 import type { Rendered } from './render-cache.ts';
+import { pageNumberSchema } from '../inputs/input-schemas.ts';
 
 export interface WebsiteOptions {
   registry: Registry;
@@ -58,10 +59,11 @@ export interface SignUpPolicy {
 
 export const randomToken = () => randomBytes(32).toString('base64url');
 
-/** `?pagina=`: absent is page 1; anything but a whole number from 1 is no page (a 404). */
+/** `?pagina=`: absent is page 1; anything but a page number (inputs/input-schemas.ts) is no page (a 404). */
 export function pageNumber(value: string | null): number | null {
   if (value === null) return 1;
-  return /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
+  const parsed = pageNumberSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 /**

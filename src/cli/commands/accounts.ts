@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { moderationActions } from '../../registry/moderation-actions.ts';
 import { errors } from '../../errors.ts';
-import { ACCOUNT_TYPES, type Account, type AccountType } from '../../registry/registry.ts';
+import { ACCOUNT_TYPES, DEFAULT_SUBMIT_LIMIT, type Account, type AccountType } from '../../registry/registry.ts';
 import { wholeArgument, type Runner } from '../context.ts';
 import { emailArgument, OPERATOR } from '../operator.ts';
 import { renderTable } from '../render-table.ts';
@@ -22,7 +22,7 @@ function createCommand(accounts: Command, run: Runner): void {
     .description('Create an account')
     .argument('<email>', 'the e-mail address the account signs in with')
     .requiredOption('--type <type>', `account type: ${ACCOUNT_TYPES.join(', ')}`)
-    .option('--submit-limit <n>', 'barcode submissions per hour (default 100)')
+    .option('--submit-limit <n>', `barcode submissions per hour (default ${DEFAULT_SUBMIT_LIMIT})`)
     .addHelpText('after', '\nExample:\n  tariff accounts create tabacchi.rossi@example.it --type User')
     .action(
       run(async (ctx, address: string, options: { type: string; submitLimit?: string }) => {

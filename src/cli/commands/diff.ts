@@ -9,13 +9,13 @@ import { readReleaseDataset } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { DIFF_ROWS_SHOWN, renderDiff } from '../render-diff.ts';
+import { isReleaseVersion } from '../../release/release-version.ts';
 
 /** A version the bucket keeps (YYYYMMDD.n), or `current`. */
-const IN_BUCKET = /^(\d{8}\.\d+|current)$/;
 
 /** The rows of a release named on the command line: a folder or manifest.json, else a version the bucket keeps. */
 async function releaseRows(spec: string, bucket: () => Promise<Bucket>): Promise<Dataset> {
-  if (existsSync(spec) || !IN_BUCKET.test(spec)) return (await readReleaseDataset(spec)).dataset;
+  if (existsSync(spec) || !(spec === 'current' || isReleaseVersion(spec))) return (await readReleaseDataset(spec)).dataset;
   const store = await bucket();
   const manifest = spec === 'current' ? await readCurrentManifest(store) : await readReleaseManifest(store, spec);
   if (!manifest)

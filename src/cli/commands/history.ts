@@ -5,9 +5,10 @@ import type { ProductHistory } from '../../history/price-history.ts';
 import { runHistoryImport, runHistoryRemove } from '../../pipeline/run-history-import.ts';
 import { oneLine } from '../../util/clean-text.ts';
 import { formatEuroCents } from '../../util/format-euro.ts';
-import { buildDate, type Runner } from '../context.ts';
+import { buildDate, type CommandFlags, type Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
+import { parseTariffCode } from '../../source/tariff-code.ts';
 
 const euro = (cents: number | null) => (cents === null ? '' : `${formatEuroCents(cents)} €`);
 
@@ -40,12 +41,13 @@ export function registerHistory(program: Command, run: Runner): void {
       "\nEvery `tariff release` extends the history; `tariff history import` adds the authority's older lists.\n\nExamples:\n  tariff history 20663\n  tariff history import archive/listino-sigari-2023-10-31.pdf archive/2024/\n  tariff history 20663 --json",
     )
     .action(
-      run(async (ctx, code: string, options: object) => {
-        if (!/^\d{1,9}$/.test(code)) throw errors.usage(`${code} is not a tariff code (digits, e.g. 20663)`);
+      run(async (ctx, code: string, options: CommandFlags) => {
+        const admCode = parseTariffCode(code);
+        if (admCode === null) throw errors.usage(`${code} is not a tariff code (digits, e.g. 20663)`);
         const bucket = await ctx.bucket(options);
         const { history: recorded } = await readHistory(bucket);
-        const product = recorded.products.find((entry) => entry.admCode === Number(code));
-        if (!product) throw errors.productNotInHistory(Number(code), bucket.description);
+        const product = recorded.products.find((entry) => entry.admCode === admCode);
+        if (!product) throw errors.productNotInHistory(admCode, bucket.description);
         ctx.result(product, renderProductHistory(product));
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createKey } from '../../registry/create-key.ts';
-import { cleanLabel } from '../../registry/key-rules.ts';
+import { cleanLabel } from '../../inputs/input-schemas.ts';
 import { type Runner } from '../context.ts';
 import { OPERATOR, requireAccount } from '../operator.ts';
 import { renderTable } from '../render-table.ts';

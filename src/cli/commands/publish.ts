@@ -4,9 +4,10 @@ import { errors } from '../../errors.ts';
 import { runPublish } from '../../pipeline/run-publish.ts';
 import { listReleases, rollbackRelease } from '../../publish/bucket-releases.ts';
 import { signingOf } from '../../publish/signing-key-file.ts';
-import type { Runner } from '../context.ts';
+import type { CommandFlags, Runner } from '../context.ts';
 import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';
 import { StepReporter } from '../step-reporter.ts';
+import { isReleaseVersion } from '../../release/release-version.ts';
 
 export function registerPublish(program: Command, run: Runner): void {
   withOptions(program.command('publish'), BUCKET_OPTION, KEEP_OPTION)
@@ -54,8 +55,8 @@ export function registerPublish(program: Command, run: Runner): void {
     .option(...BUCKET_OPTION)
     .addHelpText('after', '\nExample:\n  tariff rollback 20261101.2 --bucket s3://tariff-releases/prod')
     .action(
-      run(async (ctx, version: string, options: object) => {
-        if (!/^\d{8}\.\d+$/.test(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
+      run(async (ctx, version: string, options: CommandFlags) => {
+        if (!isReleaseVersion(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
         const bucket = await ctx.bucket(options);
         const signing = await signingOf(await ctx.settings(), ctx.io.now);
         const result = await ctx.asBucketWriter(bucket, 'rollback', () => rollbackRelease(bucket, version, signing));
@@ -74,7 +75,7 @@ export function registerPublish(program: Command, run: Runner): void {
     .option(...BUCKET_OPTION)
     .addHelpText('after', '\nExample:\n  tariff releases --bucket s3://tariff-releases/prod')
     .action(
-      run(async (ctx, options: object) => {
+      run(async (ctx, options: CommandFlags) => {
         const bucket = await ctx.bucket(options);
         const listing = await listReleases(bucket);
         const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);

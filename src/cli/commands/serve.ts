@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { startService } from '../../service/start-service.ts';
 import { untilSignalled } from '../../service/until-signalled.ts';
 import { superviseWorkers } from '../../service/workers.ts';
-import type { Runner } from '../context.ts';
+import type { CommandFlags, Runner } from '../context.ts';
 
 export function registerServe(program: Command, run: Runner): void {
   program
@@ -19,7 +19,7 @@ export function registerServe(program: Command, run: Runner): void {
       '\nLogs one JSON line per request on stdout. Stops on SIGINT or SIGTERM.\n\nExample:\n  tariff serve --host 0.0.0.0 --port 8080 --bucket s3://tariff-releases/prod --base-url https://tariff.example.it/v1',
     )
     .action(
-      run(async (ctx, options: object) => {
+      run(async (ctx, options: CommandFlags) => {
         const settings = await ctx.settings(options);
         if (settings.workers > 1 && cluster.isPrimary) {
           await superviseWorkers({

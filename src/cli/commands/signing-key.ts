@@ -3,7 +3,7 @@ import { errors } from '../../errors.ts';
 import { readKeyList } from '../../publish/current-signing.ts';
 import { createSigningKey, retireSigningKey } from '../../publish/manage-signing-keys.ts';
 import { inUse } from '../../release/signing-keys.ts';
-import type { Runner } from '../context.ts';
+import type { CommandFlags, Runner } from '../context.ts';
 import { renderTable } from '../render-table.ts';
 import { BUCKET_OPTION } from '../shared-options.ts';
 
@@ -44,7 +44,7 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .description("List the bucket's signing keys: id, public key (as tariff sync --public-key takes it), created, retired")
     .option(...BUCKET_OPTION)
     .action(
-      run(async (ctx, options: object) => {
+      run(async (ctx, options: CommandFlags) => {
         const bucket = await ctx.bucket(options);
         const list = await readKeyList(bucket);
         const now = ctx.io.now();

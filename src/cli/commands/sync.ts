@@ -6,15 +6,16 @@ import { FORMATS, type Format } from '../../release/manifest.ts';
 import { isPinnedKey, parseTrustedKeys, type TrustedKey } from '../../release/signing-keys.ts';
 import { syncDataset } from '../../sync/sync-dataset.ts';
 import { acquireLock } from '../../util/run-lock.ts';
-import type { CommandContext, Runner } from '../context.ts';
+import type { CommandContext, CommandFlags, Runner } from '../context.ts';
+import { READ_LIMIT } from '../../registry/records.ts';
 
-interface SyncCommandOptions {
+type SyncCommandOptions = CommandFlags & {
   api?: string;
   format: Format;
   dest: string;
   keyFile?: string;
   check?: boolean;
-}
+};
 
 export function registerSync(program: Command, run: Runner): void {
   program
@@ -36,7 +37,7 @@ export function registerSync(program: Command, run: Runner): void {
       '\nEvery run checks the installed copy (size and modification time; its SHA-256 when they changed): a missing, changed or unreadable copy is downloaded again and reported as repaired.' +
         '\nQuiet when the installed copy is current. Exit status: 0 current or updated, 1 failure (the installed copy is unchanged), 2 usage.' +
         '\nAfter a 429 or a server error it records when the service said to try again, and until then makes no call.' +
-        '\n\nExample (crontab, twice a day, within the 10 reads a day):\n  17 6,18 * * *  tariff sync --api https://tariffa.example.it/v1 --format sqlite --dest /var/lib/cassa/tariffa --key-file /etc/cassa/tariffa.key',
+        `\n\nExample (crontab, twice a day, within the ${READ_LIMIT} reads a day):\n  17 6,18 * * *  tariff sync --api https://tariffa.example.it/v1 --format sqlite --dest /var/lib/cassa/tariffa --key-file /etc/cassa/tariffa.key`,
     )
     .action(run(syncCommand));
 }

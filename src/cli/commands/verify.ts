@@ -6,15 +6,15 @@ import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
 import { currentSignatureProblems } from '../../publish/current-signing.ts';
 import { rebuildRelease } from '../../pipeline/rebuild-release.ts';
 import type { CommandContext, Runner } from '../context.ts';
+import { isReleaseVersion } from '../../release/release-version.ts';
 
 /** A release version, as the bucket keeps it (YYYYMMDD.n). */
-const VERSION = /^\d{8}\.\d+$/;
 
 /** The release a bucket holds, fetched and checked as a directory is (check-bucket-release.ts). */
 async function verifyInBucket(ctx: CommandContext, options: { bucket?: string }, version: string | undefined) {
   // The bucket --bucket, TARIFF_BUCKET or config.json names, as for `tariff releases`.
   const bucket = await ctx.bucket(options);
-  if (version !== undefined && !VERSION.test(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
+  if (version !== undefined && !isReleaseVersion(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
     throw errors.releaseUnreadable(
@@ -29,7 +29,7 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
 
 /** `--rebuild <version>`: the release built again from its provenance, compared byte for byte. */
 async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }, version: string) {
-  if (!VERSION.test(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
+  if (!isReleaseVersion(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
   const bucket = await ctx.bucket(options);
   const report = await rebuildRelease(bucket, version, { settings: await ctx.settings(), dataDir: ctx.dataDir });
   if (ctx.json) {
@@ -66,7 +66,7 @@ export function registerVerify(program: Command, run: Runner): void {
           return rebuildInBucket(ctx, options, options.rebuild);
         }
         // A folder is a release directory; a version, or nothing, is what the bucket holds.
-        const inBucket = options.bucket !== undefined || target === undefined || VERSION.test(target);
+        const inBucket = options.bucket !== undefined || target === undefined || isReleaseVersion(target);
         const where = inBucket ? `${options.bucket ?? 'the bucket'} ${target ?? 'current'}` : target!;
         const report = inBucket ? await verifyInBucket(ctx, options, target) : { ...(await verifyRelease(target!)), signature: [] };
         const dir = where;

@@ -3,6 +3,7 @@ import type { PriceHistory, ProductHistory } from '../../history/price-history.t
 import type { Category } from '../../source/categories.ts';
 import { checkGtin } from '../../gs1/gtin.ts';
 import { NameSearch } from './name-search.ts';
+import { parseTariffCode } from '../../source/tariff-code.ts';
 
 /** One product as the public catalogue shows it: in the tariff now, or withdrawn and known to the history. */
 export interface CatalogueEntry {
@@ -43,13 +44,13 @@ export const RESULTS_PER_PAGE = 50;
 /** Names suggested when nothing matched. */
 export const SUGGESTIONS = 5;
 
-const BARCODE = /^(\d{8}|\d{12,14})$/;
-const CODE = /^\d{1,7}$/;
-
-/** The spelling a barcode is stored under, whichever of its GTIN lengths was typed (a 12-digit UPC, 14 digits with leading zeros). */
+/**
+ * The spelling a barcode is stored under, whichever of its GTIN lengths was typed (a 12-digit
+ * UPC, 14 digits with leading zeros); null if the text is not a barcode.
+ */
 const storedBarcode = (text: string) => {
   const gtin = checkGtin(text);
-  return gtin.ok ? gtin.canonical : text;
+  return gtin.ok ? gtin.canonical : null;
 };
 
 /**
@@ -136,9 +137,11 @@ export class CatalogueIndex {
   }
 
   private exactMatch(text: string): { entry: CatalogueEntry; matchedBy: 'barcode' | 'code' } | null {
-    const barcode = BARCODE.test(text) ? this.byBarcode.get(storedBarcode(text)) : undefined;
+    const stored = storedBarcode(text);
+    const barcode = stored === null ? undefined : this.byBarcode.get(stored);
     if (barcode) return { entry: barcode, matchedBy: 'barcode' };
-    const code = CODE.test(text) ? this.byCode.get(Number(text)) : undefined;
+    const admCode = parseTariffCode(text);
+    const code = admCode === null ? undefined : this.byCode.get(admCode);
     return code ? { entry: code, matchedBy: 'code' } : null;
   }
 

@@ -16,6 +16,7 @@ import { layout } from '../pages.ts';
 import { chartSteps, priceChart } from './price-chart.ts';
 import type { ReleaseNotes } from '../release-notes.ts';
 import { describeNotesItalian } from '../release-notes.ts';
+import { MAX_SEARCH_TEXT } from '../../inputs/input-schemas.ts';
 
 const referencePrice = (cents: number | null, unit: string | null) =>
   cents === null || unit === null ? '—' : `${formatEuroCents(cents)} ${referenceUnitLabel(unit)}`.replaceAll(' ', NBSP);
@@ -28,7 +29,7 @@ function searchForm(query: SearchQuery): SafeHtml {
     html`<option value="${category}"${query.category === category ? html` selected` : ''}>${CATEGORY_LABELS[category]}</option>`;
   return html`<form class="card search" method="get" action="/prodotti" role="search">
 <label for="q">Nome, codice AAMS o codice a barre</label>
-<div class="line"><input id="q" name="q" type="search" inputmode="search" enterkeyhint="search" value="${query.text}" autocomplete="off" maxlength="100">
+<div class="line"><input id="q" name="q" type="search" inputmode="search" enterkeyhint="search" value="${query.text}" autocomplete="off" maxlength="${MAX_SEARCH_TEXT}">
 <button type="submit">Cerca</button></div>
 <p class="row"><label class="inline" for="categoria">Categoria</label>
 <select id="categoria" name="categoria"><option value="">Tutte</option>${DATASET_CATEGORIES.map(option)}</select></p>

@@ -8,6 +8,8 @@ import { ClientRateLimit } from '../client-rate-limit.ts';
 import { messagePage } from '../pages.ts';
 import { RenderCache, renderedPage, type Rendered } from '../render-cache.ts';
 import { clientAddress, pageNumber, type SiteKit } from '../site-kit.ts';
+import { parseTariffCode } from '../../source/tariff-code.ts';
+import { searchTextSchema } from '../../inputs/input-schemas.ts';
 
 /** Product pages kept rendered: the ones people look at most fit, a crawler walking all cannot grow it. */
 const PRODUCT_PAGES_KEPT = 2_000;
@@ -68,7 +70,7 @@ export function catalogueRoutes(site: SiteKit): Route[] {
       limited((request, index) => {
         const page = pageNumber(request.query.get('pagina'));
         const category = categoryOf(request.query.get('categoria'));
-        const text = (request.query.get('q') ?? '').slice(0, 100);
+        const text = searchTextSchema.parse(request.query.get('q') ?? '');
         if (page === null || category === undefined) return notFound('Pagina non trovata', 'Questa ricerca non esiste.', request);
         const query: SearchQuery = { text, category, page };
         const result = index.search(query);
@@ -80,7 +82,8 @@ export function catalogueRoutes(site: SiteKit): Route[] {
       ['GET', 'HEAD'],
       '/prodotti/:code',
       limited((request, index, params) => {
-        const entry = /^0*\d{1,9}$/.test(params.code!) ? index.entry(Number(params.code)) : null;
+        const admCode = parseTariffCode(params.code);
+        const entry = admCode === null ? null : index.entry(admCode);
         if (!entry) return notFound('Prodotto non trovato', `Nessun prodotto ha il codice AAMS ${params.code}.`, request);
         // One address per product: /prodotti/000684 is /prodotti/684.
         if (params.code !== String(entry.admCode)) return canonical(request, `/prodotti/${entry.admCode}`);
