@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { latestSignInLink } from '../helpers/outbox.ts';
-import { signInWithLink } from '../helpers/web-sign-in.ts';
+import { sessionCookie } from '../helpers/web-sign-in.ts';
 import { PG_URL, postgresLocation } from '../helpers/registries.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
@@ -73,17 +72,7 @@ describe.skipIf(!PG_URL)('several instances on one PostgreSQL registry', () => {
     expect((await get(urls[1]!, key)).status).toBe(200);
 
     const site = urls[0]!;
-    const form = await fetch(`${site}/accedi`);
-    const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-    await fetch(`${site}/accedi`, {
-      method: 'POST',
-      headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email: 'shop@example.it' }),
-    });
-    const token = new URL(await latestSignInLink(dataDirs[0]!)).searchParams.get('t')!;
-    const signedIn = await signInWithLink(site, token);
-    const session = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const session = await sessionCookie(site, dataDirs[0]!, 'shop@example.it');
     const page = await (await fetch(`${site}/account`, { headers: { cookie: session } })).text();
     const revokePath = /href="(\/account\/chiavi\/\d+\/revoca)"/.exec(page)![1]!;
     const sessionCsrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;

@@ -1,3 +1,5 @@
+import { latestSignInLink, messageCount } from './outbox.ts';
+
 /**
  * Presses "Accedi" on a sign-in link's page over HTTP, as a browser does: the page sets the CSRF
  * cookie and its form carries the token. Returns the POST's response (303 with the session cookie).
@@ -12,4 +14,23 @@ export async function signInWithLink(siteUrl: string, token: string): Promise<Re
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ token, _csrf: csrf }),
   });
+}
+
+/**
+ * Signs in over plain HTTP as a browser would: the address on /accedi (with its CSRF cookie), the
+ * mailed link from the data dir's outbox, "Accedi". Returns the session cookie (`name=value`).
+ */
+export async function sessionCookie(siteUrl: string, dataDir: string, email: string): Promise<string> {
+  const form = await fetch(`${siteUrl}/accedi`);
+  const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const before = messageCount(dataDir);
+  await fetch(`${siteUrl}/accedi`, {
+    method: 'POST',
+    headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, email }),
+  });
+  const token = new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
+  const signedIn = await signInWithLink(siteUrl, token);
+  return signedIn.headers.get('set-cookie')!.split(';')[0]!;
 }
