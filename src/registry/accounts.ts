@@ -6,8 +6,25 @@ import { DEFAULT_SUBMIT_LIMIT, type Account, type AccountType } from './records.
 import { toAccount } from './rows.ts';
 import { isUniqueViolation, type Row, type Store, type Transaction } from './store.ts';
 
+/** Accounts: created, listed, found, blocked, vetted, made administrators. The registry's rules of this group (registry.ts puts the groups together). */
+export interface AccountRegistry {
+  createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
+  listAccounts(): Promise<Account[]>;
+  findAccount(email: string): Promise<Account | null>;
+  findAccountById(id: number): Promise<Account | null>;
+  /** Blocks or unblocks an account: its keys stop (or resume) working and its votes stop (or resume) counting. */
+  setBlocked(email: string, blocked: boolean, actor: string, now: Date): Promise<Account>;
+  /** Vets a self-service account now: its votes count from now on (docs/moderation.md). */
+  vetAccount(email: string, actor: string, now: Date): Promise<Account>;
+  /** Vets the self-service accounts that waited the vetting days unblocked; their addresses. */
+  vetAccountsOfAge(now: Date): Promise<string[]>;
+  /** Makes an account an administrator of the website's moderation desk, or no longer one. */
+  setAdmin(email: string, admin: boolean, actor: string, now: Date): Promise<Account>;
+  setSubmitLimit(email: string, limit: number, actor: string, now: Date): Promise<Account>;
+}
+
 /** Accounts: created by the operator (or a confirmed sign-up), blocked, limited, made administrators; each change audited. */
-export function accountRules(store: Store, statusRules: StatusRules) {
+export function accountRules(store: Store, statusRules: StatusRules): AccountRegistry {
   /** Recomputes the barcodes these accounts voted on: after their votes started or stopped counting. */
   const recomputeVotesOf = async (tx: Transaction, accountIds: number[], now: Date) => {
     const rows = await tx.all(`SELECT DISTINCT gtin FROM votes WHERE account_id IN ${tx.dialect.inList('integer')}`, [accountIds]);

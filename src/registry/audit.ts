@@ -14,8 +14,15 @@ export async function writeAudit(db: Queries, entry: AuditEntry, now: Date): Pro
   ]);
 }
 
+/** The audit log of decisions. The registry's rules of this group (registry.ts puts the groups together). */
+export interface AuditRegistry {
+  audit(entry: AuditEntry, now: Date): Promise<void>;
+  /** The most recent audit entries, newest first. */
+  auditLog(limit: number): Promise<AuditRecord[]>;
+}
+
 /** The audit log: who changed what, and when. */
-export function auditRules(store: Store) {
+export function auditRules(store: Store): AuditRegistry {
   return {
     audit: (entry: AuditEntry, now: Date): Promise<void> => store.transaction((tx) => writeAudit(tx, entry, now), { durable: true }),
 

@@ -62,12 +62,26 @@ function explainOrganisations(votes: (BarcodeVote & { identities: string[] })[])
   }
 }
 
+/** Barcodes as moderation sees them: their votes, approval, revocation, blocked contributors, the approved matches. The registry's rules of this group (registry.ts puts the groups together). */
+export interface ModerationRegistry {
+  listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
+  barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }>;
+  /** The administrator fixes the match of a barcode, whatever the votes say. */
+  approveBarcode(gtin14: string, match: Match, actor: string, now: Date): Promise<BarcodeSummary>;
+  /** The administrator revokes a barcode: no more submissions, out of the next release. */
+  revokeBarcode(gtin14: string, actor: string, now: Date): Promise<BarcodeSummary>;
+  /** Blocks (or unblocks) an integration's contributor: its votes stop counting, its submissions are refused. */
+  setContributorBlocked(accountId: number, contributorRef: string, blocked: boolean, actor: string, now: Date): Promise<void>;
+  /** The approved matches, for the next release. */
+  approvedBarcodes(): Promise<Barcode[]>;
+}
+
 /**
  * Moderation: the barcodes and their votes, the administrator's decisions (which override the
  * votes), blocking an integration's point of sale, and the approved matches for the next release.
  * Every decision recomputes the barcodes it touches and is audited, in one durable transaction.
  */
-export function moderationRules(store: Store, statusRules: StatusRules) {
+export function moderationRules(store: Store, statusRules: StatusRules): ModerationRegistry {
   const decide = (gtin14: string, decision: Exclude<AdminDecision, null>, actor: string, now: Date) =>
     store.transaction(
       async (tx) => {

@@ -40,12 +40,21 @@ export async function consumeWith(
   return { allowed: false, used: Number((await db.one(USAGE, [accountId, counter, periodStart]))?.used ?? 0) };
 }
 
+/** Counters of the read and submit quotas, and of request limits. The registry's rules of this group (registry.ts puts the groups together). */
+export interface CounterRegistry {
+  /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
+  consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;
+  usage(accountId: number, counter: Counter, periodStart: string): Promise<number>;
+  /** A generic counter for request limits (sign-in requests per address and per client). */
+  countRequest(key: string, periodStart: string, limit: number): Promise<Consumption>;
+}
+
 /**
  * The usage counters (reads per day, submissions per hour) and the request limits (sign-in and
  * sign-up requests per address and per client). Not durable: a power cut may forget the last
  * increments, which costs nothing but a few extra requests allowed.
  */
-export function counterRules(store: Store) {
+export function counterRules(store: Store): CounterRegistry {
   return {
     consume: (accountId: number, counter: Counter, periodStart: string, units: number, limit: number) =>
       consumeWith(store, accountId, counter, periodStart, units, limit),

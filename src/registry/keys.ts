@@ -5,8 +5,17 @@ import { MAX_ACTIVE_KEYS, type ApiKeyRecord } from './records.ts';
 import { toKey } from './rows.ts';
 import type { Store } from './store.ts';
 
+/** API keys: stored by fingerprint, listed, revoked. The registry's rules of this group (registry.ts puts the groups together). */
+export interface KeyRegistry {
+  /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
+  addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord>;
+  listKeys(accountId: number, options?: { includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
+  /** Revokes the active key whose prefix starts with `prefix`; refuses an ambiguous prefix. */
+  revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord>;
+}
+
 /** API keys: at most three active per account, stored as a fingerprint and the first characters; revocation is immediate. */
-export function keyRules(store: Store) {
+export function keyRules(store: Store): KeyRegistry {
   return {
     addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord> {
       return store.transaction(

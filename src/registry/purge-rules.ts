@@ -46,11 +46,17 @@ export type PurgeCounts = Record<PurgeRule['name'], number>;
 /** The cutoff for `now`: rows that ended before it go. */
 export const purgeCutoff = (now: Date) => new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
 
+/** The expired rows, deleted a batch at a time. The registry's rules of this group (registry.ts puts the groups together). */
+export interface PurgeRegistry {
+  /** Deletes up to `batch` expired rows of each kind (purge-rules.ts); returns how many went. */
+  purgeExpired(now: Date, batch: number): Promise<PurgeCounts>;
+}
+
 /**
  * Deletes up to `batch` expired rows of each kind. Not durable: what a power cut brings back is
  * deleted again by the next purge.
  */
-export function purgeRules(store: Store) {
+export function purgeRules(store: Store): PurgeRegistry {
   return {
     async purgeExpired(now: Date, batch: number): Promise<PurgeCounts> {
       const counts = {} as PurgeCounts;

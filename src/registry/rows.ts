@@ -3,7 +3,7 @@ import type { StoredVote } from '../barcodes/plan-batch.ts';
 import type { AdminDecision, BarcodeStatus, Match } from '../barcodes/status-rules.ts';
 import type { BarcodeKind } from '../dataset/model.ts';
 import { canonicalGtin } from '../gs1/gtin.ts';
-import type { Account, AccountType, ApiKeyRecord, AuditRecord, BarcodeSummary, SignUp, SignUpStatus } from './registry.ts';
+import type { Account, AccountType, ApiKeyRecord, AuditRecord, BarcodeSummary, SignUp, SignUpStatus } from './records.ts';
 import type { Row } from './store.ts';
 
 /**

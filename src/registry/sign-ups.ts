@@ -47,12 +47,30 @@ async function createSignedUp(
   return account;
 }
 
+/** Self-service sign-ups: requested, confirmed by their link, decided by an administrator. The registry's rules of this group (registry.ts puts the groups together). */
+export interface SignUpRegistry {
+  /** Stores a sign-up request and its link's token (SHA-256), valid until `expiresAt`. */
+  createSignUp(input: SignUpRequest, now: Date): Promise<void>;
+  /** Whether a sign-up link can still be confirmed, without confirming it. */
+  signUpUsable(tokenHash: string, now: Date): Promise<boolean>;
+  /**
+   * Confirms a sign-up link once, atomically: creates the account (with the organisation and the
+   * rules accepted), or leaves it waiting for an administrator when its type is in
+   * `approvalTypes`. Null when the link is unknown, used or expired.
+   */
+  confirmSignUp(tokenHash: string, approvalTypes: readonly AccountType[], now: Date): Promise<SignUpConfirmation | null>;
+  /** Confirmed sign-ups waiting for an administrator, oldest first. */
+  pendingSignUps(): Promise<SignUp[]>;
+  /** An administrator approves (the account is created) or refuses a waiting sign-up; null when it is not waiting. */
+  decideSignUp(id: number, approve: boolean, actor: string, now: Date): Promise<{ signUp: SignUp; account: Account | null } | null>;
+}
+
 /**
  * Self-service sign-up: a request with the usage rules accepted, confirmed once by its e-mail
  * link, then an account (or a wait for an administrator, by policy). Durable throughout: it
  * records who accepted which rules and when.
  */
-export function signUpRules(store: Store, statusRules: StatusRules) {
+export function signUpRules(store: Store, statusRules: StatusRules): SignUpRegistry {
   return {
     createSignUp: async (input: SignUpRequest, now: Date): Promise<void> => {
       const sql =

@@ -9,8 +9,21 @@ import type { Account, SubmissionRecord, SubmitOutcome } from './records.ts';
 import { matchOf } from './rows.ts';
 import type { Store } from './store.ts';
 
+/** Barcode submissions: a batch recorded at once, and an account's own. The registry's rules of this group (registry.ts puts the groups together). */
+export interface SubmissionRegistry {
+  /**
+   * Records a batch of submissions in one transaction: takes `checks.length` units from the
+   * account's hourly counter (refusing the whole batch, recording nothing, when they do not fit),
+   * then records each item that passed `checkItem`, replacing the account's previous vote, and
+   * recomputes the barcode's status with the registry's status rules.
+   */
+  submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[] }, now: Date): Promise<SubmitOutcome>;
+  /** The account's current submissions (one per barcode), most recent first. */
+  mySubmissions(accountId: number, limit: number, offset: number): Promise<SubmissionRecord[]>;
+}
+
 /** Barcode submissions: a batch recorded in one durable transaction, and an account's own submissions. */
-export function submissionRules(store: Store, statusRules: StatusRules) {
+export function submissionRules(store: Store, statusRules: StatusRules): SubmissionRegistry {
   return {
     submitBarcodes(input: { account: Account; periodStart: string; checks: ItemCheck[] }, now: Date): Promise<SubmitOutcome> {
       const { account, checks } = input;

@@ -2,12 +2,30 @@ import type { Account, WebSession } from './records.ts';
 import { toAccount } from './rows.ts';
 import { runDurably, type Store } from './store.ts';
 
+/** The website's sign-in links, sessions and one-time forms. The registry's rules of this group (registry.ts puts the groups together). */
+export interface WebAccessRegistry {
+  /** Stores a sign-in link's token (its SHA-256) for an account, valid until `expiresAt`. */
+  createSignInToken(accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void>;
+  /** Whether a token is still usable, without using it (the page that asks to confirm). */
+  signInTokenUsable(tokenHash: string, now: Date): Promise<boolean>;
+  /** Uses a token once, atomically: the account it signs in, or null if unknown, used or expired. */
+  consumeSignInToken(tokenHash: string, now: Date): Promise<Account | null>;
+  createSession(accountId: number, idHash: string, csrfToken: string, expiresAt: Date, now: Date): Promise<void>;
+  /** The session's account, unless the session expired or the account is blocked. */
+  findSession(idHash: string, now: Date): Promise<WebSession | null>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Marks a form's one-time token used in a session: true the first time, false for a resend. */
+  useFormOnce(sessionHash: string, nonce: string): Promise<boolean>;
+  /** Ends every session of the account ("Esci da tutti i dispositivi"); returns how many. */
+  deleteAccountSessions(accountId: number): Promise<number>;
+}
+
 /**
  * The website's sign-in links (tokens stored as SHA-256, single use) and sessions. Every change is
  * durable: a session ended ("sign out everywhere") or a link used must not come back after a
  * power cut.
  */
-export function webAccessRules(store: Store) {
+export function webAccessRules(store: Store): WebAccessRegistry {
   return {
     createSignInToken: async (accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void> =>
       void (await runDurably(store, 'INSERT INTO sign_in_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)', [

@@ -5,7 +5,7 @@ import type { AccountType, Registry } from '../registry/registry.ts';
 import { header, type HttpRequest, type HttpResponse } from '../server/http.ts';
 import { csrf } from '../server/middleware/csrf.ts';
 import { formBody, type FormContext } from '../server/middleware/form-body.ts';
-import { sessionReader, signedIn, type SessionContext } from '../server/middleware/session.ts';
+import { sessionReader, signedIn, type SessionContext, type SignedIn } from '../server/middleware/session.ts';
 import { hourWindow } from '../server/quota-window.ts';
 import type { RouteContext, RouteHandler } from '../server/router.ts';
 import type { ServiceMetrics } from '../server/service-metrics.ts';
@@ -66,11 +66,71 @@ export function pageNumber(value: string | null): number | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** A link a page offers back (the 404 and 429 pages' way out). */
+export interface BackLink {
+  href: string;
+  label: string;
+}
+
 /**
- * What the site's routes share, made once per site: its cookies, the pages every route may answer
- * (403, 404, 405, 429), redirects, sessions and the middleware of signed-in and anonymous forms.
+ * What the site's routes share, made once per site (siteKit): its cookies, the pages every route
+ * may answer (403, 404, 405, 429), redirects, sessions and the middleware of signed-in and
+ * anonymous forms, and the work done after an answer went out.
  */
-export function siteKit(options: WebsiteOptions) {
+export interface SiteKit {
+  readonly registry: Registry;
+  readonly options: WebsiteOptions;
+  /** Served over https: cookies are Secure and `__Host-` named. */
+  readonly secure: boolean;
+  readonly sessionCookie: string;
+  /** How long a sign-in link lasts, in minutes (for the pages and mails that say so). */
+  readonly minutes: number;
+  page(status: number, body: string | Buffer, headers?: Record<string, string>): HttpResponse;
+  /** A 303 to `location`. */
+  redirect(location: string, headers?: Record<string, string>): HttpResponse;
+  /** The 403 page of a form that is stale or not from this site. */
+  forbidden(): HttpResponse;
+  notFound(): HttpResponse;
+  /** The session a request's cookie opens, or null. */
+  session(request: HttpRequest): Promise<SignedIn | null>;
+  methodNotAllowed(allow: string[]): HttpResponse;
+  /** The 429 page: when to try again, in words and in Retry-After (an hour, unless said). */
+  tooMany(retryAfterSeconds?: number, back?: BackLink): HttpResponse;
+  /** A page rendered once and kept, with its ETag: 304 when the client already holds those bytes. */
+  keptPage(request: HttpRequest, kept: Rendered, headers: Record<string, string>): HttpResponse;
+  /** The site's public URL of a path (for e-mails). */
+  siteLink(path: string): string;
+  /** The anonymous CSRF token: the cookie's, or a new one to set. */
+  anonymousCsrf(request: HttpRequest): { token: string; headers: Record<string, string> };
+  /**
+   * The page an e-mailed link opens: it asks to confirm, and showing it does not use the link
+   * (mail scanners that open links must not spend it). `usable` checks the link's token, by its SHA-256.
+   */
+  linkPage(
+    usable: (tokenHash: string, now: Date) => Promise<boolean>,
+    invalid: () => HttpResponse,
+    render: (token: string, csrf: string) => string,
+  ): (context: RouteContext) => Promise<HttpResponse>;
+  /** A form sent before sign-in: its token must equal the double-submit cookie's. */
+  anonymousForm(next: RouteHandler<FormContext>): RouteHandler;
+  /** A signed-in page or form: without a session, a page goes to sign-in and a form is refused; a form carries the session's token. */
+  signedIn(next: RouteHandler<SessionContext & FormContext>): RouteHandler;
+  /** For anyone but an administrator the page does not exist: the same 404 as any unknown page. */
+  administrator(next: RouteHandler<SessionContext & FormContext>): RouteHandler;
+  /** Opens a session for the account and goes to `location`. */
+  signInAs(accountId: number, now: Date, location: string): Promise<HttpResponse>;
+  /** Per client and per address: the second is counted only when the first allows. */
+  withinLimits(request: HttpRequest, purpose: string, email: string, now: Date): Promise<boolean>;
+  /** Work done after the answer went out (a lookup, a durable insert, a mail), so neither the answer nor its timing tells what it found. */
+  later(work: () => Promise<void>): void;
+  /** The number of deferred works under way (for tests: none once they are done). */
+  readonly deferred: number;
+  /** Waits for the deferred works (tests, shutdown). */
+  settled(): Promise<void>;
+}
+
+/** The kit of one site. */
+export function siteKit(options: WebsiteOptions): SiteKit {
   const { registry } = options;
   const secure = options.siteUrl().startsWith('https://');
   const sessionCookie = secure ? '__Host-sessione' : 'sessione';
@@ -210,8 +270,6 @@ export function siteKit(options: WebsiteOptions) {
     },
   };
 }
-
-export type SiteKit = ReturnType<typeof siteKit>;
 
 /**
  * The client's address for per-client limits. Behind `trustedHops` proxies, the entry that many
