@@ -6,7 +6,7 @@ import { DEFAULT_SUBMIT_LIMIT, type Account, type AccountType } from './records.
 import { toAccount } from './rows.ts';
 import { isUniqueViolation, type Row, type Store, type Transaction } from './store.ts';
 
-/** Accounts: created, listed, found, blocked, vetted, made administrators. The registry's rules of this group (registry.ts puts the groups together). */
+/** Accounts: created, listed, found, blocked, vetted, made administrators. Part of the Registry (registry.ts). */
 export interface AccountRegistry {
   createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
   listAccounts(): Promise<Account[]>;

@@ -14,7 +14,7 @@ export async function writeAudit(db: Queries, entry: AuditEntry, now: Date): Pro
   ]);
 }
 
-/** The audit log of decisions. The registry's rules of this group (registry.ts puts the groups together). */
+/** The audit log of decisions. Part of the Registry (registry.ts). */
 export interface AuditRegistry {
   audit(entry: AuditEntry, now: Date): Promise<void>;
   /** The most recent audit entries, newest first. */

@@ -62,7 +62,7 @@ function explainOrganisations(votes: (BarcodeVote & { identities: string[] })[])
   }
 }
 
-/** Barcodes as moderation sees them: their votes, approval, revocation, blocked contributors, the approved matches. The registry's rules of this group (registry.ts puts the groups together). */
+/** Barcodes as moderation sees them: their votes, approval, revocation, blocked contributors, the approved matches. Part of the Registry (registry.ts). */
 export interface ModerationRegistry {
   listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
   barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }>;

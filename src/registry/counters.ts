@@ -40,7 +40,7 @@ export async function consumeWith(
   return { allowed: false, used: Number((await db.one(USAGE, [accountId, counter, periodStart]))?.used ?? 0) };
 }
 
-/** Counters of the read and submit quotas, and of request limits. The registry's rules of this group (registry.ts puts the groups together). */
+/** Counters of the read and submit quotas, and of request limits. Part of the Registry (registry.ts). */
 export interface CounterRegistry {
   /** Adds `units` to a counter for the period if the total stays within `limit`; all or nothing. */
   consume(accountId: number, counter: Counter, periodStart: string, units: number, limit: number): Promise<Consumption>;

@@ -5,7 +5,7 @@ import { MAX_ACTIVE_KEYS, type ApiKeyRecord } from './records.ts';
 import { toKey } from './rows.ts';
 import type { Store } from './store.ts';
 
-/** API keys: stored by fingerprint, listed, revoked. The registry's rules of this group (registry.ts puts the groups together). */
+/** API keys: stored by fingerprint, listed, revoked. Part of the Registry (registry.ts). */
 export interface KeyRegistry {
   /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
   addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord>;

@@ -46,7 +46,7 @@ export type PurgeCounts = Record<PurgeRule['name'], number>;
 /** The cutoff for `now`: rows that ended before it go. */
 export const purgeCutoff = (now: Date) => new Date(now.getTime() - PURGE_GRACE_MS).toISOString();
 
-/** The expired rows, deleted a batch at a time. The registry's rules of this group (registry.ts puts the groups together). */
+/** The expired rows, deleted a batch at a time. Part of the Registry (registry.ts). */
 export interface PurgeRegistry {
   /** Deletes up to `batch` expired rows of each kind (purge-rules.ts); returns how many went. */
   purgeExpired(now: Date, batch: number): Promise<PurgeCounts>;

@@ -47,7 +47,7 @@ async function createSignedUp(
   return account;
 }
 
-/** Self-service sign-ups: requested, confirmed by their link, decided by an administrator. The registry's rules of this group (registry.ts puts the groups together). */
+/** Self-service sign-ups: requested, confirmed by their link, decided by an administrator. Part of the Registry (registry.ts). */
 export interface SignUpRegistry {
   /** Stores a sign-up request and its link's token (SHA-256), valid until `expiresAt`. */
   createSignUp(input: SignUpRequest, now: Date): Promise<void>;

@@ -9,7 +9,7 @@ import type { Account, SubmissionRecord, SubmitOutcome } from './records.ts';
 import { matchOf } from './rows.ts';
 import type { Store } from './store.ts';
 
-/** Barcode submissions: a batch recorded at once, and an account's own. The registry's rules of this group (registry.ts puts the groups together). */
+/** Barcode submissions: a batch recorded at once, and an account's own. Part of the Registry (registry.ts). */
 export interface SubmissionRegistry {
   /**
    * Records a batch of submissions in one transaction: takes `checks.length` units from the

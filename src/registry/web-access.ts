@@ -2,7 +2,7 @@ import type { Account, WebSession } from './records.ts';
 import { toAccount } from './rows.ts';
 import { runDurably, type Store } from './store.ts';
 
-/** The website's sign-in links, sessions and one-time forms. The registry's rules of this group (registry.ts puts the groups together). */
+/** The website's sign-in links, sessions and one-time forms. Part of the Registry (registry.ts). */
 export interface WebAccessRegistry {
   /** Stores a sign-in link's token (its SHA-256) for an account, valid until `expiresAt`. */
   createSignInToken(accountId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<void>;
