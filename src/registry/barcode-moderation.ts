@@ -62,7 +62,10 @@ function explainOrganisations(votes: (BarcodeVote & { identities: string[] })[])
   }
 }
 
-/** Barcodes as moderation sees them: their votes, approval, revocation, blocked contributors, the approved matches. Part of the Registry (registry.ts). */
+/**
+ * Barcodes as moderation sees them: their votes, approval, revocation, blocked contributors, the
+ * approved matches. Part of the Registry (registry.ts).
+ */
 export interface ModerationRegistry {
   listBarcodes(status?: BarcodeStatus): Promise<BarcodeSummary[]>;
   barcodeVotes(gtin14: string): Promise<{ summary: BarcodeSummary | null; votes: BarcodeVote[] }>;
