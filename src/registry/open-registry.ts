@@ -1,20 +1,20 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { StatusRules } from '../barcodes/status-rules.ts';
-import { accountRules } from './accounts.ts';
-import { auditRules } from './audit.ts';
-import { moderationRules } from './barcode-moderation.ts';
-import { counterRules } from './counters.ts';
-import { keyRules } from './keys.ts';
-import { purgeRules } from './purge-rules.ts';
+import { accountRules } from './rules/accounts.ts';
+import { auditRules } from './rules/audit.ts';
+import { moderationRules } from './rules/barcode-moderation.ts';
+import { counterRules } from './rules/counters.ts';
+import { keyRules } from './rules/keys.ts';
+import { purgeRules } from './rules/purge-rules.ts';
 import type { Registry } from './registry.ts';
 import { registryPath } from './registry-path.ts';
 import { migrate } from './schema.ts';
-import { signUpRules } from './sign-ups.ts';
-import { SqliteStore } from './sqlite-store.ts';
+import { signUpRules } from './rules/sign-ups.ts';
+import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
-import { submissionRules } from './submissions.ts';
-import { webAccessRules } from './web-access.ts';
+import { submissionRules } from './rules/submissions.ts';
+import { webAccessRules } from './rules/web-access.ts';
 
 /**
  * The registry over a migrated store: the rules, written once, and the store's own authentication.
@@ -58,7 +58,7 @@ export async function openSqliteRegistry(path: string, options: { rules: StatusR
 /** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
 export async function openPgRegistry(url: string, options: { rules: StatusRules; poolSize?: number }): Promise<Registry> {
   // Loaded only for PostgreSQL: most installations never need the driver, and every command would load it.
-  const { PgStore } = await import('./pg-store.ts');
+  const { PgStore } = await import('./postgres/pg-store.ts');
   const store = await PgStore.open(url, options);
   try {
     await migrate(store);

@@ -1,13 +1,13 @@
 import type { Authenticate, PoolUse } from './store.ts';
-import type { AccountRegistry } from './accounts.ts';
-import type { KeyRegistry } from './keys.ts';
-import type { CounterRegistry } from './counters.ts';
-import type { SubmissionRegistry } from './submissions.ts';
-import type { ModerationRegistry } from './barcode-moderation.ts';
-import type { WebAccessRegistry } from './web-access.ts';
-import type { SignUpRegistry } from './sign-ups.ts';
-import type { AuditRegistry } from './audit.ts';
-import type { PurgeRegistry } from './purge-rules.ts';
+import type { AccountRegistry } from './rules/accounts.ts';
+import type { KeyRegistry } from './rules/keys.ts';
+import type { CounterRegistry } from './rules/counters.ts';
+import type { SubmissionRegistry } from './rules/submissions.ts';
+import type { ModerationRegistry } from './rules/barcode-moderation.ts';
+import type { WebAccessRegistry } from './rules/web-access.ts';
+import type { SignUpRegistry } from './rules/sign-ups.ts';
+import type { AuditRegistry } from './rules/audit.ts';
+import type { PurgeRegistry } from './rules/purge-rules.ts';
 
 export * from './records.ts';
 

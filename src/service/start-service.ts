@@ -11,7 +11,7 @@ import { CurrentRelease } from '../server/current-release.ts';
 import type { Handler } from '../server/http.ts';
 import { listen, type ListeningServer, serverLimits } from '../server/node-adapter.ts';
 import { startPurgeLoop } from '../server/purge-loop.ts';
-import { ReleaseHistory } from '../web/release-history.ts';
+import { ReleaseHistory } from '../web/releases/release-history.ts';
 import { CatalogueSource } from '../web/catalogue/catalogue-source.ts';
 import { RequestLog } from '../server/request-log.ts';
 import { ServiceMetrics } from '../server/service-metrics.ts';

@@ -13,7 +13,7 @@ import { sha256Hex } from '../util/digests.ts';
 import { parseCookies, serializeCookie } from '../server/cookies.ts';
 import { messagePage } from './pages.ts';
 import type { KeyList } from '../release/signing-keys.ts';
-import type { ReleaseNotes } from './release-notes.ts';
+import type { ReleaseNotes } from './releases/release-notes.ts';
 import type { CatalogueIndex } from './catalogue/catalogue-index.ts';
 import type { Rendered } from './render-cache.ts';
 import { pageNumberSchema } from '../inputs/input-schemas.ts';

@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import type { Handler } from '../server/http.ts';
 import { securityHeaders } from '../server/middleware/security-headers.ts';
 import { createRouter, route, type Route } from '../server/router.ts';
-import { accountRoutes } from './account-routes.ts';
+import { accountRoutes } from './account/account-routes.ts';
 import { catalogueRoutes } from './catalogue/catalogue-routes.ts';
-import { moderationRoutes } from './moderation-desk.ts';
-import { releaseRoutes } from './release-routes.ts';
-import { signInRoutes } from './sign-in-routes.ts';
-import { signUpRoutes } from './sign-up-routes.ts';
+import { moderationRoutes } from './moderation/moderation-desk.ts';
+import { releaseRoutes } from './releases/release-routes.ts';
+import { signInRoutes } from './account/sign-in-routes.ts';
+import { signUpRoutes } from './account/sign-up-routes.ts';
 import { siteKit, type WebsiteOptions } from './site-kit.ts';
 
 export { clientAddress, type SignUpPolicy, type WebsiteOptions } from './site-kit.ts';
-export { DEFAULT_SIGN_UP_POLICY } from './sign-up-routes.ts';
+export { DEFAULT_SIGN_UP_POLICY } from './account/sign-up-routes.ts';
 
 /** A file of static/ served at `path` (and, for the icon browsers ask for on their own, at another address too). */
 const asset = (file: string, type: string, path = file): Route => {

@@ -114,7 +114,9 @@ describe('the public catalogue pages', () => {
   it('sends a product’s other addresses to its one address, permanently', async () => {
     const { call } = setUp();
     expect(await call('/prodotti/0001001')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001' } });
-    expect(await call('/prodotti/000000001001?x=1')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001?x=1' } });
+    expect(await call('/prodotti/000001001?x=1')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001?x=1' } });
+    // Past nine digits it is no tariff code (source/tariff-code.ts), as on every surface.
+    expect((await call('/prodotti/000000001001')).status).toBe(404);
   });
 
   it('answers 404 for a code, a category or a page that does not exist', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprintOf, generateApiKey, looksLikeApiKey } from '../../src/registry/api-key.ts';
 import { openSqliteRegistry } from '../../src/registry/open-registry.ts';
 import { migrations } from '../../src/registry/schema.ts';
-import { SQLITE_DIALECT } from '../../src/registry/sqlite-store.ts';
+import { SQLITE_DIALECT } from '../../src/registry/sqlite/sqlite-store.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { BACKENDS } from '../helpers/registries.ts';
 import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';

@@ -6,9 +6,9 @@ import { buildRelease } from '../../src/pipeline/build-release.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { verifyRelease } from '../../src/release/verify-release.ts';
 import { writeReleaseDir } from '../../src/release/write-release-dir.ts';
-import { releaseFeed } from '../../src/web/release-feed.ts';
-import { releaseNotes } from '../../src/web/release-notes.ts';
-import { releaseDetailPage } from '../../src/web/release-pages.ts';
+import { releaseFeed } from '../../src/web/releases/release-feed.ts';
+import { releaseNotes } from '../../src/web/releases/release-notes.ts';
+import { releaseDetailPage } from '../../src/web/releases/release-pages.ts';
 import { feed } from '../helpers/feed.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

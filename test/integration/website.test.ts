@@ -6,8 +6,8 @@ import { waitFor } from '../helpers/wait-for.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { createWebsite, type SignUpPolicy } from '../../src/web/website.ts';
 import { checkItem } from '../../src/barcodes/validate-item.ts';
-import { USAGE_RULES_VERSION } from '../../src/web/usage-rules.ts';
-import type { ReleaseNotes } from '../../src/web/release-notes.ts';
+import { USAGE_RULES_VERSION } from '../../src/web/account/usage-rules.ts';
+import type { ReleaseNotes } from '../../src/web/releases/release-notes.ts';
 import { summariseChanges } from '../../src/dataset/summarise-changes.ts';
 import { RenderCache } from '../../src/web/render-cache.ts';
 

@@ -14,8 +14,8 @@ import {
 } from '../italian-labels.ts';
 import { layout } from '../pages.ts';
 import { chartSteps, priceChart } from './price-chart.ts';
-import type { ReleaseNotes } from '../release-notes.ts';
-import { describeNotesItalian } from '../release-notes.ts';
+import type { ReleaseNotes } from '../releases/release-notes.ts';
+import { describeNotesItalian } from '../releases/release-notes.ts';
 import { MAX_SEARCH_TEXT } from '../../inputs/input-schemas.ts';
 
 const referencePrice = (cents: number | null, unit: string | null) =>
