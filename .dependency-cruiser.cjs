@@ -32,6 +32,48 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
   to: { path: `^src/(${LAYERS.slice(0, i + 1).join('|')})/` },
 }));
 
+/**
+ * Inside a layer, its parts (docs/architecture.md): each folder of the website is one feature, and
+ * may use the others listed here only (every one may use the site's frame at src/web/ itself).
+ */
+const WEB_FEATURES = {
+  account: [],
+  releases: [],
+  // The desk shows submissions' statuses and sign-ups' types as the account pages name them.
+  moderation: ['account'],
+  // The announced changes page lists what the last releases changed.
+  catalogue: ['releases'],
+};
+const webFeatures = Object.entries(WEB_FEATURES).map(([feature, uses]) => ({
+  name: `web-${feature}-apart`,
+  comment: `web/${feature} may use ${uses.length ? `web/${uses.join(', web/')} and ` : ''}the site's frame, no other feature of the website`,
+  severity: 'error',
+  from: { path: `^src/web/${feature}/` },
+  to: {
+    path: `^src/web/(${Object.keys(WEB_FEATURES)
+      .filter((other) => other !== feature && !uses.includes(other))
+      .join('|')})/`,
+  },
+}));
+
+/** The registry's rules are written once over the store port; each engine implements the port on its own. */
+const registryParts = [
+  {
+    name: 'registry-rules-over-the-port',
+    comment: 'registry/rules speaks to the store (store.ts), never to an engine',
+    severity: 'error',
+    from: { path: '^src/registry/rules/' },
+    to: { path: '^src/registry/(sqlite|postgres)/' },
+  },
+  {
+    name: 'registry-engines-apart',
+    comment: 'the SQLite and PostgreSQL engines do not use each other',
+    severity: 'error',
+    from: { path: '^src/registry/(sqlite|postgres)/' },
+    to: { path: '^src/registry/(sqlite|postgres)/', pathNot: '^src/registry/$1/' },
+  },
+];
+
 module.exports = {
   forbidden: [
     {
@@ -42,6 +84,8 @@ module.exports = {
       to: { circular: true },
     },
     ...upward,
+    ...webFeatures,
+    ...registryParts,
     {
       name: 'errors-at-the-bottom',
       comment: 'src/errors.ts is the catalogue every layer reports with: it imports nothing of the project.',
