@@ -3,7 +3,7 @@ import { generateTariff } from '../fixtures/generate-tariff.ts';
 import { parseBarcodeList } from '../src/dataset/parse-barcode-list.ts';
 import type { BuiltRelease } from '../src/pipeline/built-release.ts';
 import { buildRelease } from '../src/pipeline/build-release.ts';
-import { publishRelease } from '../src/pipeline/publish-release.ts';
+import { publishRelease } from '../test/helpers/publish-release.ts';
 import { LocalBucket } from '../src/storage/local-bucket.ts';
 
 /**

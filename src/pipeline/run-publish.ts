@@ -6,7 +6,7 @@ import { localCopies } from '../publish/intact-copies.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
 import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts';
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
-import { fileName, FORMATS, type Format } from '../release/manifest.ts';
+import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { asBucketWriter } from './bucket-writer.ts';
 import { historyStep } from './record-history.ts';
@@ -31,7 +31,7 @@ function verifyFolder(runner: StepRunner, dir: string): Promise<ReleaseFiles> {
   return runner.compute('verify', async (say) => {
     const report = await verifyRelease(dir);
     if (!report.ok) throw errors.verifyFailed(dir, report.problems);
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    const manifest = manifestSchema.parse(JSON.parse(await readFile(join(dir, MANIFEST_FILE), 'utf8')));
     const read = (format: Format) => readFile(join(dir, fileName(format)));
     const files = Object.fromEntries(
       await Promise.all(FORMATS.map(async (format) => [format, await read(format)])),

@@ -1,6 +1,7 @@
 import { compactDate } from '../util/dates.ts';
 
-export interface PreviousRelease {
+/** The version of the release a new one follows, and the tariff date it was for. */
+export interface PreviousVersion {
   version: string;
   tariffDate: string;
 }
@@ -19,7 +20,7 @@ export interface PreviousRelease {
  *
  * @example nextVersion('2026-11-15', { version: '20261115.2', tariffDate: '2026-11-15' }, false) === '20261115.3'
  */
-export function nextVersion(tariffDate: string, previous: PreviousRelease | null, sameContent: boolean, taken: string[] = []): string {
+export function nextVersion(tariffDate: string, previous: PreviousVersion | null, sameContent: boolean, taken: string[] = []): string {
   const datePart = compactDate(tariffDate);
   if (previous && previous.tariffDate === tariffDate && sameContent) return previous.version;
   const sequences = [...taken, ...(previous ? [previous.version] : [])]

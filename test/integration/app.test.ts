@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
-import { publishRelease } from '../../src/pipeline/publish-release.ts';
+import { publishRelease } from '../helpers/publish-release.ts';
 import { generateApiKey } from '../../src/registry/api-key.ts';
 import { BACKENDS, type RegistryLocation } from '../helpers/registries.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';

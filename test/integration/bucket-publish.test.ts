@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBarcodeList } from '../../src/dataset/parse-barcode-list.ts';
 import { CURRENT_KEY, releaseFileKey } from '../../src/publish/bucket-layout.ts';
 import { listReleases, readCurrentManifest, rollbackRelease, type ReleaseFiles } from '../../src/publish/bucket-releases.ts';
-import { publishRelease } from '../../src/pipeline/publish-release.ts';
+import { publishRelease } from '../helpers/publish-release.ts';
 import { publishSteps } from '../../src/pipeline/publish-steps.ts';
 import { StepRunner } from '../../src/pipeline/step-runner.ts';
 import { summarisePlan } from '../../src/publish/plan-publication.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
-import { publishRelease } from '../../src/pipeline/publish-release.ts';
+import { publishRelease } from '../helpers/publish-release.ts';
 import { rollbackRelease } from '../../src/publish/bucket-releases.ts';
 import { CurrentRelease } from '../../src/server/current-release.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';

@@ -1,8 +1,8 @@
-import type { CopySource } from '../publish/intact-copies.ts';
-import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
-import type { Bucket } from '../storage/bucket.ts';
-import { publicationResult, publishSteps } from './publish-steps.ts';
-import { StepRunner, type StepReport } from './step-runner.ts';
+import type { CopySource } from '../../src/publish/intact-copies.ts';
+import type { PublishResult, ReleaseFiles } from '../../src/publish/bucket-releases.ts';
+import type { Bucket } from '../../src/storage/bucket.ts';
+import { publicationResult, publishSteps } from '../../src/pipeline/publish-steps.ts';
+import { StepRunner, type StepReport } from '../../src/pipeline/step-runner.ts';
 
 export interface PublishOptions {
   keep: number;
@@ -13,7 +13,8 @@ export interface PublishOptions {
 }
 
 /**
- * Publishes a release to a bucket with the pipeline's publish steps (plan, upload and read back,
+ * For tests and benchmarks, which publish a release built in memory (`tariff publish` verifies a
+ * folder first: pipeline/run-publish.ts). Publishes a release to a bucket with the pipeline's publish steps (plan, upload and read back,
  * switch, prune): any failure before the switch leaves the previous release current and whole.
  * Re-publishing the current release checks the bucket's files and repairs them when damaged.
  */
