@@ -16,12 +16,8 @@ const text = (value: unknown): string | null => (value === null || value === und
 /** Who an account or a sign-up is: the fields both carry. */
 const identity = (row: Row) => ({ id: Number(row.id), email: String(row.email), type: row.type as AccountType });
 
-// toAccount runs on every API request: written out, since Node 20's V8 builds `{ ...identity(row), more }`
-// some twenty times slower than a plain literal (5 µs here, a tenth of a 304's whole cost).
 export const toAccount = (row: Row): Account => ({
-  id: Number(row.id),
-  email: String(row.email),
-  type: row.type as AccountType,
+  ...identity(row),
   blocked: Boolean(row.blocked),
   submitLimit: Number(row.submit_limit),
   createdAt: String(row.created_at),

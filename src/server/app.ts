@@ -48,7 +48,6 @@ const download =
     const current = release.current;
     if (!current) return httpErrors.noRelease(rateHeaders);
     const etag = `"${current.manifest.files[format].sha256}"`;
-    // Spreads go last on this path: Node 20 builds `{ ...a, more }` some twenty times slower.
     const headers = { etag, 'cache-control': 'private, no-cache', ...rateHeaders };
     if (matchesEtag(header(request, 'if-none-match'), etag)) {
       metrics?.download(format, 304, 0);
