@@ -44,29 +44,25 @@ export function createRegistry(store: Store, statusRules: StatusRules): Registry
  */
 export async function openSqliteRegistry(path: string, options: { rules: StatusRules; longRunning?: boolean }): Promise<Registry> {
   await privateFile(path);
-  const store = new SqliteStore(path, { checkpointInBackground: options.longRunning });
-  try {
-    await migrate(store);
-  } catch (error) {
-    // A migration that fails leaves no file open nor a checkpoint timer running.
-    await store.close();
-    throw error;
-  }
-  return createRegistry(store, options.rules);
+  return migratedRegistry(new SqliteStore(path, { checkpointInBackground: options.longRunning }), options.rules);
 }
 
 /** The registry on PostgreSQL (`?schema=name` isolates it in a schema), migrated if needed. */
 export async function openPgRegistry(url: string, options: { rules: StatusRules; poolSize?: number }): Promise<Registry> {
   // Loaded only for PostgreSQL: most installations never need the driver, and every command would load it.
   const { PgStore } = await import('./postgres/pg-store.ts');
-  const store = await PgStore.open(url, options);
+  return migratedRegistry(await PgStore.open(url, options), options.rules);
+}
+
+/** The registry over a store once migrated: a migration that fails closes the store (no file, connection or timer left open). */
+async function migratedRegistry(store: Store, rules: StatusRules): Promise<Registry> {
   try {
     await migrate(store);
   } catch (error) {
     await store.close();
     throw error;
   }
-  return createRegistry(store, options.rules);
+  return createRegistry(store, rules);
 }
 
 /**

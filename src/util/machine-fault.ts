@@ -2,7 +2,8 @@ import type { MachineFault } from '../errors.ts';
 
 type ErrorLike = { code?: unknown; errno?: unknown; path?: unknown; message?: unknown; cause?: unknown };
 
-const FILE_SYSTEM: Record<string, [MachineFault['condition'], string]> = {
+/** The codes that name a machine's condition: the file system's (errno), then SQLite's result codes (better-sqlite3's `code`). */
+const KNOWN_CODES: Record<string, [MachineFault['condition'], string]> = {
   EACCES: ['permission_denied', 'permission denied'],
   EPERM: ['permission_denied', 'operation not permitted'],
   EROFS: ['read_only', 'the file system is read-only'],
@@ -10,10 +11,6 @@ const FILE_SYSTEM: Record<string, [MachineFault['condition'], string]> = {
   EDQUOT: ['quota_exceeded', 'the disk quota is exceeded'],
   EMFILE: ['too_many_open_files', 'too many open files'],
   ENFILE: ['too_many_open_files', 'too many open files in the system'],
-};
-
-/** SQLite's result codes (better-sqlite3 reports them as `code`). */
-const SQLITE: Record<string, [MachineFault['condition'], string]> = {
   SQLITE_FULL: ['database_full', 'the database or its disk is full'],
   SQLITE_BUSY: ['database_busy', 'the database is locked by another process, past its timeout'],
   SQLITE_LOCKED: ['database_busy', 'the database is locked'],
@@ -36,7 +33,7 @@ export function machineFault(error: unknown): MachineFault | null {
     const code = typeof e.code === 'string' ? e.code : '';
     const path = typeof e.path === 'string' ? e.path : null;
     const message = typeof e.message === 'string' ? e.message : '';
-    const known = FILE_SYSTEM[code] ?? SQLITE[code] ?? (code.startsWith('SQLITE_IOERR') ? SQLITE.SQLITE_FULL : undefined);
+    const known = KNOWN_CODES[code] ?? (code.startsWith('SQLITE_IOERR') ? KNOWN_CODES.SQLITE_FULL : undefined);
     if (known) return { condition: known[0], path, detail: `${known[1]} (${code})` };
     if (POSTGRES_UNAVAILABLE.test(code)) {
       const condition = code === '53100' ? 'database_full' : 'database_unreachable';
