@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.ts';
-import type { Barcode, Dataset } from '../dataset/model.ts';
+import type { Barcode } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
 import type { PublicationPlan } from '../publish/plan-publication.ts';
 import type { Manifest } from '../release/manifest.ts';
@@ -13,6 +13,7 @@ import { buildRelease } from './build-release.ts';
 import type { BuiltRelease } from './built-release.ts';
 import { applyPlan, planStep, type PublishTarget } from './publish-steps.ts';
 import type { Say, StepRunner } from './step-runner.ts';
+import { type PreviousRelease } from './release-inputs.ts';
 
 /** Where a run's inputs come from: the command decides (the authority's pages, files, the bundled lists). */
 export interface ReleaseInputs {
@@ -21,13 +22,13 @@ export interface ReleaseInputs {
   /** The approved matches to add: the --barcodes list and the registry's. */
   barcodes: () => Promise<Barcode[]>;
   /** The release this one follows (the bucket's current one, or --previous), its rows, and the versions taken. */
-  previous: (say: Say) => Promise<{ manifest: Manifest | null; dataset: Dataset | null; takenVersions: string[] }>;
+  previous: (say: Say) => Promise<PreviousRelease>;
 }
 
 /** What the fetch step gathered: everything the build reads. */
 export interface FetchedInputs extends AuthorityDocuments {
   barcodes: Barcode[];
-  previous: Awaited<ReturnType<ReleaseInputs['previous']>>;
+  previous: PreviousRelease;
 }
 
 /** Where the release is written on disk, and what else goes with it (the provenance of a published release). */

@@ -49,7 +49,10 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
     const runner = new StepRunner(options);
     const { built } = await runReleaseSteps(
       {
-        ...options,
+        settings,
+        now: options.now,
+        date: options.date,
+        allowShrink: options.allowShrink,
         scratchDir,
         destination: options.out,
         inputs: {

@@ -113,7 +113,10 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
     const runner = new StepRunner(options);
     const { fetched, built, plan } = await runReleaseSteps(
       {
-        ...options,
+        settings,
+        now: options.now,
+        date: options.date,
+        allowShrink: options.allowShrink,
         scratchDir,
         destination: bucket.description,
         inputs: {
