@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_CARTON_UNITS } from '../dataset/barcode-rules.ts';
 import { checkGtin } from '../gs1/gtin.ts';
 import { parseTariffCode } from '../source/tariff-code.ts';

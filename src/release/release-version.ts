@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A release's version, `YYYYMMDD.n`: the date of the tariff in force, then the sequence of the

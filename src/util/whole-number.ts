@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Decimal digits and nothing else: no sign, exponent, hex, fraction or inner space (`1e3`, `0x10`, `-1`, `12.0` are refused). */
 const DIGITS = /^\d{1,15}$/;
