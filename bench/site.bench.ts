@@ -65,10 +65,11 @@ try {
     ];
     return pick(slips)();
   };
+  const SEARCH_KINDS = ['code', 'barcode', 'prefix', 'two words', 'one slip', 'two slips', 'joined', 'no match'];
   // Codes, barcodes, a prefix, two words; then the forgiving kinds: a slip in one word, two slips
   // in a long one (found only as nothing is nearer), two words of a name joined, a word matching nothing.
   const searchPath = (i: number) => {
-    const kind = i % 8;
+    const kind = i % SEARCH_KINDS.length;
     if (kind === 0) return `/prodotti?q=${encodeURIComponent(pick(dataset.products).admCode)}`;
     if (kind === 1) return `/prodotti?q=${pick(dataset.barcodes).barcode}`;
     const queries = [
@@ -89,7 +90,8 @@ try {
   console.log(
     `bench:site: ${dataset.products.length} products, ${dataset.barcodes.length} barcodes, ${history.products.length} histories, ${SECONDS} s per scenario, ${ROUNDS} rounds`,
   );
-  const rounds: { search: Stats; product: Stats; rss: { before: number; after: number; peak: number } }[] = [];
+  const rounds: { search: Stats & { byKind: Map<string, Stats> }; product: Stats; rss: { before: number; after: number; peak: number } }[] =
+    [];
   for (let round = 1; round <= ROUNDS; round++) {
     const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(PORT)], {
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -98,7 +100,7 @@ try {
     children.push(child);
     await waitForUrl(`http://127.0.0.1:${PORT}/healthz`);
     const before = memory(child.pid!).rss;
-    const search = await load(searchPath);
+    const search = await load(searchPath, (i) => SEARCH_KINDS[i % SEARCH_KINDS.length]!);
     const product = await load(productPath);
     const after = memory(child.pid!);
     child.kill('SIGTERM');
@@ -114,6 +116,11 @@ try {
     return `${name} p95 median ${median.toFixed(1)} ms (range ${p95[0]!.toFixed(1)}–${p95.at(-1)!.toFixed(1)}), target <= ${TARGETS[name]} ms: ${p95.at(-1)! <= TARGETS[name] ? 'met in every round' : median <= TARGETS[name] ? 'met in the median, not every round' : 'missed'}`;
   };
   console.log(summary('search'));
+  const kindP95 = (kind: string) => {
+    const p95 = rounds.map((r) => r.search.byKind.get(kind)!.p95).sort((a, b) => a - b);
+    return `${kind} ${p95[Math.floor(p95.length / 2)]!.toFixed(1)} (${p95[0]!.toFixed(1)}–${p95.at(-1)!.toFixed(1)})`;
+  };
+  console.log(`search p95 by kind, median of the rounds (range), ms: ${SEARCH_KINDS.map(kindP95).join(', ')}`);
   console.log(summary('product'));
   const rss = rounds.map((r) => r.rss.after).sort((a, b) => a - b);
   console.log(
@@ -131,21 +138,34 @@ interface Stats {
   p99: number;
 }
 
-/** One request at a time for SECONDS, each path new; the latencies' percentiles. Every answer must be a 200. */
-async function load(path: (i: number) => string): Promise<Stats> {
+/**
+ * One request at a time for SECONDS, each path new; the latencies' percentiles, of all and of each
+ * kind of request (`kindOf`). Every answer must be a 200.
+ */
+async function load(
+  path: (i: number) => string,
+  kindOf: (i: number) => string = () => 'all',
+): Promise<Stats & { byKind: Map<string, Stats> }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
+  const byKind = new Map<string, number[]>();
   const until = performance.now() + SECONDS * 1000;
   for (let i = 0; performance.now() < until; i++) {
     const start = performance.now();
     const status = await get(agent, path(i));
-    times.push(performance.now() - start);
+    const took = performance.now() - start;
+    times.push(took);
+    byKind.set(kindOf(i), [...(byKind.get(kindOf(i)) ?? []), took]);
     if (status !== 200) throw new Error(`${path(i)} answered ${status}`);
   }
   agent.destroy();
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { count: times.length, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+  return { ...percentiles(times), byKind: new Map([...byKind].map(([kind, kindTimes]) => [kind, percentiles(kindTimes)])) };
+}
+
+function percentiles(times: number[]): Stats {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
 
 function get(agent: Agent, path: string): Promise<number> {

@@ -1,6 +1,6 @@
-import MiniSearch from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
 import { editDistance } from './edit-distance.ts';
-import { farEdits, indexTerms, nearEdits, searchWords } from './search-words.ts';
+import { farEdits, forgiving, indexTerms, nearEdits, searchWords } from './search-words.ts';
 
 /**
  * How a name matched a search, best first: every word at the start of a word of the name
@@ -53,26 +53,27 @@ const compareMatches = (a: NameMatch, b: NameMatch) =>
 /**
  * Names (and packs) searched by words, forgiving how they are typed: prefixes, typos within a
  * few edits, words joined or split ("monte cristo" finds MONTECRISTO, "montecristo" finds MONTE
- * CRISTO), number designators however written (search-words.ts). MiniSearch finds the candidates
- * of each word (prefix and fuzzy lookups in its radix tree); the tiers are decided here, with a
- * swap of letters counted as one edit. A search reads nothing and changes nothing.
+ * CRISTO), number designators however written (search-words.ts). The terms are kept in
+ * MiniSearch's radix tree (its SearchableMap: prefix and fuzzy lookups), each with the names that
+ * hold it; the tiers are decided here, with a swap of letters counted as one edit. No relevance
+ * score is computed: the tiers and the names' order rank. A search reads nothing and changes nothing.
  */
 export class NameSearch {
-  private readonly index: MiniSearch<Named & { id: number }>;
+  /** Every term of a name or a pack, with the positions of the names that hold it. */
+  private readonly terms = new SearchableMap<number[]>();
   /** Every term of the names, with how many names hold it: for splitting a word, and for the closest names. */
-  private readonly vocabulary: Map<string, number>;
+  private readonly vocabulary = new Map<string, number>();
+  /** The terms of the names a typo may be forgiven in (letters only): what a word nothing matched is compared with. */
+  private readonly words: string[];
 
   constructor(names: readonly Named[]) {
-    this.index = new MiniSearch<Named & { id: number }>({
-      fields: ['name', 'pack'],
-      tokenize: indexTerms,
-      processTerm: (term) => term,
-      searchOptions: { tokenize: (text) => [text], processTerm: (term) => term },
+    names.forEach((named, position) => {
+      const nameTerms = new Set(indexTerms(named.name));
+      for (const term of new Set([...nameTerms, ...indexTerms(named.pack)]))
+        this.terms.update(term, (held = []) => (held.push(position), held));
+      for (const term of nameTerms) this.vocabulary.set(term, (this.vocabulary.get(term) ?? 0) + 1);
     });
-    this.index.addAll(names.map((named, id) => ({ id, name: named.name, pack: named.pack })));
-    this.vocabulary = new Map();
-    for (const named of names)
-      for (const term of new Set(indexTerms(named.name))) this.vocabulary.set(term, (this.vocabulary.get(term) ?? 0) + 1);
+    this.words = [...this.vocabulary.keys()].filter(forgiving);
   }
 
   /** The names holding every word of the text, best first (a text without words matches none). */
@@ -103,9 +104,9 @@ export class NameSearch {
     for (const word of words) {
       const { terms, edits } = this.nearestTerms(word);
       if (terms.length === 0) continue;
-      for (const result of this.index.search({ combineWith: 'OR', queries: terms }, { prefix: false, fuzzy: false })) {
-        const seen = score.get(result.id as number) ?? { found: 0, edits: 0 };
-        score.set(result.id as number, { found: seen.found + 1, edits: seen.edits + edits });
+      for (const position of new Set(terms.flatMap((term) => this.terms.get(term) ?? []))) {
+        const seen = score.get(position) ?? { found: 0, edits: 0 };
+        score.set(position, { found: seen.found + 1, edits: seen.edits + edits });
       }
     }
     const ranked = [...score.entries()].sort(([a, x], [b, y]) => y.found - x.found || x.edits - y.edits || a - b);
@@ -133,16 +134,17 @@ export class NameSearch {
   /** The names one word matches, each with how: by prefix (0 edits), or within its far edits. */
   private wordMatches(word: string): Map<number, WordMatch> {
     const far = farEdits(word);
-    const byTerm = new Map<string, WordMatch>();
-    const measure = (term: string): WordMatch => {
-      if (term.startsWith(word)) return { edits: 0, exact: term === word };
-      return { edits: editDistance(word, term, far), exact: false };
-    };
     const matches = new Map<number, WordMatch>();
-    for (const result of this.index.search(word, { prefix: true, fuzzy: far > 0 ? far : false })) {
-      let best: WordMatch | undefined;
-      for (const term of result.terms) best = betterMatch(best, byTerm.get(term) ?? byTerm.set(term, measure(term)).get(term)!);
-      if (best && best.edits <= far) matches.set(result.id as number, best);
+    const add = (positions: number[], match: WordMatch) => {
+      for (const position of positions) matches.set(position, betterMatch(matches.get(position), match));
+    };
+    for (const [term, positions] of this.terms.atPrefix(word)) add(positions, { edits: 0, exact: term === word });
+    if (far === 0) return matches;
+    // The radix tree finds the terms within `far` edits counting a swap as two; counted here as one.
+    for (const [term, [positions]] of this.terms.fuzzyGet(word, far)) {
+      if (term.startsWith(word)) continue;
+      const edits = editDistance(word, term, far);
+      if (edits <= far) add(positions, { edits, exact: false });
     }
     return matches;
   }
@@ -154,7 +156,9 @@ export class NameSearch {
   private nearestTerms(word: string): { terms: string[]; edits: number } {
     let edits = Infinity;
     let terms: string[] = [];
-    for (const term of this.vocabulary.keys()) {
+    // A number nothing matched has no near one: another number is another product.
+    if (!forgiving(word)) return { terms, edits };
+    for (const term of this.words) {
       const distance = term.startsWith(word) ? 0 : editDistance(word, term, edits);
       if (distance < edits) [edits, terms] = [distance, [term]];
       else if (distance === edits) terms.push(term);

@@ -44,7 +44,7 @@ export function indexTerms(text: string): string[] {
 }
 
 /** A word a typo is forgiven in: letters only (a number or a code off by one digit is another product). */
-const forgiving = (word: string) => /^\p{L}+$/u.test(word);
+export const forgiving = (word: string): boolean => /^\p{L}+$/u.test(word);
 
 /**
  * The edits a word of the search may be away from a word of a name and still count as a near
