@@ -111,6 +111,16 @@ describe('the public catalogue pages', () => {
     expect((await call('/prodotti?q=aurora')).text).toMatch(/AURORA VERDE.*ritirato/s);
   });
 
+  it('says when only similar names matched, and suggests names when none did', async () => {
+    const { call } = setUp();
+    expect((await call('/prodotti?q=auorra')).text).toContain(
+      'Nessun nome contiene «auorra» così come è scritto: 3 prodotti dal nome simile',
+    );
+    const none = (await call('/prodotti?q=zzyzx')).text;
+    expect(none).toContain('Nessun prodotto trovato per «zzyzx». Forse cercavi: <a href="/prodotti?q=');
+    expect(none).not.toContain('<table');
+  });
+
   it('sends a product’s other addresses to its one address, permanently', async () => {
     const { call } = setUp();
     expect(await call('/prodotti/0001001')).toMatchObject({ status: 301, headers: { location: '/prodotti/1001' } });
