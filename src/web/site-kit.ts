@@ -166,7 +166,6 @@ export function siteKit(options: WebsiteOptions): SiteKit {
       ...page(405, messagePage('Metodo non consentito', 'Questa pagina non accetta questo tipo di richiesta.')),
       headers: { allow: allow.join(', ') },
     }),
-    /** The 429 page: when to try again, in words and in Retry-After (an hour, unless said). */
     tooMany: (retryAfterSeconds = 3600, back = { href: '/accedi', label: "Torna all'accesso" }) =>
       page(
         429,
@@ -177,7 +176,6 @@ export function siteKit(options: WebsiteOptions): SiteKit {
         ),
         { 'retry-after': String(retryAfterSeconds) },
       ),
-    /** A page rendered once and kept, with its ETag: 304 when the client already holds those bytes. */
     keptPage: (request: HttpRequest, kept: Rendered, headers: Record<string, string>): HttpResponse => {
       const withTag = { ...headers, etag: kept.etag };
       if (header(request, 'if-none-match') === kept.etag) return { status: 304, headers: withTag, body: null };
@@ -185,17 +183,12 @@ export function siteKit(options: WebsiteOptions): SiteKit {
     },
     siteLink: (path: string) => `${options.siteUrl().replace(/\/+$/, '')}${path}`,
 
-    /** The anonymous CSRF token: the cookie's, or a new one to set. */
     anonymousCsrf(request: HttpRequest): { token: string; headers: Record<string, string> } {
       const existing = parseCookies(header(request, 'cookie')).get(csrfCookie);
       const token = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
       return { token, headers: existing === token ? {} : { 'set-cookie': serializeCookie(csrfCookie, token, { secure }) } };
     },
 
-    /**
-     * The page an e-mailed link opens: it asks to confirm, and showing it does not use the link
-     * (mail scanners that open links must not spend it). `usable` checks the link's token, by its SHA-256.
-     */
     linkPage(
       usable: (tokenHash: string, now: Date) => Promise<boolean>,
       invalid: () => HttpResponse,
@@ -209,23 +202,19 @@ export function siteKit(options: WebsiteOptions): SiteKit {
       };
     },
 
-    /** A form sent before sign-in: its token must equal the double-submit cookie's. */
     anonymousForm: (next: RouteHandler<FormContext>): RouteHandler =>
       formBody<RouteContext>()(
         csrf<FormContext>({ expected: (ctx) => parseCookies(header(ctx.request, 'cookie')).get(csrfCookie), refuse: forbidden })(next),
       ),
 
-    /** A signed-in page or form: without a session, a page goes to sign-in and a form is refused; a form carries the session's token. */
     signedIn: (next: RouteHandler<SessionContext & FormContext>): RouteHandler =>
       signedIn<RouteContext>({ session, otherwise: (request) => (request.method === 'GET' ? redirect('/accedi') : forbidden()) })(
         sessionForm(next),
       ),
 
-    /** For anyone but an administrator the page does not exist: the same 404 as any unknown page. */
     administrator: (next: RouteHandler<SessionContext & FormContext>): RouteHandler =>
       signedIn<RouteContext>({ session, otherwise: notFound, accept: (found) => found.account.admin })(sessionForm(next)),
 
-    /** Opens a session for the account and goes to `location`. */
     async signInAs(accountId: number, now: Date, location: string): Promise<HttpResponse> {
       const id = randomToken();
       await registry.createSession(accountId, sha256Hex(id), randomToken(), new Date(now.getTime() + options.sessionTtlMs), now);
@@ -233,7 +222,6 @@ export function siteKit(options: WebsiteOptions): SiteKit {
       return redirect(location, { 'set-cookie': serializeCookie(sessionCookie, id, { secure, maxAgeSeconds }) });
     },
 
-    /** Per client and per address: the second is counted only when the first allows. */
     async withinLimits(request: HttpRequest, purpose: string, email: string, now: Date): Promise<boolean> {
       const hour = hourWindow(now).periodStart;
       const client = `${purpose}:client:${clientAddress(request, options.trustProxy ?? 0)}`;
@@ -244,12 +232,8 @@ export function siteKit(options: WebsiteOptions): SiteKit {
       return allowed;
     },
 
-    /**
-     * Work done after the answer went out (a lookup, a durable insert, a mail), so neither the answer
-     * nor its timing tells what it found. It starts on the event loop's next turn: by then the
-     * answer has been written, whereas work started now would run its first steps (a lookup, an
-     * fsync) in the microtasks before the answer is written.
-     */
+    // On the event loop's next turn: by then the answer has been written, whereas work started now
+    // would run its first steps (a lookup, an fsync) in the microtasks before the answer is written.
     later(work: () => Promise<void>): void {
       const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
       const deferred: Promise<void> = nextTurn
@@ -260,7 +244,6 @@ export function siteKit(options: WebsiteOptions): SiteKit {
       pending.add(deferred);
     },
 
-    /** The number of deferred works under way (for tests: none once they are done). */
     get deferred(): number {
       return pending.size;
     },
