@@ -1,5 +1,3 @@
-import * as z from 'zod';
-
 /** Decimal digits and nothing else: no sign, exponent, hex, fraction or inner space (`1e3`, `0x10`, `-1`, `12.0` are refused). */
 const DIGITS = /^\d{1,15}$/;
 
@@ -17,12 +15,3 @@ export function parseWholeNumber(value: unknown, min: number, max: number): numb
   else return null;
   return Number.isSafeInteger(number) && number >= min && number <= max ? number : null;
 }
-
-/** The same rule as a schema: the number, or an issue naming the bounds. */
-export const wholeNumberSchema = (min: number, max: number) =>
-  z.unknown().transform((value, context) => {
-    const number = parseWholeNumber(value, min, max);
-    if (number !== null) return number;
-    context.addIssue({ code: 'custom', message: `a whole number from ${min} to ${max}` });
-    return z.NEVER;
-  });

@@ -16,7 +16,7 @@ import type { KeyList } from '../release/signing-keys.ts';
 import type { ReleaseNotes } from './releases/release-notes.ts';
 import type { CatalogueIndex } from './catalogue/catalogue-index.ts';
 import type { Rendered } from './render-cache.ts';
-import { pageNumberSchema } from '../inputs/input-schemas.ts';
+import { parsePageNumber } from '../inputs/input-schemas.ts';
 
 export interface WebsiteOptions {
   registry: Registry;
@@ -62,8 +62,7 @@ export const randomToken = () => randomBytes(32).toString('base64url');
 /** `?pagina=`: absent is page 1; anything but a page number (inputs/input-schemas.ts) is no page (a 404). */
 export function pageNumber(value: string | null): number | null {
   if (value === null) return 1;
-  const parsed = pageNumberSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  return parsePageNumber(value);
 }
 
 /** A link a page offers back (the 404 and 429 pages' way out). */
