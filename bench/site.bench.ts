@@ -155,7 +155,11 @@ async function load(
     const status = await get(agent, path(i));
     const took = performance.now() - start;
     times.push(took);
-    byKind.set(kindOf(i), [...(byKind.get(kindOf(i)) ?? []), took]);
+    const kind = kindOf(i);
+    byKind
+      .set(kind, byKind.get(kind) ?? [])
+      .get(kind)!
+      .push(took);
     if (status !== 200) throw new Error(`${path(i)} answered ${status}`);
   }
   agent.destroy();
