@@ -64,9 +64,12 @@ const HINTS = {
     "Pass --source-page with the authority's price page (or set TARIFF_SOURCE_PAGES, or sourcePages in <data-dir>/config.json), or --source-url for single documents.",
   source_page_unrecognised:
     "The authority's site has changed: check the page in a browser, and the link texts the builder looks for in docs/source-format.md. No release was made.",
-  locked: 'Wait for it to finish; a lock older than the stale timeout is taken over.',
+  locked:
+    'Wait for it to finish. A lock whose holder provably no longer runs on this machine is taken over at once; one whose holder cannot be checked, once it is older than the stale timeout (TARIFF_LOCK_STALE_SECONDS).',
   bucket_busy:
-    'Another writer holds the bucket (its lock names the command and the machine). Run again once it is done; a lock left by a writer that died is taken over once it expires (TARIFF_LOCK_STALE_SECONDS). Nothing was changed.',
+    'Another writer holds the bucket (its lock names the command and the machine). Run again once it is done. A lock left by a writer of this machine that died is taken over at once; one of another machine once this machine has seen it unrenewed for its whole life (TARIFF_LOCK_STALE_SECONDS), counted across runs. Nothing was changed.',
+  bucket_lease_lost:
+    'Another writer took the bucket over while this run held it (this run was paused or cut off from the bucket longer than the lease lives), so this run stopped before its next write. Check with `tariff verify --bucket`, then run again.',
   bucket_changed:
     'Another writer changed it while this run held the writer lock (a writer that takes no lock, or a lock that expired): nothing was overwritten. Run again; see docs/operations.md, "One writer at a time".',
   invalid_email: 'Give the address the account signs in with.',
@@ -212,6 +215,8 @@ export const errors = {
     fail('product_not_in_history', `Tariff code ${admCode} is in no release or list recorded in ${where}`, 1, { admCode }),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
   bucketBusy: (where: string, holder: string) => fail('bucket_busy', `${where}: another writer holds the bucket: ${holder}`),
+  bucketLeaseLost: (where: string, detail: string) =>
+    fail('bucket_lease_lost', `${where}: this run no longer holds the bucket's writer lease (${detail}); it stopped before its next write`),
   bucketChanged: (where: string, detail: string) => fail('bucket_changed', `${where} changed since this run read it: ${detail}`),
   noCurrentRelease: (where: string) =>
     fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),

@@ -68,7 +68,7 @@ export class CommandContext {
   }
 
   /** Runs `work` as the bucket's only writer (the data dir's lock, then the bucket's writer lease). */
-  async asBucketWriter<T>(bucket: Bucket, command: string, work: () => Promise<T>): Promise<T> {
+  async asBucketWriter<T>(bucket: Bucket, command: string, work: (leased: Bucket) => Promise<T>): Promise<T> {
     const settings = await this.settings();
     const { asBucketWriter } = await import('../pipeline/bucket-writer.ts');
     return asBucketWriter(bucket, { settings, dataDir: this.dataDir, command, warn: (line) => this.warn(line) }, work);

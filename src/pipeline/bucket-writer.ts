@@ -1,8 +1,13 @@
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as z from 'zod';
 import type { Settings } from '../config/settings.ts';
-import { acquireBucketLease } from '../publish/bucket-lease.ts';
+import { acquireBucketLease, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { writeFileAtomic } from '../util/durable-write.ts';
+import { holderState, thisProcess } from '../util/process-identity.ts';
 import { acquireLock } from '../util/run-lock.ts';
 
 export interface BucketWriterOptions {
@@ -14,32 +19,81 @@ export interface BucketWriterOptions {
   warn: (line: string) => void;
   /** A dry run writes nothing, so it takes no lock: it may run beside a writer. */
   dryRun?: boolean;
+  /** The machine's clock, which the lease's times are measured on (a test skews it); default the system's. */
+  machineNow?: () => Date;
+}
+
+/**
+ * What the data dir remembers of each bucket it writes: the other writer's lease last seen (so a
+ * run goes on counting its unrenewed time where the last gave up), and whether the store was last
+ * found to ignore conditional writes (so that a cron line says so once, not every 15 minutes).
+ */
+const WRITER_STATE_FILE = 'bucket-writer.json';
+const writerStateSchema = z.record(
+  z.string(),
+  z.object({
+    sighting: z.object({ digest: z.string(), since: z.string() }).nullable().default(null),
+    ignoresConditions: z.boolean().default(false),
+  }),
+);
+type WriterState = z.infer<typeof writerStateSchema>;
+
+async function readWriterState(dataDir: string): Promise<WriterState> {
+  try {
+    return writerStateSchema.parse(JSON.parse(await readFile(join(dataDir, WRITER_STATE_FILE), 'utf8')));
+  } catch {
+    // Missing or damaged: what it remembered is only a saving (a warning said again, a lease watched anew).
+    return {};
+  }
+}
+
+async function rememberOf(dataDir: string, bucket: Bucket, change: Partial<WriterState[string]>): Promise<void> {
+  const state = await readWriterState(dataDir);
+  const entry = { sighting: null, ignoresConditions: false, ...state[bucket.description], ...change };
+  await writeFileAtomic(join(dataDir, WRITER_STATE_FILE), `${JSON.stringify({ ...state, [bucket.description]: entry }, null, 2)}\n`);
 }
 
 /**
  * Runs `work` as the bucket's only writer: under the data dir's lock (runs on this machine), then
- * the bucket's writer lease (runs anywhere). Every command that writes a bucket goes through here.
+ * the bucket's writer lease (runs anywhere). Every command that writes a bucket goes through here,
+ * and writes only through the bucket given to `work`: each of its writes first checks that the
+ * lease is still this run's, so a writer that lost it stops (`bucket_lease_lost`) before writing.
+ * A store that ignores conditional writes is said once per bucket and data dir (again when that
+ * changes, or when `wrote` says the run wrote a release): a cron run with nothing new prints nothing.
  */
-export async function asBucketWriter<T>(bucket: Bucket, options: BucketWriterOptions, work: () => Promise<T>): Promise<T> {
-  if (options.dryRun) return work();
-  const { settings } = options;
-  const unlock = await acquireLock(options.dataDir, 'release', settings.lockStaleSeconds * 1000);
+export async function asBucketWriter<T>(
+  bucket: Bucket,
+  options: BucketWriterOptions,
+  work: (bucket: Bucket) => Promise<T>,
+  wrote: (result: T) => boolean = () => false,
+): Promise<T> {
+  if (options.dryRun) return work(bucket);
+  const { settings, dataDir } = options;
+  const unlock = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
   try {
+    const remembered = (await readWriterState(dataDir))[bucket.description];
     const lease = await acquireBucketLease(bucket, {
       owner: `tariff ${options.command}`,
       host: hostname(),
-      pid: process.pid,
-      // A writer of this machine that no longer runs (killed, crashed) holds nothing: taken over at once.
-      isGone: (holder) => holder.host === hostname() && holder.pid !== process.pid && !isRunning(holder.pid),
-      // The lease's times are the machine's, whatever clock the release is dated by (SOURCE_DATE_EPOCH).
-      now: () => new Date(),
+      identity: thisProcess(),
+      holderState,
+      now: options.machineNow ?? (() => new Date()),
       ttlMs: settings.lockStaleSeconds * 1000,
       waitMs: settings.bucketLockWaitSeconds * 1000,
       sleep: (ms) => sleep(ms),
+      sightings: {
+        read: async () => remembered?.sighting ?? null,
+        write: (sighting: LeaseSighting | null) => rememberOf(dataDir, bucket, { sighting }),
+      },
     });
-    if (lease.warning) options.warn(lease.warning);
     try {
-      return await work();
+      const ignoring = lease.warning !== null;
+      const news = ignoring !== (remembered?.ignoresConditions ?? false);
+      if (news) await rememberOf(dataDir, bucket, { ignoresConditions: ignoring });
+      if (lease.warning && news) options.warn(lease.warning);
+      const result = await work(leased(bucket, lease));
+      if (lease.warning && !news && wrote(result)) options.warn(lease.warning);
+      return result;
     } finally {
       await lease.release();
     }
@@ -48,12 +102,25 @@ export async function asBucketWriter<T>(bucket: Bucket, options: BucketWriterOpt
   }
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The bucket as a lease holder writes it: every write preceded by the check that the lease is still held. */
+function leased(bucket: Bucket, lease: BucketLease): Bucket {
+  return {
+    description: bucket.description,
+    get: (key) => bucket.get(key),
+    open: (key) => bucket.open(key),
+    getTagged: (key) => bucket.getTagged(key),
+    list: (prefix) => bucket.list(prefix),
+    async put(key, data, contentType) {
+      await lease.check();
+      return bucket.put(key, data, contentType);
+    },
+    async putIfUnchanged(key, data, contentType, expected) {
+      await lease.check();
+      return bucket.putIfUnchanged(key, data, contentType, expected);
+    },
+    async delete(keys) {
+      await lease.check();
+      return bucket.delete(keys);
+    },
+  };
 }

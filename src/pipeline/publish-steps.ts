@@ -9,7 +9,7 @@ import {
   type PlannedRepair,
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
-import { switchCurrent, verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
+import { readCurrentManifest, switchCurrent, verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
 import { releaseManifestOf, renderManifest, type Manifest } from '../release/manifest.ts';
 import type { Signing } from '../publish/current-signing.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -128,14 +128,20 @@ async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPla
 }
 
 async function pruneStep(runner: StepRunner, target: PublishTarget, plan: PublicationPlan): Promise<void> {
-  const { prune, clean } = plan;
   await runner.effect('prune', {
     run: async (say) => {
+      // The plan was made before the switch: another writer may have moved current.json since (a
+      // rollback after this run lost its lease). What it names now is never removed, nor, when it
+      // moved, any release this run's switch involved, whatever the plan said.
+      const current = (await readCurrentManifest(target.bucket))?.version;
+      const spared = new Set(current === plan.version ? [current] : [current, plan.switch?.from, plan.version]);
+      const prune = plan.prune.filter((version) => !spared.has(version));
+      const clean = plan.clean.filter((version) => !spared.has(version));
       await removeVersions(target.bucket, [...prune, ...clean]);
       say(`keep ${target.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}` : 'nothing to remove'}`);
       for (const orphan of clean) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
     },
-    wouldDo: () => [`keep ${target.keep}: remove ${[...prune, ...clean].join(', ') || 'nothing'}`],
+    wouldDo: () => [`keep ${target.keep}: remove ${[...plan.prune, ...plan.clean].join(', ') || 'nothing'}`],
   });
 }
 

@@ -27,8 +27,8 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   const { settings, dataDir } = options;
   const documents = await readSources(options.paths, settings, { parse: true });
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, () =>
-    importHistory(bucket, documents, { latest: options.latest, now: options.now }),
+  const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, (leased) =>
+    importHistory(leased, documents, { latest: options.latest, now: options.now }),
   );
   return { ...update, bucket: bucket.description };
 }
@@ -39,8 +39,8 @@ export async function runHistoryRemove(
 ): Promise<HistoryRemoval & { bucket: string }> {
   const { settings, dataDir } = options;
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, () =>
-    removeHistoryImport(bucket, options.source, options.apply),
+  const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, (leased) =>
+    removeHistoryImport(leased, options.source, options.apply),
   );
   return { ...removal, bucket: bucket.description };
 }

@@ -10,6 +10,7 @@ import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '.
 import { verifyRelease } from '../release/verify-release.ts';
 import { asBucketWriter } from './bucket-writer.ts';
 import { historyStep } from './record-history.ts';
+import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { afterSwitch, publicationResult, publishSteps } from './publish-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
@@ -55,12 +56,12 @@ export async function runPublish(
   const runner = new StepRunner(options);
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
-  const publish = async () => {
-    const plan = await publishSteps(runner, { bucket, keep: settings.keep, copies, signing }, release);
-    await afterSwitch(bucket, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, bucket));
+  const publish = async (leased: Bucket) => {
+    const plan = await publishSteps(runner, { bucket: leased, keep: settings.keep, copies, signing }, release);
+    await afterSwitch(leased, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, leased));
     return plan;
   };
-  const plan = await asBucketWriter(bucket, { ...options, command: 'publish' }, publish);
+  const plan = await asBucketWriter(bucket, { ...options, command: 'publish' }, publish, (done) => done.switch !== null);
   return {
     result: options.dryRun ? null : publicationResult(plan),
     version: release.manifest.version,

@@ -87,7 +87,12 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
   const today = dateInRome(options.now());
   if (options.date !== today && !options.dryRun && !options.allowOtherDate) throw errors.dateNotToday(options.date, today);
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  return asBucketWriter(bucket, { ...options, command: 'release' }, () => releaseRun(options, bucket, today));
+  return asBucketWriter(
+    bucket,
+    { ...options, command: 'release' },
+    (leased) => releaseRun(options, leased, today),
+    (summary) => summary.status === 'published',
+  );
 }
 
 async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: string): Promise<ReleaseSummary> {

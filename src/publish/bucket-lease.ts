@@ -1,34 +1,59 @@
 import * as z from 'zod';
 import { errors } from '../errors.ts';
 import type { Bucket, TaggedObject } from '../storage/bucket.ts';
+import type { HolderState, ProcessIdentity } from '../util/process-identity.ts';
+import { sha256Hex } from '../util/digests.ts';
 
 /** The object in the bucket that says who writes it now: one writer at a time, across machines. */
 export const LEASE_KEY = 'writer-lock.json';
 
+const identitySchema = z.object({
+  boot: z.string().nullable(),
+  pidNamespace: z.string().nullable(),
+  pid: z.number().int(),
+  started: z.string().nullable(),
+});
+
 const leaseSchema = z.object({
   /** The command ("tariff publish"). */
   owner: z.string(),
+  /** For people reading the lease; never used to decide whether the holder is gone. */
   host: z.string(),
   pid: z.number().int(),
+  /** The holder's clock, for people: another machine's time decides nothing here. */
   since: z.string(),
-  /** Renewed while the writer runs; past it, a writer that died is taken over. */
   expires: z.string(),
+  /** How long the holder lets the lease go unrenewed (it renews at a third of it). */
+  ttlMs: z.number().int().positive(),
+  /** Renewals so far: every renewal changes the bytes, so a waiting writer sees the holder is alive. */
+  renewals: z.number().int().nonnegative(),
+  holder: identitySchema,
 });
 export type LeaseHolder = z.infer<typeof leaseSchema>;
+
+/** A lease a waiting writer has seen, unchanged since `since` on its own clock (kept across runs by the caller). */
+export interface LeaseSighting {
+  /** The SHA-256 of the lease's bytes and its tag: the lease as seen. */
+  digest: string;
+  since: string;
+}
 
 export interface LeaseOptions {
   owner: string;
   host: string;
-  pid: number;
-  /** Whether a holder is known to be gone before its lease expires (a process of this machine that no longer runs). */
-  isGone: (holder: LeaseHolder) => boolean;
+  identity: ProcessIdentity;
+  /** Whether the process a lease names runs (util/process-identity.ts): only `gone` is taken over at once. */
+  holderState: (holder: ProcessIdentity) => HolderState;
+  /** This machine's clock: every time this module judges is measured on it, never read from the lease. */
   now: () => Date;
-  /** How long the lease holds without renewal: a killed writer blocks the bucket this long at most. */
+  /** How long the lease holds without renewal: a lease seen unchanged this long is abandoned. */
   ttlMs: number;
   /** How long to wait for another writer to finish before giving up, naming it. */
   waitMs: number;
   /** Waits between tries (a test passes one that moves its clock). */
   sleep: (ms: number) => Promise<void>;
+  /** Where a waiting writer keeps what it saw, so that the next run goes on counting (a cron run gives up before a lease's whole life). */
+  sightings?: { read(): Promise<LeaseSighting | null>; write(sighting: LeaseSighting | null): Promise<void> };
 }
 
 /** A lease held on a bucket: renewed in the background until released. */
@@ -38,6 +63,12 @@ export interface BucketLease {
    * conditional writes): the lease then keeps no other writer out.
    */
   readonly warning: string | null;
+  /**
+   * Before every write of the holder: the lease is still this writer's in the bucket and was
+   * renewed within half its life (else renewed now), or `bucket_lease_lost` is thrown and the
+   * writer stops before writing.
+   */
+  check(): Promise<void>;
   /** Lets the bucket go; it is no longer renewed. */
   release(): Promise<void>;
 }
@@ -48,47 +79,68 @@ const MAX_RETRY_MS = 1_000;
 
 /**
  * Takes the bucket's writer lease: the lease object created only if absent (If-None-Match: *), or
- * taken over from a holder whose lease expired (If-Match on what was read), by compare-and-swap,
- * so two writers never both hold it. While another holds it, waits up to `waitMs`, then stops with
- * `bucket_busy` naming the holder. The store is then checked once: a second create of the lease
- * must be refused, else the run says that the store ignores conditions.
+ * taken over (If-Match on what was read) by compare-and-swap, so two writers never both hold it.
+ * A lease is taken over only when its holder is provably a process of this machine and PID
+ * namespace that no longer runs, or when this writer has seen it unchanged for its whole time to
+ * live on its own clock; whatever time the lease states, and a lease it cannot read, wait that
+ * long. While another holds it, waits up to `waitMs`, then stops with `bucket_busy` naming the
+ * holder. The store is then checked once: a second create of the lease must be refused, else the
+ * run says that the store ignores conditions.
  */
 export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions): Promise<BucketLease> {
   const deadline = options.now().getTime() + options.waitMs;
+  let seen = (await options.sightings?.read()) ?? null;
   for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
     const existing = await bucket.getTagged(LEASE_KEY);
     const holder = existing ? parseHolder(existing) : null;
-    const free = !existing || !holder || Date.parse(holder.expires) <= options.now().getTime() || options.isGone(holder);
+    const digest = existing ? sha256Hex(Buffer.concat([existing.bytes, Buffer.from(`\n${existing.tag}`)])) : null;
+    if (existing && seen?.digest !== digest) seen = { digest: digest!, since: options.now().toISOString() };
+    const unchangedMs = seen && existing ? options.now().getTime() - Date.parse(seen.since) : 0;
+    // A holder asking for a longer life than ours is given it: its renewals come that much further apart.
+    const ttlMs = Math.max(options.ttlMs, holder?.ttlMs ?? 0);
+    const free = !existing || (holder !== null && options.holderState(holder.holder) === 'gone') || unchangedMs >= ttlMs;
     if (free) {
-      const mine = leaseBytes(options);
-      if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written')
+      const mine = leaseBytes(options, 0, options.now());
+      if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written') {
+        await options.sightings?.write(null);
         return heldLease(bucket, options, mine, await ignoresConditions(bucket, mine));
+      }
       continue;
     }
-    if (options.now().getTime() >= deadline) throw errors.bucketBusy(`${bucket.description}${LEASE_KEY}`, describeHolder(holder));
+    if (options.now().getTime() >= deadline) {
+      await options.sightings?.write(seen);
+      throw errors.bucketBusy(`${bucket.description}${LEASE_KEY}`, describeHolder(holder, ttlMs - unchangedMs));
+    }
     await options.sleep(wait);
   }
 }
 
-const describeHolder = (holder: LeaseHolder) =>
-  `${holder.owner} (pid ${holder.pid}) on ${holder.host}, since ${holder.since}, until ${holder.expires}`;
+function describeHolder(holder: LeaseHolder | null, leftMs: number): string {
+  const left = `taken over if it is not renewed within ${Math.ceil(Math.max(leftMs, 0) / 1000)} s`;
+  if (!holder) return `a lease this version cannot read (damaged, or written by another version); ${left}`;
+  return `${holder.owner} (pid ${holder.pid}) on ${holder.host}, since ${holder.since} by its clock; ${left}`;
+}
 
 function parseHolder(object: TaggedObject): LeaseHolder | null {
   try {
     return leaseSchema.parse(JSON.parse(object.bytes.toString('utf8')));
   } catch {
-    // Not a lease (damaged, or half a write of a store without atomic puts): free to take over.
+    // Damaged, half a write of a store without atomic puts, or another version's: waited out, never taken at once.
     return null;
   }
 }
 
-function leaseBytes(options: LeaseOptions, since = options.now()): Buffer {
+function leaseBytes(options: LeaseOptions, renewals: number, since: Date): Buffer {
+  const now = options.now();
   const holder: LeaseHolder = {
     owner: options.owner,
     host: options.host,
-    pid: options.pid,
+    pid: options.identity.pid,
     since: since.toISOString(),
-    expires: new Date(options.now().getTime() + options.ttlMs).toISOString(),
+    expires: new Date(now.getTime() + options.ttlMs).toISOString(),
+    ttlMs: options.ttlMs,
+    renewals,
+    holder: options.identity,
   };
   return Buffer.from(`${JSON.stringify(holder, null, 2)}\n`);
 }
@@ -99,16 +151,35 @@ async function ignoresConditions(bucket: Bucket, mine: Buffer): Promise<string |
   return `${bucket.description} ignores conditional writes (If-None-Match): the writer lock cannot keep two writers apart, so run one writer at a time (docs/operations.md, "One writer at a time")`;
 }
 
-/** The lease, renewed at a third of its life by compare-and-swap on the bytes written last. */
+/**
+ * The lease, renewed at a third of its life by compare-and-swap on the bytes written last. A
+ * renewal refused (another writer holds it) or failing for half the lease's life marks it lost:
+ * the next `check` stops the writer.
+ */
 function heldLease(bucket: Bucket, options: LeaseOptions, first: Buffer, warning: string | null): BucketLease {
   const since = options.now();
+  const where = `${bucket.description}${LEASE_KEY}`;
+  let renewals = 0;
+  let confirmedAt = since.getTime();
+  let lost: Error | null = null;
   let tag: Promise<string | null> = bucket.getTagged(LEASE_KEY).then((object) => (object?.bytes.equals(first) ? object.tag : null));
-  const renew = async () => {
+  const renew = async (): Promise<string | null> => {
     const was = await tag;
-    if (was === null) return null;
-    const next = leaseBytes(options, since);
-    if ((await bucket.putIfUnchanged(LEASE_KEY, next, 'application/json', was)) === 'conflict') return null;
-    return (await bucket.getTagged(LEASE_KEY))?.tag ?? null;
+    if (lost) return was;
+    if (was === null) {
+      lost = errors.bucketLeaseLost(where, 'another writer wrote over it as this run took it');
+      return null;
+    }
+    const next = leaseBytes(options, renewals + 1, since);
+    const asked = options.now().getTime();
+    if ((await bucket.putIfUnchanged(LEASE_KEY, next, 'application/json', was)) === 'conflict') {
+      lost = errors.bucketLeaseLost(where, 'another writer took it over');
+      return was;
+    }
+    renewals += 1;
+    confirmedAt = asked;
+    const now = await bucket.getTagged(LEASE_KEY);
+    return now?.bytes.equals(next) ? now.tag : was;
   };
   const timer = setInterval(
     () => {
@@ -120,6 +191,24 @@ function heldLease(bucket: Bucket, options: LeaseOptions, first: Buffer, warning
   timer.unref();
   return {
     warning,
+    async check() {
+      const was = await tag;
+      if (lost) throw lost;
+      const object = await bucket.getTagged(LEASE_KEY).catch(() => undefined);
+      if (object === null || (object && object.tag !== was)) {
+        lost = errors.bucketLeaseLost(where, object ? 'another writer holds it now' : 'it is gone from the bucket');
+        throw lost;
+      }
+      // Unrenewed for half its life (renewals failing, the process paused): renewed now, or lost.
+      if (options.now().getTime() - confirmedAt >= options.ttlMs / 2) {
+        const previous = tag;
+        tag = renew().catch(() => previous);
+        await tag;
+        if (lost) throw lost;
+        if (options.now().getTime() - confirmedAt >= options.ttlMs / 2)
+          throw (lost = errors.bucketLeaseLost(where, 'it could not be renewed within half its life'));
+      }
+    },
     async release() {
       clearInterval(timer);
       try {

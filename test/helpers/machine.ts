@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { CLI } from './run-cli.ts';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { CLI, REPO } from './run-cli.ts';
 
 /** Root can mount a tmpfs and run a command as another user: these machines and CI can; elsewhere the tests that need it are skipped. */
 export const asRoot = process.getuid?.() === 0;
@@ -33,12 +34,55 @@ export function fill(dir: string, free = 0): void {
   }
 }
 
+const AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
+
+/** Whether `nobody` can run this Node.js on this script (every folder above both searchable by it). */
+const nobodyCanRun = (node: string, script: string) =>
+  spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), node, '-e', 'require("fs").accessSync(process.argv[1], 4)', script]).status === 0;
+
+/**
+ * The command and the Node.js that run it, where `nobody` can read them: the checkout itself, or,
+ * when it lies under a folder only root may enter (a clone in a fresh `mktemp -d`, or in /root),
+ * the checkout bound read-only at a temporary folder anyone may enter (unmounted when the test
+ * process ends; arguments naming files of the checkout are given as seen there). A string says why neither can be: the tests that need it skip, saying so.
+ */
+function nobodyRunnable(): { node: string; cli: string; inView: (path: string) => string } | string {
+  if (!asRoot) return 'not root: cannot run a command as another user';
+  if (nobodyCanRun(process.execPath, CLI)) return { node: process.execPath, cli: CLI, inView: (path) => path };
+  const view = mkdtempSync(join(tmpdir(), 'tariff-checkout-'));
+  chmodSync(view, 0o755);
+  const bound = spawnSync('mount', ['--bind', '-o', 'ro', REPO, view]);
+  if (bound.status !== 0) {
+    rmdirSync(view);
+    return `the checkout ${REPO} is not readable by nobody and cannot be bound elsewhere (${bound.stderr.toString().trim()})`;
+  }
+  process.once('exit', () => {
+    spawnSync('umount', ['-l', view]);
+    rmdirSync(view);
+  });
+  const inView = (path: string) => (relative(REPO, path).startsWith('..') ? path : join(view, relative(REPO, path)));
+  const runnable = { node: inView(process.execPath), cli: inView(CLI), inView };
+  return nobodyCanRun(runnable.node, runnable.cli)
+    ? runnable
+    : `nobody cannot run ${runnable.node} (the Node.js running the tests lies in a folder only root may enter)`;
+}
+
+let runnable: ReturnType<typeof nobodyRunnable> | undefined;
+
+/** Why the command cannot be run as `nobody` here (the tests that need it are skipped, printing this), or null when it can. */
+export function cannotRunAsNobody(): string | null {
+  runnable ??= nobodyRunnable();
+  return typeof runnable === 'string' ? runnable : null;
+}
+
 /** Runs `tariff` as the unprivileged user `nobody`, as an operator's cron would under its own account. */
 export function tariffAsNobody(
   args: string[],
   env: Record<string, string> = {},
 ): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', '--', process.execPath, CLI, ...args], {
+  runnable ??= nobodyRunnable();
+  if (typeof runnable === 'string') throw new Error(runnable);
+  const result = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), runnable.node, runnable.cli, ...args.map(runnable.inView)], {
     encoding: 'utf8',
     env: { ...process.env, HOME: '/tmp', NO_COLOR: '1', ...env },
     timeout: 30_000,

@@ -1,18 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { acquireBucketLease, LEASE_KEY, type LeaseOptions } from '../../src/publish/bucket-lease.ts';
+import { acquireBucketLease, LEASE_KEY, type LeaseOptions, type LeaseSighting } from '../../src/publish/bucket-lease.ts';
+import { holderState, type ProcessIdentity } from '../../src/util/process-identity.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-/** Two writers' options on one clock the test moves: waiting moves it too, so no test waits. */
+/** A process of one machine and PID namespace, as `thisProcess()` would say it. */
+const identity = (pid: number, pidNamespace = 'pid:[4026531836]', boot = 'boot-a'): ProcessIdentity => ({
+  boot,
+  pidNamespace,
+  pid,
+  started: `${pid}00`,
+});
+
+/** Two writers' options, each on its own clock (skewed as a test says), both moved as either waits: no test waits. */
 function writers() {
   let now = Date.parse('2026-11-25T10:00:00Z');
-  const options = (owner: string, pid: number, extra: Partial<LeaseOptions> = {}): LeaseOptions => ({
+  const options = (owner: string, pid: number, extra: Partial<LeaseOptions> & { skewMs?: number } = {}): LeaseOptions => ({
     owner,
     host: 'cron-1',
-    pid,
-    isGone: () => false,
-    now: () => new Date(now),
+    identity: identity(pid),
+    // Nothing is provably gone unless a test says so.
+    holderState: () => 'unknown',
+    now: () => new Date(now + (extra.skewMs ?? 0)),
     ttlMs: 120_000,
     waitMs: 30_000,
     sleep: async (ms) => {
@@ -22,6 +32,8 @@ function writers() {
   });
   return { options, advance: (ms: number) => (now += ms) };
 }
+
+const holderIn = async (bucket: Bucket) => JSON.parse((await bucket.get(LEASE_KEY))!.toString()) as { pid: number };
 
 describe('the bucket writer lease', () => {
   it('keeps a second writer out, naming the first, until it lets go', async () => {
@@ -33,7 +45,7 @@ describe('the bucket writer lease', () => {
     await expect(acquireBucketLease(bucket, options('tariff history import', 202))).rejects.toMatchObject({
       code: 'bucket_busy',
       message: expect.stringContaining(
-        'another writer holds the bucket: tariff publish (pid 101) on cron-1, since 2026-11-25T10:00:00.000Z',
+        'another writer holds the bucket: tariff publish (pid 101) on cron-1, since 2026-11-25T10:00:00.000Z by its clock',
       ),
     });
     await first.release();
@@ -42,22 +54,102 @@ describe('the bucket writer lease', () => {
     await second.release();
   });
 
-  it('takes over a lease whose time is up, or whose holder is known to be gone, and never lets go of another’s', async () => {
+  it('takes over a lease seen unrenewed for its whole life on its own clock, or whose holder is provably gone, and never lets go of another’s', async () => {
     const bucket = new LocalBucket(await tempDir());
     const { options, advance } = writers();
     const dead = await acquireBucketLease(bucket, options('tariff release', 101));
-    advance(121_000);
-    const late = await acquireBucketLease(bucket, options('tariff publish', 202, { waitMs: 0 }));
-    expect(JSON.parse((await bucket.get(LEASE_KEY))!.toString())).toMatchObject({ pid: 202 });
-    // The first holder, back from a long hang, does not remove the lease that is now another's.
+    // However long ago it was written, the lease is watched for its whole life from now.
+    advance(10 * 60_000);
+    await expect(acquireBucketLease(bucket, options('tariff publish', 202, { waitMs: 60_000 }))).rejects.toMatchObject({
+      code: 'bucket_busy',
+    });
+    const late = await acquireBucketLease(bucket, options('tariff publish', 202, { waitMs: 121_000 }));
+    expect(await holderIn(bucket)).toMatchObject({ pid: 202 });
+    // The first holder, back from a long hang, does not remove the lease that is now another's, and writes nothing more.
+    await expect(dead.check()).rejects.toMatchObject({ code: 'bucket_lease_lost' });
     await dead.release();
-    expect(JSON.parse((await bucket.get(LEASE_KEY))!.toString())).toMatchObject({ pid: 202 });
+    expect(await holderIn(bucket)).toMatchObject({ pid: 202 });
 
-    const gone = await acquireBucketLease(bucket, options('tariff rollback', 303, { waitMs: 0, isGone: (holder) => holder.pid === 202 }));
-    expect(JSON.parse((await bucket.get(LEASE_KEY))!.toString())).toMatchObject({ pid: 303 });
+    const gone = await acquireBucketLease(
+      bucket,
+      options('tariff rollback', 303, { waitMs: 0, holderState: (holder) => (holder.pid === 202 ? 'gone' : 'running') }),
+    );
+    expect(await holderIn(bucket)).toMatchObject({ pid: 303 });
     await late.release();
     await gone.release();
     expect(await bucket.get(LEASE_KEY)).toBeNull();
+  });
+
+  it('two writers whose clocks are 5 minutes apart: the one behind keeps its lease for its whole life', async () => {
+    const bucket = new LocalBucket(await tempDir());
+    const { options, advance } = writers();
+    // A's clock is 5 minutes behind: the lease it writes "expires" 3 minutes before B's now.
+    const a = await acquireBucketLease(bucket, options('tariff release', 101, { skewMs: -5 * 60_000 }));
+    advance(60_000);
+    await expect(acquireBucketLease(bucket, options('tariff rollback', 202, { waitMs: 30_000 }))).rejects.toMatchObject({
+      code: 'bucket_busy',
+    });
+    await a.check();
+    expect(await holderIn(bucket)).toMatchObject({ pid: 101 });
+    await a.release();
+    // And a clock ahead does not make a live lease look older.
+    const c = await acquireBucketLease(bucket, options('tariff release', 303, { skewMs: 5 * 60_000 }));
+    await expect(acquireBucketLease(bucket, options('tariff rollback', 404, { waitMs: 30_000 }))).rejects.toMatchObject({
+      code: 'bucket_busy',
+    });
+    await c.release();
+  });
+
+  it('a holder of the same host name in another PID namespace is not taken for gone: its lease is waited out', async () => {
+    const bucket = new LocalBucket(await tempDir());
+    const { options } = writers();
+    const me = identity(7, 'pid:[4026532001]');
+    // Both containers are "cron-1" and their writers are both pid 7; only the namespace tells them apart.
+    const a = await acquireBucketLease(bucket, { ...options('tariff release', 7), identity: identity(7, 'pid:[4026532000]') });
+    const waiting = options('tariff rollback', 7, {
+      identity: me,
+      waitMs: 30_000,
+      holderState: (holder) => holderState(holder, me),
+    });
+    await expect(acquireBucketLease(bucket, waiting)).rejects.toMatchObject({ code: 'bucket_busy' });
+    await a.check();
+    await a.release();
+  });
+
+  it('a lease it cannot read (damaged, another version) is waited out, never taken at once; the wait goes on across runs', async () => {
+    const bucket = new LocalBucket(await tempDir());
+    const { options } = writers();
+    await bucket.put(LEASE_KEY, Buffer.from('{"owner":"tariff release","host":"old","pid":1,"since":"x","expires":"2000-01-01T00:00:00Z"}'));
+    let kept: LeaseSighting | null = null;
+    const sightings = { read: async () => kept, write: async (seen: LeaseSighting | null) => void (kept = seen) };
+    await expect(acquireBucketLease(bucket, options('tariff release', 101, { waitMs: 90_000, sightings }))).rejects.toMatchObject({
+      code: 'bucket_busy',
+      message: expect.stringContaining('a lease this version cannot read'),
+    });
+    expect(kept).not.toBeNull();
+    // The next cron run goes on counting from the first sighting: 30 more seconds make the lease's life.
+    const next = await acquireBucketLease(bucket, options('tariff release', 102, { waitMs: 31_000, sightings }));
+    expect(await holderIn(bucket)).toMatchObject({ pid: 102 });
+    expect(kept).toBeNull();
+    await next.release();
+  });
+
+  it('a holder whose renewals fail for half the lease’s life stops before its next write', async () => {
+    const local = new LocalBucket(await tempDir());
+    let failing = false;
+    const flaky: Bucket = Object.assign(Object.create(local) as LocalBucket, {
+      putIfUnchanged: async (key: string, data: Uint8Array, type: string, expected: string | null) => {
+        if (failing) throw new Error('connection reset');
+        return local.putIfUnchanged(key, data, type, expected);
+      },
+    });
+    const { options, advance } = writers();
+    const lease = await acquireBucketLease(flaky, options('tariff release', 101));
+    await lease.check();
+    failing = true;
+    advance(61_000);
+    await expect(lease.check()).rejects.toMatchObject({ code: 'bucket_lease_lost' });
+    await lease.release();
   });
 
   it('says when the store wrote over the lease although told not to', async () => {

@@ -59,7 +59,7 @@ export function registerPublish(program: Command, run: Runner): void {
         if (!isReleaseVersion(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
         const bucket = await ctx.bucket(options);
         const signing = await signingOf(await ctx.settings(), ctx.io.now);
-        const result = await ctx.asBucketWriter(bucket, 'rollback', () => rollbackRelease(bucket, version, signing));
+        const result = await ctx.asBucketWriter(bucket, 'rollback', (leased) => rollbackRelease(leased, version, signing));
         const human =
           (result.previousVersion === result.version
             ? `${result.version} is already current`

@@ -30,8 +30,8 @@ export function registerSigningKey(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: { out?: string }) => {
         const bucket = await ctx.bucket(options);
-        const { entry, file } = await ctx.asBucketWriter(bucket, 'signing-key create', () =>
-          createSigningKey(bucket, { dataDir: ctx.dataDir, file: options.out, now: ctx.io.now() }),
+        const { entry, file } = await ctx.asBucketWriter(bucket, 'signing-key create', (leased) =>
+          createSigningKey(leased, { dataDir: ctx.dataDir, file: options.out, now: ctx.io.now() }),
         );
         ctx.result(
           { ...entry, file, bucket: bucket.description },
@@ -70,7 +70,7 @@ export function registerSigningKey(program: Command, run: Runner): void {
       run(async (ctx, keyId: string, options: { at?: string }) => {
         const bucket = await ctx.bucket(options);
         const at = instantArgument(options.at, ctx.io.now());
-        const retired = await ctx.asBucketWriter(bucket, 'signing-key retire', () => retireSigningKey(bucket, keyId, at));
+        const retired = await ctx.asBucketWriter(bucket, 'signing-key retire', (leased) => retireSigningKey(leased, keyId, at));
         ctx.result({ ...retired, bucket: bucket.description }, `retired ${retired.keyId} from ${retired.retiredAt}`);
       }),
     );
