@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
+import { lstat, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Format, Manifest } from '../release/manifest.ts';
+import { errors } from '../errors.ts';
+import { FORMATS, type Format, type Manifest } from '../release/manifest.ts';
 import { syncFolder } from '../util/durable-write.ts';
 import type { SyncState } from './sync-state.ts';
 import { VERSION_PATTERN } from '../release/release-version.ts';
@@ -83,13 +84,84 @@ async function pointsAt(dest: string, installed: Installed): Promise<string | nu
   return target === installed.file ? null : `${name} does not point at the installed copy ${installed.file}`;
 }
 
-/** Makes `dataset.<format>` point at `file`: a new link renamed over it, the folder flushed. */
-export async function pointTo(dest: string, format: Format, file: string): Promise<void> {
-  const temporary = join(dest, `.${installedName(format)}.link-${process.pid}`);
-  await rm(temporary, { force: true });
-  await symlink(file, temporary);
-  await rename(temporary, join(dest, installedName(format)));
+export type Layout = NonNullable<SyncState['layout']>;
+
+/** How a destination makes links: the file system's, or a test's that refuses them as vfat does. */
+export type MakeLink = (target: string, path: string) => Promise<void>;
+
+/** What a file system that cannot hold symbolic links answers (vfat, SMB/CIFS, Windows without the right). */
+const NO_LINKS = new Set(['ENOSYS', 'EPERM', 'EOPNOTSUPP', 'ENOTSUP', 'EINVAL']);
+
+/**
+ * Makes `dataset.<format>` the installed copy `file`: with the `link` layout a new link renamed
+ * over it; where the destination cannot hold links (tried once, when the layout is not known yet),
+ * or with the `plain` layout, `file` itself renamed over it. The folder is flushed. Returns the
+ * layout used and the copy's name now (`dataset.<format>` in the plain layout).
+ */
+export async function pointTo(
+  dest: string,
+  format: Format,
+  file: string,
+  layout: Layout | null,
+  makeLink: MakeLink = symlink,
+): Promise<{ layout: Layout; file: string }> {
+  const name = installedName(format);
+  if (layout !== 'plain') {
+    const temporary = join(dest, `.${name}.link-${process.pid}`);
+    await rm(temporary, { force: true });
+    try {
+      await makeLink(file, temporary);
+      await rename(temporary, join(dest, name));
+      await syncFolder(dest);
+      return { layout: 'link', file };
+    } catch (error) {
+      await rm(temporary, { force: true });
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (layout === 'link' || !NO_LINKS.has(code)) throw error;
+    }
+  }
+  if (file === name) return { layout: 'plain', file };
+  try {
+    await rename(join(dest, file), join(dest, name));
+  } catch (error) {
+    throw errors.syncFailed(
+      dest,
+      `the folder can hold neither a symbolic link nor a file replaced by renaming (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); install into a folder of a local file system`,
+    );
+  }
   await syncFolder(dest);
+  return { layout: 'plain', file: name };
+}
+
+/** The copies `dataset.<format>` names point at: never removed while they do. */
+async function linkTargets(dest: string): Promise<Set<string>> {
+  const targets = new Set<string>();
+  for (const format of FORMATS) {
+    const target = await readlink(join(dest, installedName(format))).catch(() => null);
+    if (target) targets.add(target);
+  }
+  return targets;
+}
+
+/**
+ * With no usable state (moved aside, damaged, another version's): what is installed, found from
+ * `dataset.<format>` (its link's copy, or the plain file) and opened by its engine to learn the
+ * release it holds, so that nothing installed is taken for nothing. Null when nothing usable is.
+ */
+export async function recoverInstalled(dest: string, format: Format, now: Date): Promise<Installed | null> {
+  for (const candidate of [format, ...FORMATS.filter((other) => other !== format)]) {
+    const name = installedName(candidate);
+    const found = await lstat(join(dest, name)).catch(() => null);
+    if (!found) continue;
+    const file = found.isSymbolicLink() ? await readlink(join(dest, name)) : name;
+    if (!COPY.test(file) && file !== name) continue;
+    const { openInstalled } = await import('./check-installable.ts');
+    const dataset = await openInstalled(candidate, join(dest, file));
+    if (typeof dataset === 'string') continue;
+    // The compressed file's digest is not known from the copy: the manifest's, once the copy checks out against it.
+    return { version: dataset.version, format: candidate, file, sha256: '', etag: null, installedAt: now.toISOString() };
+  }
+  return null;
 }
 
 export async function sha256OfFile(path: string): Promise<string> {
@@ -104,10 +176,18 @@ const COPY = new RegExp(`^dataset-${VERSION_PATTERN}\\.(json|sqlite|docdb)$`);
 
 /**
  * Removes, under the sync lock, what an interrupted run left (its temporary files) and the copies
- * the state no longer names, so a till's folder holds one copy.
+ * neither the state nor any `dataset.<format>` names, so a till's folder holds one copy and never
+ * loses the one a program opens.
  */
 export async function removeStale(dest: string, installed: Installed | null): Promise<void> {
+  // A link to nothing would let a program create an empty database through it (SQLite does): gone.
+  for (const format of FORMATS) {
+    const name = join(dest, installedName(format));
+    if ((await lstat(name).catch(() => null))?.isSymbolicLink() && !(await stat(name).catch(() => null))) await rm(name, { force: true });
+  }
+  const kept = await linkTargets(dest);
+  if (installed) kept.add(installed.file);
   for (const name of await readdir(dest).catch(() => [] as string[])) {
-    if (TEMPORARY.test(name) || (COPY.test(name) && name !== installed?.file)) await rm(join(dest, name), { force: true });
+    if (TEMPORARY.test(name) || (COPY.test(name) && !kept.has(name))) await rm(join(dest, name), { force: true });
   }
 }

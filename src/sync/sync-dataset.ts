@@ -12,8 +12,17 @@ import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { renameDurable } from '../util/durable-write.ts';
 import { machineFault } from '../util/machine-fault.ts';
-import { checkInstalledCopy, copyName, installedName, pointTo, removeStale, type Installed } from './installed-copy.ts';
-import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+import {
+  checkInstalledCopy,
+  copyName,
+  installedName,
+  pointTo,
+  recoverInstalled,
+  removeStale,
+  type Installed,
+  type MakeLink,
+} from './installed-copy.ts';
+import { EMPTY_STATE, readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
 
 export interface SyncOptions {
   /** The API's base URL, with /v1 ("https://tariff.example.it/v1"). */
@@ -28,6 +37,8 @@ export interface SyncOptions {
   publicKeys?: readonly TrustedKey[];
   /** Hash the installed copy on this run even when its size and modification time are as installed (--check). */
   check?: boolean;
+  /** How links are made in `dest` (default the file system's; a test passes one that refuses, as vfat does). */
+  makeLink?: MakeLink;
 }
 
 export interface SyncResult {
@@ -56,9 +67,9 @@ export interface SyncResult {
 export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   const { dest, format } = options;
   await mkdir(dest, { recursive: true, mode: 0o755 });
-  const state = await readSyncState(dest);
-  await removeStale(dest, state.installed);
   const now = options.now();
+  const state = (await readSyncState(dest)) ?? { ...EMPTY_STATE, installed: await recoverInstalled(dest, format, now) };
+  await removeStale(dest, state.installed);
   if (state.notBefore && Date.parse(state.notBefore) > now.getTime())
     throw errors.syncWaiting(state.notBefore, state.waitReason ?? 'an earlier answer');
 
@@ -84,15 +95,19 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   let repaired: string | undefined;
   if (installed && installed.version === manifest.version && installed.format === format) {
     const copy = await checkInstalledCopy(dest, installed, manifest, options.check ?? false);
-    const kept = { version: manifest.version, previousVersion: installed.version, file, sha256: installed.sha256, bytes: 0 };
+    // A state rebuilt from the copy knows the compressed file's digest only once the copy checked out as the manifest's.
+    const sha256 = installed.sha256 || expected(manifest, format).sha256;
+    const kept = { version: manifest.version, previousVersion: installed.version, file, sha256, bytes: 0 };
     if (copy.ok) {
-      await writeSyncState(dest, { ...checked, installed: copy.installed });
+      await writeSyncState(dest, { ...checked, installed: { ...copy.installed, sha256 } });
       return { status: 'current', ...kept, reads: service.reads };
     }
     // The copy is whole and only the name a till opens was lost or moved: put back, nothing downloaded.
     if (copy.relink) {
       await writeSyncState(dest, checked);
-      await pointTo(dest, format, installed.file);
+      const placed = await pointTo(dest, format, installed.file, state.layout, options.makeLink);
+      await writeSyncState(dest, { ...checked, layout: placed.layout, installed: { ...installed, sha256, file: placed.file } });
+      await removeStale(dest, { ...installed, file: placed.file });
       return { status: 'repaired', repaired: copy.problem, ...kept, reads: service.reads };
     }
     repaired = copy.problem;
@@ -102,10 +117,13 @@ export async function syncDataset(options: SyncOptions): Promise<SyncResult> {
   // The state names the new copy before the till's name points at it: cut short anywhere, the
   // state names a file that holds what it says (the next run moves the name when it must).
   await writeSyncState(dest, { ...checked, installed: installedNow });
-  await pointTo(dest, format, installedNow.file);
+  const placed = await pointTo(dest, format, installedNow.file, state.layout, options.makeLink);
+  // In the plain layout the copy is now `dataset.<format>` itself: the state says so, and remembers the layout.
+  if (placed.file !== installedNow.file || placed.layout !== state.layout)
+    await writeSyncState(dest, { ...checked, layout: placed.layout, installed: { ...installedNow, file: placed.file } });
   // Another format installed before (the till switched formats): its name is no longer kept current.
   if (installed && installed.format !== format) await rm(join(dest, installedName(installed.format)), { force: true });
-  await removeStale(dest, installedNow);
+  await removeStale(dest, { ...installedNow, file: placed.file });
   return {
     status: repaired ? 'repaired' : 'updated',
     ...(repaired ? { repaired } : {}),

@@ -35,28 +35,40 @@ const stateSchema = z.object({
   lastCheckAt: z.string().nullable(),
   /** The last signed manifest accepted (with --public-key): an older one is a replay. */
   accepted: z.object({ sequence: z.number().int(), version: z.string() }).nullable().default(null),
+  /**
+   * How `dataset.<format>` is installed here: a symbolic link to the versioned copy, or, where the
+   * destination cannot hold links (vfat, SMB shares, Windows without the right), the file itself,
+   * replaced by an atomic rename. Null until a sync found out; tried once, then remembered.
+   */
+  layout: z.enum(['link', 'plain']).nullable().default(null),
 });
 export type SyncState = z.infer<typeof stateSchema>;
 
-export const EMPTY_STATE: SyncState = { installed: null, notBefore: null, waitReason: null, lastCheckAt: null, accepted: null };
+export const EMPTY_STATE: SyncState = {
+  installed: null,
+  notBefore: null,
+  waitReason: null,
+  lastCheckAt: null,
+  accepted: null,
+  layout: null,
+};
 
-/** The state of a destination directory, or the empty state before a first sync. */
-export async function readSyncState(dest: string): Promise<SyncState> {
+/**
+ * The state of a destination directory; null when there is none or it cannot be used (missing,
+ * damaged, another version's): the caller then rebuilds it from what is installed, never taking
+ * it for "nothing installed". A state that exists but cannot be read at all is a fault of the folder.
+ */
+export async function readSyncState(dest: string): Promise<SyncState | null> {
   const path = join(dest, STATE_FILE);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_STATE;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw errors.syncFailed(path, `cannot read the sync state: ${(error as Error).message}`);
   }
   const parsed = stateSchema.safeParse(safeJson(text));
-  if (!parsed.success)
-    throw errors.syncFailed(
-      path,
-      'the sync state is not valid JSON of this tool; move it aside to start over (the next sync downloads the dataset again)',
-    );
-  return parsed.data;
+  return parsed.success ? parsed.data : null;
 }
 
 /** Written aside, flushed and renamed: a crash or a power cut leaves the old state or the new one, never half of one. */

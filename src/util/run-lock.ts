@@ -26,7 +26,8 @@ export async function acquireLock(dir: string, name: string, staleMs: number): P
       stale: Math.max(staleMs, 2_000),
       update: Math.max(Math.floor(staleMs / 4), 1_000),
     });
-    await writeFile(holderFile(lockfilePath), JSON.stringify(thisProcess()));
+    // Best effort: a lock whose holder is not named (a full disk) is still a lock, taken over only once stale.
+    await writeFile(holderFile(lockfilePath), JSON.stringify(thisProcess())).catch(() => {});
     return async () => {
       await rm(holderFile(lockfilePath), { force: true });
       await release();

@@ -250,8 +250,10 @@ describe('tariff sync cut short', () => {
     const base = join(await tempDir(), 'july');
     expect((await sync('sqlite', base, await keyFile())).status).toBe(0);
     await current(AUGUST);
-    // How many writes a whole run makes, then 20 points spread over them.
-    const counted = await killable(join(await tempDir(), 'count'), await keyFile(), { TARIFF_TEST_COUNT_WRITES: '1' });
+    // How many writes a whole run from July to August makes, then 20 points spread over them.
+    const counting = join(await tempDir(), 'count');
+    cpSync(base, counting, { recursive: true, verbatimSymlinks: true });
+    const counted = await killable(counting, await keyFile(), { TARIFF_TEST_COUNT_WRITES: '1' });
     const total = Number(/writes: (\d+)/.exec(counted.stderr)?.[1]);
     expect(total).toBeGreaterThan(10);
     const points = [...new Set(Array.from({ length: 20 }, (_, i) => 1 + Math.round((i * (total - 1)) / 19)))];
@@ -259,7 +261,9 @@ describe('tariff sync cut short', () => {
       const dest = join(await tempDir(), `killed-${point}`);
       cpSync(base, dest, { recursive: true, verbatimSymlinks: true });
       const killed = await killable(dest, await keyFile(), { TARIFF_TEST_KILL_AFTER_WRITE: String(point) });
-      expect(killed.status, `killed after write ${point}`).not.toBe(0);
+      // A download is written in as many chunks as the network gave it: a run may make a write or
+      // two fewer than the counted one, and then ends before the last points.
+      if (killed.status === 0) expect(point, `killed after write ${point}`).toBeGreaterThan(total - 3);
       expect(stateMatchesItsFile(dest), `after write ${point} of ${total}`).toBe(true);
       // The killed run's lock is taken over once it is stale: its time moved back, as if that long had passed.
       const past = new Date(Date.now() - 3_600_000);
@@ -487,5 +491,147 @@ describe('tariff sync against a hostile or racing /v1 server', () => {
     } finally {
       await stand.close();
     }
+  });
+});
+
+/** A service that answers every call with 500, as one that broke would. */
+async function brokenService(): Promise<{ api: string; close: () => Promise<void> }> {
+  const server = createServer((_, response) => {
+    response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal_error","message":"broken"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('tariff sync never loses the till’s last good copy', () => {
+  it('a state moved aside and a service answering 500: the copy and the name the till opens stay; the state is rebuilt from the copy', async () => {
+    const { dest, key, file, good } = await tillWithJuly('sqlite');
+    const copy = state(dest).installed.file as string;
+    // What the message for an unreadable state tells the operator to do.
+    cpSync(join(dest, 'sync-state.json'), join(dest, 'sync-state.json.aside'));
+    rmSync(join(dest, 'sync-state.json'));
+    const broken = await brokenService();
+    try {
+      const failed = await sync('sqlite', dest, key, { api: broken.api });
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain('500 internal_error');
+    } finally {
+      await broken.close();
+    }
+    expect(readlinkSync(file)).toBe(copy);
+    expect(readFileSync(file).equals(good)).toBe(true);
+    // A program opening the name finds the release, not an empty database made through a dangling link.
+    expect(((await installedRows('sqlite', file)) as { version: string }).version).toBe(JULY);
+    expect(state(dest).installed).toMatchObject({ version: JULY, format: 'sqlite', file: copy });
+
+    // The service back (and its wait over): the copy is recognised as the release, nothing downloaded.
+    writeFileSync(join(dest, 'sync-state.json'), JSON.stringify({ ...state(dest), notBefore: null, waitReason: null }));
+    const from = stand.service.log.length;
+    expect(await sync('sqlite', dest, key)).toMatchObject({ status: 0, stdout: '' });
+    expect(await requestsSince(from)).toHaveLength(1);
+    expect(stateMatchesItsFile(dest)).toBe(true);
+  });
+
+  it('a damaged state is rebuilt from the copy too, and a link to nothing is removed rather than left for a program to open', async () => {
+    const { dest, key, file } = await tillWithJuly('json');
+    writeFileSync(join(dest, 'sync-state.json'), '{ half a state');
+    const from = stand.service.log.length;
+    expect(await sync('json', dest, key)).toMatchObject({ status: 0, stdout: '' });
+    expect(await requestsSince(from)).toHaveLength(1);
+    expect(state(dest).installed.version).toBe(JULY);
+
+    rmSync(join(dest, state(dest).installed.file));
+    rmSync(join(dest, 'sync-state.json'));
+    const broken = await brokenService();
+    try {
+      expect((await sync('json', dest, key, { api: broken.api })).status).toBe(1);
+    } finally {
+      await broken.close();
+    }
+    expect(existsSync(file) || readdirSync(dest).includes('dataset.json')).toBe(false);
+  });
+});
+
+describe('tariff sync into a folder that cannot hold symbolic links (vfat, SMB shares, Windows)', () => {
+  /** The file system's answer on vfat through FUSE: links are not supported. */
+  const noLinks = async () => {
+    throw Object.assign(new Error('ENOSYS: function not implemented, symlink'), { code: 'ENOSYS' });
+  };
+  const syncHere = async (dest: string, key: string) => {
+    const { syncDataset } = await import('../../src/sync/sync-dataset.ts');
+    return syncDataset({
+      api: apiUrl(),
+      format: 'sqlite',
+      dest,
+      key: readFileSync(key, 'utf8').trim(),
+      now: () => new Date(),
+      deadlineMs: 30_000,
+      makeLink: noLinks,
+    });
+  };
+
+  it('installs dataset.sqlite as a plain file replaced by rename, remembers it, and updates in place', async () => {
+    await current(JULY);
+    const dest = join(await tempDir(), 'vfat');
+    const key = await keyFile();
+    expect(await syncHere(dest, key)).toMatchObject({ status: 'updated', version: JULY });
+    const file = join(dest, 'dataset.sqlite');
+    expect(statSync(file).isFile()).toBe(true);
+    expect(state(dest)).toMatchObject({ layout: 'plain', installed: { version: JULY, file: 'dataset.sqlite' } });
+    expect(readdirSync(dest).sort()).toEqual(['dataset.sqlite', 'sync-state.json']);
+    expect(await syncHere(dest, key)).toMatchObject({ status: 'current' });
+    expect(stateMatchesItsFile(dest)).toBe(true);
+
+    await current(AUGUST);
+    expect(await syncHere(dest, key)).toMatchObject({ status: 'updated', version: AUGUST, previousVersion: JULY });
+    expect(((await installedRows('sqlite', file)) as { version: string }).version).toBe(AUGUST);
+    expect(readdirSync(dest).sort()).toEqual(['dataset.sqlite', 'sync-state.json']);
+    expect(stateMatchesItsFile(dest)).toBe(true);
+  });
+
+  it('a till of the earlier plain layout, on such a folder, gets the new release (not stuck on the old one)', async () => {
+    await current(JULY);
+    const dest = join(await tempDir(), 'vfat-old');
+    const key = await keyFile();
+    expect(await syncHere(dest, key)).toMatchObject({ status: 'updated' });
+    // The state as the earlier layout wrote it: the copy is dataset.sqlite itself, no layout recorded.
+    const { layout: _, ...earlier } = state(dest);
+    writeFileSync(join(dest, 'sync-state.json'), JSON.stringify(earlier));
+    await current(AUGUST);
+    expect(await syncHere(dest, key)).toMatchObject({ status: 'updated', version: AUGUST });
+    expect(((await installedRows('sqlite', join(dest, 'dataset.sqlite'))) as { version: string }).version).toBe(AUGUST);
+  });
+});
+
+describe('tariff sync after a killed run', () => {
+  it('a run killed while it held the lock does not block the next one: run again at once, exit 0', async () => {
+    await current(JULY);
+    // A service that never answers: the run holds its lock until it is killed.
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const dest = join(await tempDir(), 'killed');
+    const key = await keyFile();
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/run-cli.ts');
+    const api = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1`;
+    const child = spawn(process.execPath, [CLI, 'sync', '--api', api, '--format', 'sqlite', '--dest', dest, '--key-file', key], {
+      stdio: 'ignore',
+    });
+    try {
+      await waitFor(async () => existsSync(join(dest, 'sync.lock.holder.json')), 'the run to take its lock');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+    }
+    expect(existsSync(join(dest, 'sync.lock'))).toBe(true);
+    const next = await sync('sqlite', dest, key);
+    expect(next.status, next.stderr).toBe(0);
+    expect(state(dest).installed.version).toBe(JULY);
   });
 });
