@@ -1,3 +1,4 @@
+import { publicDocumentName } from '../source/document-name.ts';
 import { foldText } from '../source/category-names.ts';
 import type { NoticeChange, SourceNotice } from '../source/source-types.ts';
 import type { Category } from '../source/categories.ts';
@@ -82,7 +83,7 @@ const announcedPrice = (change: NoticeChange, target: Product, effectiveFrom: st
   pricePerKgCents: isPerKilogram(change.referenceUnit) ? change.referencePriceCents : null,
   referencePriceCents: change.referencePriceCents,
   referenceUnit: change.referenceUnit,
-  source,
+  source: publicDocumentName(source),
 });
 
 function takePrice(target: Product, price: AnnouncedPrice): void {

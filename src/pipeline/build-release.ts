@@ -1,3 +1,4 @@
+import { publicDocumentName } from '../source/document-name.ts';
 import { assembleDataset, type AssembledDataset } from '../dataset/assemble-dataset.ts';
 import type { Dataset, Product } from '../dataset/model.ts';
 import { selectTariff, type TariffInForce } from '../dataset/select-tariff.ts';
@@ -100,7 +101,7 @@ function provenanceOf(options: BuildOptions): Provenance {
     builder: `tariff ${builderVersion()}`,
     date: options.date,
     documents: options.sources.map((doc) => ({
-      url: doc.name,
+      url: publicDocumentName(doc.name),
       sha256: doc.digest?.sha256 ?? sha256Hex(doc.bytes),
       size: doc.digest?.size ?? doc.bytes.length,
       pageDate: doc.noticeDate ?? null,

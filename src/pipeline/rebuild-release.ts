@@ -13,6 +13,7 @@ import { fileName, FORMATS, sameDigest, type Manifest, type Provenance } from '.
 import type { SourceDocument } from '../source/source-types.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
+import { isAddress } from '../source/document-name.ts';
 import { buildRelease } from './build-release.ts';
 
 export interface RebuildReport {
@@ -34,6 +35,11 @@ async function documentBytes(
 ): Promise<{ bytes: Buffer; from: string }> {
   const kept = await snapshots.read(doc.sha256).catch(() => null);
   if (kept) return { bytes: kept, from: 'the snapshots' };
+  if (!isAddress(doc.url))
+    throw errors.releaseUnreadable(
+      doc.url,
+      `read from a file by the builder, and no document with SHA-256 ${doc.sha256} is in ${snapshots.dir}: put the file there (named by its SHA-256) or run the rebuild where the release was built`,
+    );
   const [fetched] = await readSources([doc.url], settings);
   return { bytes: Buffer.from(fetched!.bytes), from: doc.url };
 }

@@ -119,7 +119,10 @@ describe('the bucket writer lease', () => {
   it('a lease it cannot read (damaged, another version) is waited out, never taken at once; the wait goes on across runs', async () => {
     const bucket = new LocalBucket(await tempDir());
     const { options } = writers();
-    await bucket.put(LEASE_KEY, Buffer.from('{"owner":"tariff release","host":"old","pid":1,"since":"x","expires":"2000-01-01T00:00:00Z"}'));
+    await bucket.put(
+      LEASE_KEY,
+      Buffer.from('{"owner":"tariff release","host":"old","pid":1,"since":"x","expires":"2000-01-01T00:00:00Z"}'),
+    );
     let kept: LeaseSighting | null = null;
     const sightings = { read: async () => kept, write: async (seen: LeaseSighting | null) => void (kept = seen) };
     await expect(acquireBucketLease(bucket, options('tariff release', 101, { waitMs: 90_000, sightings }))).rejects.toMatchObject({
