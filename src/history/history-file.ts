@@ -1,6 +1,13 @@
 import * as z from 'zod';
 import { DATASET_CATEGORIES } from '../source/categories.ts';
-import { HISTORY_SCHEMA_VERSION, type PriceHistory, type PriceStep, type ProductHistory } from './price-history.ts';
+import {
+  HISTORY_SCHEMA_VERSION,
+  sightingsOfSteps,
+  type PriceHistory,
+  type PriceSighting,
+  type PriceStep,
+  type ProductHistory,
+} from './price-history.ts';
 import { releaseVersionSchema } from '../release/release-version.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -15,18 +22,43 @@ const stepSchema = z.strictObject({
   source: z.string().min(1),
 });
 
-/** A product's entry in the history file. */
-export const productHistorySchema = z.strictObject({
-  admCode: z.number().int().positive(),
+const sightingSchema = z.strictObject({
+  from: z.string().regex(DATE),
+  seen: z.string().regex(DATE),
+  pricePerPackCents: z.number().int().positive(),
+  referencePriceCents: z.number().int().positive().nullable(),
+  referenceUnit: z.string().nullable(),
+  release: releaseVersionSchema.nullable(),
+  source: z.string().min(1),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
   name: z.string().min(1),
   category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
   pack: z.string(),
-  steps: z.array(stepSchema).min(1),
-  withdrawn: z.strictObject({ from: z.string().regex(DATE).nullable(), release: releaseVersionSchema }).nullable(),
 });
 
+/** A product's entry in the history file; one of schema 1 (no sightings) gets those its steps imply. */
+export const productHistorySchema = z
+  .strictObject({
+    admCode: z.number().int().positive(),
+    name: z.string().min(1),
+    category: z.enum(DATASET_CATEGORIES as [string, ...string[]]),
+    pack: z.string(),
+    steps: z.array(stepSchema).min(1),
+    sightings: z.array(sightingSchema).min(1).optional(),
+    withdrawn: z.strictObject({ from: z.string().regex(DATE).nullable(), release: releaseVersionSchema }).nullable(),
+  })
+  .transform((product) => ({
+    ...product,
+    sightings:
+      (product.sightings as PriceSighting[] | undefined) ??
+      sightingsOfSteps(product.steps as PriceStep[], product as Pick<ProductHistory, 'name' | 'category' | 'pack'>),
+  }));
+
 const historySchema = z.strictObject({
-  schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(HISTORY_SCHEMA_VERSION)]).transform(() => HISTORY_SCHEMA_VERSION),
   release: releaseVersionSchema.nullable(),
   products: z.array(productHistorySchema),
 });
@@ -47,6 +79,19 @@ const productFields = (p: ProductHistory): ProductHistory => ({
   category: p.category,
   pack: p.pack,
   steps: p.steps.map(stepFields),
+  sightings: p.sightings.map((s) => ({
+    from: s.from,
+    seen: s.seen,
+    pricePerPackCents: s.pricePerPackCents,
+    referencePriceCents: s.referencePriceCents,
+    referenceUnit: s.referenceUnit,
+    release: s.release,
+    source: s.source,
+    sha256: s.sha256,
+    name: s.name,
+    category: s.category,
+    pack: s.pack,
+  })),
   withdrawn: p.withdrawn && { from: p.withdrawn.from, release: p.withdrawn.release },
 });
 

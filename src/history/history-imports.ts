@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { oneLine } from '../util/clean-text.ts';
 import { productHistorySchema } from './history-file.ts';
-import type { PriceHistory, ProductHistory } from './price-history.ts';
+import { namingOf, stepsOf, type PriceHistory, type PriceSighting, type ProductHistory } from './price-history.ts';
 
 /**
  * What one `tariff history import` of a document changed, kept beside the history so that
@@ -38,35 +38,35 @@ export interface ImportRemoval {
   history: PriceHistory;
   /** Products put back exactly as they were before the import. */
   restored: number;
-  /** Products changed since by a release or another import: only the import's own steps were taken out. */
+  /** Products changed since by a release or another import: made again from every other source's sightings. */
   adjusted: number[];
 }
 
 /**
- * Takes an import back out. A product untouched since the import is put back exactly as it was
- * before it (or dropped, if the import added it); one changed since keeps everything but the steps
- * read from this document, so later releases and lists are never lost.
+ * Takes an import back out: its document's sightings leave every product that has them, and each
+ * such product's steps are made again from the sightings left (a product no other source saw
+ * goes), so the history is the one that never had the document, whatever came before or after
+ * it. A sighting recorded before digests were kept is the document's when it names its file.
  */
 export function removeImport(history: PriceHistory, record: ImportRecord): ImportRemoval {
-  const byCode = new Map(history.products.map((entry) => [entry.admCode, entry]));
+  const fromDocument = (s: PriceSighting) =>
+    s.release === null && (s.sha256 === record.sha256 || (s.sha256 === null && s.source === record.source));
+  const before = new Map(record.products.map((entry) => [entry.admCode, entry.before]));
   let restored = 0;
   const adjusted: number[] = [];
-  for (const { admCode, before, after } of record.products) {
-    const now = byCode.get(admCode);
-    if (!now) continue;
-    if (isDeepStrictEqual(now, after)) {
-      restored += 1;
-      if (before) byCode.set(admCode, before);
-      else byCode.delete(admCode);
+  const products: ProductHistory[] = [];
+  for (const product of history.products) {
+    if (!product.sightings.some(fromDocument)) {
+      products.push(product);
       continue;
     }
-    const steps = now.steps.filter((step) => !(step.release === null && step.source === record.source));
-    if (steps.length === now.steps.length) continue;
-    adjusted.push(admCode);
-    if (steps.length > 0) byCode.set(admCode, { ...now, steps });
-    else byCode.delete(admCode);
+    const sightings = product.sightings.filter((s) => !fromDocument(s));
+    const result = sightings.length > 0 ? { ...product, ...namingOf(sightings), sightings, steps: stepsOf(sightings) } : null;
+    if (isDeepStrictEqual(result, before.get(product.admCode) ?? null)) restored += 1;
+    else adjusted.push(product.admCode);
+    if (result) products.push(result);
   }
-  return { history: { ...history, products: [...byCode.values()].sort((a, b) => a.admCode - b.admCode) }, restored, adjusted };
+  return { history: { ...history, products }, restored, adjusted };
 }
 
 /** The record's shape as stored in the bucket, its products as the history file has them. */

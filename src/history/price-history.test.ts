@@ -47,14 +47,14 @@ describe('price history', () => {
     expect(inOrder.products[0]!.steps[0]!.lastSeen).toBe('2023-10-31');
   });
 
-  it('keeps a price that went away and came back as three steps', () => {
+  it('keeps a price that went away and came back as three steps, each named by the list that showed it', () => {
     let history = fromList(emptyHistory(), '2023-01-01', 'a.pdf', product(1, 100));
     history = fromList(history, '2025-01-01', 'c.pdf', product(1, 100));
     history = fromList(history, '2024-01-01', 'b.pdf', product(1, 120));
     expect(prices(history, 1)).toEqual([
       ['2023-01-01', 100, 'a.pdf'],
       ['2024-01-01', 120, 'b.pdf'],
-      ['2025-01-01', 100, 'a.pdf'],
+      ['2025-01-01', 100, 'c.pdf'],
     ]);
   });
 

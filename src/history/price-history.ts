@@ -2,8 +2,10 @@ import type { Dataset, Product } from '../dataset/model.ts';
 import type { Category } from '../source/categories.ts';
 import type { ReferenceUnit } from '../source/reference-unit.ts';
 
-/** Version of the history file's shape (docs/dataset.md, "Price history"). */
-export const HISTORY_SCHEMA_VERSION = 1;
+import { compareVersions } from '../release/release-version.ts';
+
+/** Version of the history file's shape (docs/dataset.md, "Price history"); 1 lacked the sightings (read, and upgraded). */
+export const HISTORY_SCHEMA_VERSION = 2;
 
 /**
  * One step of a product's price: the price from `from` (the date of the list, notice or release
@@ -22,13 +24,41 @@ export interface PriceStep {
   source: string;
 }
 
+/**
+ * One source's word on one product: its price from `from`, still so on `seen`. A release's sightings
+ * of one price from one date are one sighting (the first release that carried it, the last day seen).
+ */
+export interface PriceSighting {
+  from: string;
+  seen: string;
+  pricePerPackCents: number;
+  referencePriceCents: number | null;
+  referenceUnit: ReferenceUnit | null;
+  /** The release that said it; null for an archived list. */
+  release: string | null;
+  /** The list's file name, or the release's version. */
+  source: string;
+  /** The SHA-256 of the archived list's bytes (null for a release, and for a list recorded before digests were kept). */
+  sha256: string | null;
+  /** What it called the product: the newest sighting names it. */
+  name: string;
+  category: Category;
+  pack: string;
+}
+
 /** A product as the history knows it: its latest name, pack and category, and its price steps, oldest first. */
 export interface ProductHistory {
   admCode: number;
   name: string;
   category: Category;
   pack: string;
+  /** Derived from `sightings` alone (`stepsOf`): the same sightings give the same steps, in whatever order they came. */
   steps: PriceStep[];
+  /**
+   * Every source's word on the product, in canonical order: what the steps are made from, so that
+   * taking one document out gives the history that never had it (`tariff history remove`).
+   */
+  sightings: PriceSighting[];
   /**
    * Set once a release no longer lists it: `from` the tariff date of the release that dropped it
    * (null when it was already gone before the first release recorded), `release` that release.
@@ -51,6 +81,8 @@ export interface PriceObservation {
   seen: string;
   release: string | null;
   source: string;
+  /** The archived list's SHA-256; absent for a release. */
+  sha256?: string | null;
 }
 
 export const emptyHistory = (): PriceHistory => ({ schemaVersion: HISTORY_SCHEMA_VERSION, release: null, products: [] });
@@ -58,17 +90,80 @@ export const emptyHistory = (): PriceHistory => ({ schemaVersion: HISTORY_SCHEMA
 const samePrice = (a: Pick<PriceStep, 'pricePerPackCents' | 'referencePriceCents' | 'referenceUnit'>, b: typeof a) =>
   a.pricePerPackCents === b.pricePerPackCents && a.referencePriceCents === b.referencePriceCents && a.referenceUnit === b.referenceUnit;
 
-function stepOf(observation: PriceObservation): PriceStep {
+export function sightingOf(observation: PriceObservation): PriceSighting {
   const { product } = observation;
   return {
     from: observation.from,
-    lastSeen: observation.seen,
+    seen: observation.seen,
     pricePerPackCents: product.pricePerPackCents,
     referencePriceCents: product.referencePriceCents,
     referenceUnit: product.referenceUnit,
     release: observation.release,
     source: observation.source,
+    sha256: observation.sha256 ?? null,
+    name: product.name,
+    category: product.category,
+    pack: product.pack,
   };
+}
+
+/** A product's name, pack and category: the newest sighting's (the last, in canonical order, of those seen last). */
+export function namingOf(sightings: readonly PriceSighting[]): Pick<ProductHistory, 'name' | 'category' | 'pack'> {
+  const sorted = [...sightings].sort(compareSightings);
+  const newest = sorted.reduce((best, s) => (s.seen >= best.seen ? s : best), sorted[0]!);
+  return { name: newest.name, category: newest.category, pack: newest.pack };
+}
+
+const stepOf = (sighting: PriceSighting): PriceStep => ({
+  from: sighting.from,
+  lastSeen: sighting.seen,
+  pricePerPackCents: sighting.pricePerPackCents,
+  referencePriceCents: sighting.referencePriceCents,
+  referenceUnit: sighting.referenceUnit,
+  release: sighting.release,
+  source: sighting.source,
+});
+
+/** The canonical order of sightings: by date, then day seen, then who said it; ties never depend on arrival. */
+function compareSightings(a: PriceSighting, b: PriceSighting): number {
+  return (
+    a.from.localeCompare(b.from) ||
+    a.seen.localeCompare(b.seen) ||
+    (a.release === null ? 1 : 0) - (b.release === null ? 1 : 0) ||
+    (a.release && b.release ? compareVersions(a.release, b.release) : 0) ||
+    (a.sha256 ?? '').localeCompare(b.sha256 ?? '') ||
+    a.source.localeCompare(b.source) ||
+    a.pricePerPackCents - b.pricePerPackCents ||
+    (a.referencePriceCents ?? 0) - (b.referencePriceCents ?? 0) ||
+    (a.referenceUnit ?? '').localeCompare(b.referenceUnit ?? '')
+  );
+}
+
+/**
+ * A sighting added to a product's: releases that say one price from one date are one sighting
+ * (the first release, the last day seen), a document's sighting is kept once; canonical order.
+ */
+export function addSighting(sightings: readonly PriceSighting[], sighting: PriceSighting): PriceSighting[] {
+  const result = sightings.map((s) => ({ ...s }));
+  const same = result.find(
+    (s) =>
+      s.from === sighting.from &&
+      samePrice(s, sighting) &&
+      (sighting.release !== null ? s.release !== null : s.release === null && s.sha256 === sighting.sha256 && s.source === sighting.source),
+  );
+  if (!same) return [...result, sighting].sort(compareSightings);
+  if (sighting.seen > same.seen)
+    Object.assign(same, { seen: sighting.seen, name: sighting.name, category: sighting.category, pack: sighting.pack });
+  if (same.release !== null && sighting.release !== null && compareVersions(sighting.release, same.release) < 0) {
+    same.release = sighting.release;
+    same.source = sighting.source;
+  }
+  return result.sort(compareSightings);
+}
+
+/** A product's steps: its sightings placed in canonical order, so the same sightings always give the same steps. */
+export function stepsOf(sightings: readonly PriceSighting[]): PriceStep[] {
+  return [...sightings].sort(compareSightings).reduce<PriceStep[]>((steps, sighting) => placeStep(steps, stepOf(sighting)), []);
 }
 
 /**
@@ -78,7 +173,10 @@ function stepOf(observation: PriceObservation): PriceStep {
  * A step keeps the release that first carried it.
  */
 export function placeObservation(steps: PriceStep[], observation: PriceObservation): PriceStep[] {
-  const step = stepOf(observation);
+  return placeStep(steps, stepOf(sightingOf(observation)));
+}
+
+function placeStep(steps: PriceStep[], step: PriceStep): PriceStep[] {
   const result = steps.map((s) => ({ ...s }));
   const at = result.findLastIndex((s) => s.from <= step.from);
   const current = result[at];
@@ -116,13 +214,12 @@ export function recordObservations(history: PriceHistory, observations: PriceObs
   for (const observation of observations) {
     const { product } = observation;
     const known = byCode.get(product.admCode);
-    const newest = !known || known.steps.every((s) => s.lastSeen <= observation.seen);
+    const sightings = addSighting(known?.sightings ?? [], sightingOf(observation));
     const entry: ProductHistory = {
       admCode: product.admCode,
-      name: newest ? product.name : known.name,
-      category: newest ? product.category : known.category,
-      pack: newest ? product.pack : known.pack,
-      steps: placeObservation(known?.steps ?? [], observation),
+      ...namingOf(sightings),
+      steps: stepsOf(sightings),
+      sightings,
       withdrawn: known?.withdrawn ?? null,
     };
     byCode.set(product.admCode, entry);
@@ -159,6 +256,30 @@ export function recordRelease(
 }
 
 /** Observations of the products an archived list prints, on its date. */
-export function listObservations(products: PriceObservation['product'][], effectiveFrom: string, source: string): PriceObservation[] {
-  return products.map((product) => ({ product, from: effectiveFrom, seen: effectiveFrom, release: null, source }));
+export function listObservations(
+  products: PriceObservation['product'][],
+  effectiveFrom: string,
+  source: string,
+  sha256: string | null = null,
+): PriceObservation[] {
+  return products.map((product) => ({ product, from: effectiveFrom, seen: effectiveFrom, release: null, source, sha256 }));
 }
+
+/** The sightings a history of schema 1 implies: one per step, as its first source saw it until its last sighting. */
+export const sightingsOfSteps = (
+  steps: readonly PriceStep[],
+  naming: Pick<ProductHistory, 'name' | 'category' | 'pack'>,
+): PriceSighting[] =>
+  steps
+    .map((step) => ({
+      from: step.from,
+      seen: step.lastSeen,
+      pricePerPackCents: step.pricePerPackCents,
+      referencePriceCents: step.referencePriceCents,
+      referenceUnit: step.referenceUnit,
+      release: step.release,
+      source: step.source,
+      sha256: null,
+      ...naming,
+    }))
+    .sort(compareSightings);

@@ -115,7 +115,7 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
     const own: ImportRecord['lists'] = [];
     for (const list of parsed.lists) {
       const products = assembleDataset(selectTariff([list], list.effectiveFrom), []).content.products;
-      updated = recordObservations(updated, listObservations(products, list.effectiveFrom, source));
+      updated = recordObservations(updated, listObservations(products, list.effectiveFrom, source, sha256));
       lists.push({ source, effectiveFrom: list.effectiveFrom, products: products.length });
       own.push({ effectiveFrom: list.effectiveFrom, products: products.length });
     }
