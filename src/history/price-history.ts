@@ -129,7 +129,8 @@ function compareSightings(a: PriceSighting, b: PriceSighting): number {
   return (
     a.from.localeCompare(b.from) ||
     a.seen.localeCompare(b.seen) ||
-    (a.release === null ? 1 : 0) - (b.release === null ? 1 : 0) ||
+    // On one day an archived list comes before a release: the step is named by the list that first printed it.
+    (a.release === null ? 0 : 1) - (b.release === null ? 0 : 1) ||
     (a.release && b.release ? compareVersions(a.release, b.release) : 0) ||
     (a.sha256 ?? '').localeCompare(b.sha256 ?? '') ||
     a.source.localeCompare(b.source) ||

@@ -133,7 +133,8 @@ async function pruneStep(runner: StepRunner, target: PublishTarget, plan: Public
       // The plan was made before the switch: another writer may have moved current.json since (a
       // rollback after this run lost its lease). What it names now is never removed, nor, when it
       // moved, any release this run's switch involved, whatever the plan said.
-      const current = (await readCurrentManifest(target.bucket))?.version;
+      const planned = plan.prune.length + plan.clean.length > 0;
+      const current = planned ? (await readCurrentManifest(target.bucket))?.version : plan.version;
       const spared = new Set(current === plan.version ? [current] : [current, plan.switch?.from, plan.version]);
       const prune = plan.prune.filter((version) => !spared.has(version));
       const clean = plan.clean.filter((version) => !spared.has(version));

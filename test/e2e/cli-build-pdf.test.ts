@@ -87,7 +87,7 @@ describe('tariff build on PDF lists and notices', () => {
       pricePerKgCents: 160000,
       referencePriceCents: 160000,
       referenceUnit: 'conventional_kg',
-      source: join(dir, 'avviso.pdf'),
+      source: 'avviso.pdf',
     };
     for (const format of FORMATS) {
       const dataset = await openDatasetFile(format, readFileSync(join(before.out, `dataset.${format}.gz`)));

@@ -37,14 +37,17 @@ export function fill(dir: string, free = 0): void {
 const AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
 
 /** Whether `nobody` can run this Node.js on this script (every folder above both searchable by it). */
-const nobodyCanRun = (node: string, script: string) =>
-  spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), node, '-e', 'require("fs").accessSync(process.argv[1], 4)', script]).status === 0;
+const nobodyCanRun = (node: string, script: string) => {
+  const check = 'require("fs").accessSync(process.argv[1], 4)';
+  return spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), node, '-e', check, script]).status === 0;
+};
 
 /**
  * The command and the Node.js that run it, where `nobody` can read them: the checkout itself, or,
  * when it lies under a folder only root may enter (a clone in a fresh `mktemp -d`, or in /root),
  * the checkout bound read-only at a temporary folder anyone may enter (unmounted when the test
- * process ends; arguments naming files of the checkout are given as seen there). A string says why neither can be: the tests that need it skip, saying so.
+ * process ends; arguments naming files of the checkout are given as seen there). A string says
+ * why neither can be: the tests that need it skip, saying so.
  */
 function nobodyRunnable(): { node: string; cli: string; inView: (path: string) => string } | string {
   if (!asRoot) return 'not root: cannot run a command as another user';
