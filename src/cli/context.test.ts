@@ -6,7 +6,10 @@ function context(json = false) {
   const stdout = new PassThrough();
   let written = '';
   stdout.on('data', (chunk) => (written += chunk));
-  const ctx = new CommandContext({ stdout, stderr: new PassThrough(), env: {}, now: () => new Date(0) }, { dataDir: '.', json });
+  const ctx = new CommandContext(
+    { stdout, stderr: new PassThrough(), env: {}, now: () => new Date(0), machineNow: () => new Date(0) },
+    { dataDir: '.', json },
+  );
   return { ctx, written: () => written };
 }
 

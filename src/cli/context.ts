@@ -15,7 +15,10 @@ export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** The day's clock, which SOURCE_DATE_EPOCH pins (what is built and dated). */
   now: () => Date;
+  /** The machine's own clock, never pinned: the spans a run waits out are measured on it (a bucket's writer lease). */
+  machineNow: () => Date;
 }
 
 export interface GlobalOptions {
@@ -71,7 +74,12 @@ export class CommandContext {
   async asBucketWriter<T>(bucket: Bucket, command: string, work: (leased: Bucket) => Promise<T>): Promise<T> {
     const settings = await this.settings();
     const { asBucketWriter } = await import('../pipeline/bucket-writer.ts');
-    return asBucketWriter(bucket, { settings, dataDir: this.dataDir, command, warn: (line) => this.warn(line) }, work);
+    return asBucketWriter(bucket, { ...this.writer(settings), command }, work);
+  }
+
+  /** What a run that writes the bucket takes from the process: where its state lives, the machine's clock, its warnings. */
+  writer(settings: Settings) {
+    return { settings, dataDir: this.dataDir, machineNow: this.io.machineNow, warn: (line: string) => this.warn(line) };
   }
 
   /** Runs `work` on the registry the settings name, closing it after. */
@@ -98,8 +106,7 @@ export class CommandContext {
   /** What every run of the release pipeline takes from the command line and the process. */
   async pipelineRun(options: { date?: string; allowShrink?: boolean; barcodes?: string; dryRun?: boolean; allowOtherDate?: boolean }) {
     return {
-      settings: await this.settings(options),
-      dataDir: this.dataDir,
+      ...this.writer(await this.settings(options)),
       env: this.io.env,
       now: this.io.now,
       date: buildDate(options.date, this.io.now()),
@@ -107,7 +114,6 @@ export class CommandContext {
       allowOtherDate: options.allowOtherDate ?? false,
       barcodesFile: options.barcodes,
       dryRun: options.dryRun,
-      warn: (line: string) => this.warn(line),
     };
   }
 

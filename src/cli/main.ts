@@ -43,9 +43,9 @@ function requestedCommand(argv: string[]): string | undefined {
 }
 
 /** The IO of a run in `env`, writing to `streams`: its clock pinned by SOURCE_DATE_EPOCH when set. */
-export function cliIo(env: NodeJS.ProcessEnv, streams: Pick<CliIo, 'stdout' | 'stderr'>): CliIo {
+export function cliIo(env: NodeJS.ProcessEnv, streams: Pick<CliIo, 'stdout' | 'stderr'>, machineNow: () => Date = () => new Date()): CliIo {
   const pinned = pinnedNow(env);
-  return { ...streams, env, now: pinned ? () => new Date(pinned) : () => new Date() };
+  return { ...streams, env, now: pinned ? () => new Date(pinned) : () => new Date(), machineNow };
 }
 
 /**

@@ -9,7 +9,7 @@ function reporter(options: { quiet?: boolean } = {}) {
   let written = '';
   stderr.on('data', (chunk: Buffer) => (written += chunk.toString()));
   let now = Date.parse('2026-11-23T03:00:00Z');
-  const io = { stdout: new PassThrough(), stderr, env: {}, now: () => new Date(now) };
+  const io = { stdout: new PassThrough(), stderr, env: {}, now: () => new Date(now), machineNow: () => new Date(now) };
   const steps = new StepReporter(new CommandContext(io, { dataDir: '.', json: false }), options.quiet);
   return { steps, lines: () => written.split('\n').filter(Boolean), advance: (ms: number) => (now += ms) };
 }

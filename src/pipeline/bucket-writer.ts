@@ -23,6 +23,9 @@ export interface BucketWriterOptions {
   machineNow?: () => Date;
 }
 
+/** What a run that writes a bucket is given by its caller (the command names itself). */
+export type BucketWriterEdges = Pick<BucketWriterOptions, 'settings' | 'dataDir' | 'warn' | 'machineNow'>;
+
 /**
  * What the data dir remembers of each bucket it writes: the other writer's lease last seen (so a
  * run goes on counting its unrenewed time where the last gave up), and whether the store was last
@@ -57,7 +60,8 @@ async function rememberOf(dataDir: string, bucket: Bucket, change: Partial<Write
  * Runs `work` as the bucket's only writer: under the data dir's lock (runs on this machine), then
  * the bucket's writer lease (runs anywhere). Every command that writes a bucket goes through here,
  * and writes only through the bucket given to `work`: each of its writes first checks that the
- * lease is still this run's, so a writer that lost it stops (`bucket_lease_lost`) before writing.
+ * lease is still this run's, so a writer that lost it stops (`bucket_lease_lost`) before writing,
+ * and a run that lost it after its last write says so rather than reporting what it did.
  * A store that ignores conditional writes is said once per bucket and data dir (again when that
  * changes, or when `wrote` says the run wrote a release): a cron run with nothing new prints nothing.
  */
@@ -92,6 +96,9 @@ export async function asBucketWriter<T>(
       if (news) await rememberOf(dataDir, bucket, { ignoresConditions: ignoring });
       if (lease.warning && news) options.warn(lease.warning);
       const result = await work(leased(bucket, lease));
+      // A run whose lease was taken while it worked (paused, cut off) cannot say what it left
+      // current: another writer may have undone it. It says it lost the bucket instead of "done".
+      await lease.check();
       if (lease.warning && !news && wrote(result)) options.warn(lease.warning);
       return result;
     } finally {

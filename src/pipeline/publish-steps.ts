@@ -51,7 +51,8 @@ export async function afterSwitch<T>(
   try {
     return await work();
   } catch (error) {
-    if (!plan?.switch) throw error;
+    // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
+    if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
     throw errors.publishedIncomplete(plan.version, bucket.description, step, (error as Error).message);
   }
 }

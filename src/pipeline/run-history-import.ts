@@ -1,14 +1,10 @@
-import type { Settings } from '../config/settings.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { asBucketWriter } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
 import { importHistory, removeHistoryImport, type HistoryRemoval, type HistoryUpdate } from './record-history.ts';
 
-export interface HistoryRunOptions {
-  settings: Settings;
-  dataDir: string;
+export interface HistoryRunOptions extends BucketWriterEdges {
   env: NodeJS.ProcessEnv;
-  warn: (line: string) => void;
 }
 
 export interface HistoryImportOptions extends HistoryRunOptions {

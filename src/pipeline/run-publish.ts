@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import { localCopies } from '../publish/intact-copies.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
@@ -8,23 +7,20 @@ import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts'
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
-import { asBucketWriter } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { afterSwitch, publicationResult, publishSteps } from './publish-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 
-export interface PublishRunOptions {
-  settings: Settings;
-  dataDir: string;
+export interface PublishRunOptions extends BucketWriterEdges {
   env: NodeJS.ProcessEnv;
   now: () => Date;
   /** A release folder written by `tariff build`. */
   dir: string;
   dryRun?: boolean;
   report: StepReport;
-  warn: (line: string) => void;
 }
 
 /** Reads a release folder into memory once it verifies (every format opened by its own engine). */

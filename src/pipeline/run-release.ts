@@ -2,7 +2,6 @@ import type { BuiltRelease } from './built-release.ts';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
 import type { CategoryCoverage } from '../fetch/collect-documents.ts';
@@ -17,7 +16,7 @@ import { sha256Hex } from '../util/digests.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { asBucketWriter } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
 import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
@@ -30,9 +29,7 @@ import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { isReleaseVersion } from '../release/release-version.ts';
 
-export interface ReleaseRunOptions {
-  settings: Settings;
-  dataDir: string;
+export interface ReleaseRunOptions extends BucketWriterEdges {
   /** The SDK's variables for an S3 bucket (credentials, endpoint), from the environment at the edge. */
   env: NodeJS.ProcessEnv;
   now: () => Date;
@@ -49,8 +46,6 @@ export interface ReleaseRunOptions {
   /** Where the documents come from instead of the authority (`tariff start`: the bundled lists). */
   documents?: ReleaseInputs['documents'];
   report: StepReport;
-  /** Where a warning goes (a store that ignores conditional writes). */
-  warn: (line: string) => void;
   progress?: (label: string, done: number, total: number | null) => void;
   done?: (label: string) => void;
 }

@@ -1,10 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
-import { REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -179,6 +181,64 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     }
   });
 
+  it('a writer paused after its switch while another rolls back stops before its next write (bucket_lease_lost), the bucket verifying', async () => {
+    const writerA = await tempDir();
+    const writerB = await tempDir();
+    const uri = `s3://${s3.bucket}/paused`;
+    // Leases live 2 s: B takes A's over once it has seen it unrenewed that long on B's own clock.
+    const lease = { TARIFF_KEEP: '2', TARIFF_LOCK_STALE_SECONDS: '2' };
+    const folders: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const out = join(writerA, `build-${i}`);
+      const barcodes = join(writerA, `barcodes-${i}.csv`);
+      writeFileSync(barcodes, `barcode,admCode,kind,units\n${barcode(700 + i)},1001,pack,1\n`);
+      const previous = i > 0 ? ['--previous', folders[i - 1]!] : [];
+      const args = ['build', '--source', CIGARETTES, '--barcodes', barcodes, '--date', '2026-11-22', '--out', out, ...previous];
+      expect((await runCli([...args, '--data-dir', writerA])).status).toBe(0);
+      folders.push(out);
+    }
+    const as = (dataDir: string, args: string[], options: { env?: Record<string, string> } & Parameters<typeof runCli>[1] = {}) =>
+      runCli([...args, '--bucket', uri, '--data-dir', dataDir], { ...options, env: { ...s3.env, ...lease, ...options.env } });
+    for (const folder of folders.slice(0, 2)) expect((await as(writerA, ['publish', folder])).status).toBe(0);
+
+    // A publishes 20261101.3 through a store that freezes it right after its switch; the process is stopped there too.
+    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const freezing = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    try {
+      let child: ChildProcess | undefined;
+      const frozen = freezing.pauseAfter((method, key) => method === 'PUT' && key === 'paused/current.json');
+      const publishing = as(writerA, ['publish', folders[2]!], {
+        env: { AWS_ENDPOINT_URL_S3: freezing.url },
+        started: (started) => (child = started),
+      });
+      await frozen;
+      child!.kill('SIGSTOP');
+      const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'paused', env: s3.env, pathStyle: true });
+      expect(JSON.parse((await direct.get('current.json'))!.toString()).version).toBe('20261101.3');
+
+      // B, on another machine, rolls back: it waits out A's lease, then takes it.
+      const rollback = await as(writerB, ['rollback', '20261101.1']);
+      expect(rollback.status, rollback.stderr).toBe(0);
+
+      child!.kill('SIGCONT');
+      freezing.resume();
+      const resumed = await publishing;
+      expect(resumed.status, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain("no longer holds the bucket's writer lease");
+      expect(resumed.stderr).toContain('it stopped before its next write');
+    } finally {
+      freezing.resume();
+      await freezing.close();
+    }
+    // Nothing of what B made current was removed: 20261101.1 is current and whole.
+    const manifest = JSON.parse(
+      (await new S3Bucket({ bucket: s3.bucket, prefix: 'paused', env: s3.env, pathStyle: true }).get('current.json'))!.toString(),
+    );
+    expect(manifest.version).toBe('20261101.1');
+    const verified = await as(writerB, ['verify', '--bucket', uri]);
+    expect(verified.status, verified.stderr).toBe(0);
+  });
+
   it('says so when the store ignores conditional writes, and publishes all the same', async () => {
     const ignoring = await conditionalProxy(
       { endpoint: s3.rawEndpoint, credentials: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
@@ -197,6 +257,37 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
         `tariff: warning: ${uri}/ ignores conditional writes (If-None-Match): the writer lock cannot keep two writers apart, so run one writer at a time (docs/operations.md, "One writer at a time")\n`,
       );
     } finally {
+      await ignoring.close();
+    }
+  });
+
+  it('on a store that ignores conditional writes, a cron run with nothing new prints nothing', async () => {
+    const ignoring = await conditionalProxy(
+      { endpoint: s3.rawEndpoint, credentials: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
+      { honour: false },
+    );
+    const authority = await new AuthorityServer().start();
+    try {
+      authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES) });
+      const uri = `s3://${s3.bucket}/ignoring-cron`;
+      const env = {
+        ...s3.env,
+        ...onDay('2026-11-22'),
+        AWS_ENDPOINT_URL_S3: ignoring.url,
+        TARIFF_BUCKET: uri,
+        TARIFF_SOURCE_URLS: authority.url('/sigarette.xml'),
+      };
+      const dataDir = await tempDir();
+      const cron = () => runCli(['release', '--quiet', '--data-dir', dataDir], { env });
+      const first = await cron();
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toBe('published 20261101.1 (was none)\n');
+      expect(first.stderr).toContain(`tariff: warning: ${uri}/ ignores conditional writes (If-None-Match)`);
+      // Said once for this bucket and data dir: the next run, with nothing new, is silent.
+      expect(await cron()).toEqual({ status: 0, stdout: '', stderr: '' });
+      expect(await cron()).toEqual({ status: 0, stdout: '', stderr: '' });
+    } finally {
+      await authority.close();
       await ignoring.close();
     }
   });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { cliIo, main } from '../../src/cli/main.ts';
@@ -18,6 +18,10 @@ export interface CliOptions {
   process?: boolean;
   /** The working directory of a real process (an in-process run resolves paths from the repository, as vitest runs there). */
   cwd?: string;
+  /** The machine's clock of an in-process run (a writer whose clock is minutes off); default the system's. */
+  machineNow?: () => Date;
+  /** Given the real process once started (a test that pauses it). */
+  started?: (child: ChildProcess) => void;
 }
 
 /** A stream that keeps what is written to it, as text. */
@@ -38,23 +42,24 @@ class Captured extends Writable {
  * `process: true` or a `cwd`, as a real process.
  */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  if (options.process || options.cwd) return runCliProcess(args, options);
+  if (options.process || options.cwd || options.started) return runCliProcess(args, options);
   const stdout = new Captured();
   const stderr = new Captured();
   const env = { ...process.env, NO_COLOR: '1', ...options.env };
-  const status = await main([process.execPath, CLI, ...args], cliIo(env, { stdout, stderr }));
+  const status = await main([process.execPath, CLI, ...args], cliIo(env, { stdout, stderr }, options.machineNow));
   return { status, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** Runs `tariff` as a real process, as cron or CI would. */
 export function runCliProcess(args: string[], options: Omit<CliOptions, 'process'> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CLI, ...args],
       { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
+    options.started?.(child);
   });
 }
 

@@ -9,6 +9,12 @@ export interface ConditionalProxy {
   refused: number;
   /** From the first answer to a request `matches` on, the store is gone: every later connection is refused. */
   stopAfter(matches: (method: string, key: string) => boolean): void;
+  /**
+   * From the first answer to a request `matches` on, every later request waits, unanswered and not
+   * passed on, until `resume()`: its writer frozen right there. Resolves when that first answer is sent.
+   */
+  pauseAfter(matches: (method: string, key: string) => boolean): Promise<void>;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,8 @@ export async function conditionalProxy(
   const sockets = new Set<Socket>();
   let stopWhen: ((method: string, key: string) => boolean) | null = null;
   let stopped = false;
+  let pauseWhen: ((method: string, key: string) => boolean) | null = null;
+  let paused: { began: () => void; ended: Promise<void>; end: () => void } | null = null;
   const state = { refused: 0 };
 
   const currentTag = async (path: string): Promise<string | null> => {
@@ -86,6 +94,7 @@ export async function conditionalProxy(
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    if (paused) await paused.ended;
     const path = incoming.url ?? '/';
     const ifMatch = incoming.headers['if-match'];
     const ifNoneMatch = incoming.headers['if-none-match'];
@@ -104,6 +113,13 @@ export async function conditionalProxy(
         : await forward(incoming, body);
       const key = path.split('?')[0]!.split('/').slice(2).join('/');
       if (stopWhen?.(incoming.method ?? 'GET', decodeURIComponent(key))) outgoing.on('finish', stop);
+      if (pauseWhen?.(incoming.method ?? 'GET', decodeURIComponent(key))) {
+        pauseWhen = null;
+        const began = pausing.began;
+        let end = () => {};
+        paused = { began, ended: new Promise<void>((resolve) => (end = resolve)), end: () => end() };
+        outgoing.on('finish', began);
+      }
       outgoing.writeHead(answer.status, answer.headers).end(answer.body);
     } catch {
       outgoing.destroy();
@@ -119,6 +135,7 @@ export async function conditionalProxy(
     server.close();
     for (const socket of sockets) socket.destroy();
   };
+  const pausing = { began: () => {} };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -128,6 +145,14 @@ export async function conditionalProxy(
     },
     stopAfter(matches) {
       stopWhen = matches;
+    },
+    pauseAfter(matches) {
+      pauseWhen = matches;
+      return new Promise<void>((resolve) => (pausing.began = resolve));
+    },
+    resume() {
+      paused?.end();
+      paused = null;
     },
     async close() {
       if (!stopped) stop();

@@ -64,13 +64,11 @@ export function registerHistory(program: Command, run: Runner): void {
         const settings = await ctx.settings(options);
         const latest = buildDate(options.date, ctx.io.now());
         const update = await runHistoryImport({
-          settings,
-          dataDir: ctx.dataDir,
+          ...ctx.writer(settings),
           env: ctx.io.env,
           paths,
           latest,
           now: ctx.io.now(),
-          warn: (line) => ctx.warn(line),
         });
         const lists = update.lists
           .map((list) => `${list.source} (${list.effectiveFrom}, ${list.skipped ?? `${list.products} products`})`)
@@ -93,12 +91,10 @@ export function registerHistory(program: Command, run: Runner): void {
       run(async (ctx, source: string, options: { apply?: boolean }) => {
         const settings = await ctx.settings(options);
         const removal = await runHistoryRemove({
-          settings,
-          dataDir: ctx.dataDir,
+          ...ctx.writer(settings),
           env: ctx.io.env,
           source,
           apply: options.apply ?? false,
-          warn: (line) => ctx.warn(line),
         });
         const what = `${removal.source} (${removal.lists.map((list) => list.effectiveFrom).join(', ')}, sha256 ${removal.sha256.slice(0, 12)}…)`;
         const effect = `${removal.restored} product(s) as before the import${removal.adjusted.length > 0 ? `, ${removal.adjusted.length} changed since: only its steps taken out` : ''}`;

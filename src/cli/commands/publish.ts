@@ -23,14 +23,12 @@ export function registerPublish(program: Command, run: Runner): void {
         const reporter = new StepReporter(ctx);
         const settings = await ctx.settings(options);
         const { result, version, bucket, plan } = await runPublish({
-          settings,
-          dataDir: ctx.dataDir,
+          ...ctx.writer(settings),
           env: ctx.io.env,
           now: ctx.io.now,
           dir,
           dryRun: options.dryRun,
           report: reporter.step,
-          warn: (line) => ctx.warn(line),
         });
         reporter.stop();
         if (!result) {

@@ -31,8 +31,7 @@ export function registerStart(program: Command, run: Runner): void {
         const settings = await ctx.settings(options);
         // The release pipeline of `tariff release`, on the bundled lists instead of the authority's pages.
         const summary = await runRelease({
-          settings,
-          dataDir: ctx.dataDir,
+          ...ctx.writer(settings),
           env: ctx.io.env,
           now: ctx.io.now,
           date: buildDate(options.date, ctx.io.now()),
@@ -42,7 +41,6 @@ export function registerStart(program: Command, run: Runner): void {
           barcodesFile: SAMPLE_BARCODES,
           documents: async () => ({ documents: await readSources([SAMPLE_TARIFF], settings), reports: [] }),
           report: (step, line) => say(`${step}: ${line}`),
-          warn: (line) => ctx.warn(line),
         });
         say(`${summary.status} ${summary.version}`);
 
