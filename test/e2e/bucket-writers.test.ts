@@ -15,9 +15,6 @@ const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml')
 /** A small real list of another category: imported and removed in turn, beside the publications. */
 const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
 
-/** Release i of the race: the sample's list with a barcode of its own, built after release i - 1. */
-const versionOf = (i: number) => `20261101.${i + 1}`;
-
 /** A GTIN-13 of AURORA ROSSA (1001) numbered `n`, with its check digit. */
 function barcode(n: number): string {
   const body = `800100${String(n).padStart(6, '0')}`;
@@ -32,66 +29,128 @@ interface Bucket {
   read(key: string): Promise<Buffer | null>;
 }
 
+/** What the publishing machine does in a round, in turn; the historian imports in odd rounds and removes in even ones. */
+const PUBLISHER_TURNS = ['publish', 'rollback', 'release', 'signing-key create'] as const;
+const SKEW_MS = 5 * 60_000;
+
+/** A seeded generator (mulberry32): a failing round is replayed by its seed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /**
- * Two machines that share nothing but the bucket: a publisher (publish, rollback, signed) and a
- * historian (history import and remove), each with its own data dir, racing round after round.
+ * Two machines that share nothing but the bucket: a publisher (publish a built folder, roll back,
+ * release from the authority, create a signing key; all signed) and a historian (history import
+ * and remove), each with its own data dir, racing round after round. In every round one of the
+ * two runs with its clock 5 minutes ahead or behind, at random: the lease is judged on the
+ * waiting writer's own clock, whatever time the other wrote.
  */
 async function race(bucket: Bucket, rounds: number) {
   const publisher = await tempDir();
   const historian = await tempDir();
+  const authority = await new AuthorityServer().start();
+  authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES) });
+  const seed = Number(process.env.TARIFF_RACE_SEED ?? Date.now() % 2 ** 31);
+  const random = seeded(seed);
+  // Every writer on the day of the sample tariff (what is built and signed); their machines' clocks are their own.
+  const day = { ...bucket.env, ...onDay('2026-11-22'), TARIFF_SOURCE_URLS: authority.url('/sigarette.xml') };
   const as =
     (dataDir: string) =>
-    (args: string[], env: Record<string, string> = {}) =>
-      runCli([...args, '--data-dir', dataDir, '--bucket', bucket.uri], { env: { ...bucket.env, ...env } });
+    (args: string[], env: Record<string, string> = {}, machineNow?: () => Date) =>
+      runCli([...args, '--data-dir', dataDir, '--bucket', bucket.uri], { env: { ...day, ...env }, machineNow });
   const publisherCli = as(publisher);
   const historianCli = as(historian);
-  const key = JSON.parse((await publisherCli(['signing-key', 'create', '--json'])).stdout).file as string;
-  const signed = { TARIFF_SIGNING_KEY: key };
-  const releases = Math.ceil(rounds / 2) + 1;
-  const folders: string[] = [];
-  for (let i = 0; i < releases; i += 1) {
-    const out = join(publisher, 'build', String(i));
-    const barcodes = join(publisher, `barcodes-${i}.csv`);
-    writeFileSync(barcodes, `barcode,admCode,kind,units\n${barcode(i)},1001,pack,1\n`);
-    const previous = i > 0 ? ['--previous', folders[i - 1]!] : [];
-    const args = ['build', '--source', CIGARETTES, '--barcodes', barcodes, '--date', '2026-11-22', '--out', out, ...previous];
-    const built = await runCli([...args, '--data-dir', publisher]);
-    expect(built.status, built.stderr).toBe(0);
-    folders.push(out);
-  }
-  expect((await publisherCli(['publish', folders[0]!], signed)).status).toBe(0);
+  try {
+    const key = JSON.parse((await publisherCli(['signing-key', 'create', '--json'])).stdout).file as string;
+    const signed = { TARIFF_SIGNING_KEY: key };
+    /** Where each version published forward is, on the publisher's disk: its build folder, or the copy `release` keeps. */
+    const folders = new Map<string, string>();
+    let built = 0;
+    const build = async (previous: string | null) => {
+      built += 1;
+      const out = join(publisher, 'build', String(built));
+      const args = ['build', '--source', CIGARETTES, '--barcodes', barcodesFile(publisher, built), '--date', '2026-11-22', '--out', out];
+      const result = await runCli([...args, ...(previous ? ['--previous', previous] : []), '--data-dir', publisher], { env: day });
+      expect(result.status, result.stderr).toBe(0);
+      const version = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).version as string;
+      folders.set(version, out);
+      return version;
+    };
+    const forward = [await build(null)];
+    expect((await publisherCli(['publish', folders.get(forward[0]!)!], signed)).status).toBe(0);
+    let current = forward[0]!;
 
-  let sequence = 0;
-  let published = 0;
-  for (let round = 1; round <= rounds; round += 1) {
-    // Odd rounds publish the next release, even ones roll back to the one before it.
-    const publishing = round % 2 === 1;
-    if (publishing) published += 1;
-    const current = publishing ? versionOf(published) : versionOf(published - 1);
-    const importing = round % 2 === 1;
-    const [writer, history] = await Promise.all([
-      publishing ? publisherCli(['publish', folders[published]!], signed) : publisherCli(['rollback', current], signed),
-      importing
-        ? historianCli(['history', 'import', LIQUIDS])
-        : historianCli(['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply']),
-    ]);
-    const where = `round ${round}`;
-    expect(ok(writer), where).toBe(0);
-    expect(ok(history), where).toBe(0);
+    let sequence = 0;
+    for (let round = 1; round <= rounds; round += 1) {
+      const turn = PUBLISHER_TURNS[(round - 1) % PUBLISHER_TURNS.length]!;
+      const importing = round % 2 === 1;
+      const skewed = random() < 0.5 ? 'publisher' : 'historian';
+      const skew = (random() < 0.5 ? -1 : 1) * SKEW_MS;
+      const clock = () => new Date(Date.now() + skew);
+      const where = `round ${round} (${turn}, ${importing ? 'import' : 'remove'}; the ${skewed}'s clock ${skew > 0 ? '+' : '-'}5 min; TARIFF_RACE_SEED=${seed})`;
+      const publisherClock = skewed === 'publisher' ? clock : undefined;
+      const historianClock = skewed === 'historian' ? clock : undefined;
 
-    const manifest = JSON.parse((await bucket.read('current.json'))!.toString());
-    expect(manifest.version, where).toBe(current);
-    expect(manifest.sequence, `${where}: sequences only grow`).toBeGreaterThan(sequence);
-    sequence = manifest.sequence;
-    // Neither writer's history step is lost: the publication's release and the historian's list.
-    const recorded = JSON.parse(gunzipSync((await bucket.read('history/history.json.gz'))!).toString());
-    expect(recorded.release, where).toBe(versionOf(published));
-    const liquids = recorded.products.filter((product: { category: string }) => product.category === 'inhalation_liquids');
-    expect(liquids.length > 0, `${where}: the liquids list is ${importing ? 'in' : 'out of'} the history`).toBe(importing);
-    expect(await bucket.read(LEASE_KEY), `${where}: the writer lock is let go`).toBeNull();
-    const verified = await publisherCli(['verify', '--bucket', bucket.uri]);
-    expect(verified.status, `${where}: ${verified.stderr}`).toBe(0);
+      const next = turn === 'publish' ? await build(folders.get(forward.at(-1)!)!) : null;
+      const target = turn === 'rollback' ? forward.at(-2)! : null;
+      const publishing = (): Promise<CliResult> => {
+        if (next) return publisherCli(['publish', folders.get(next)!], signed, publisherClock);
+        if (target) return publisherCli(['rollback', target], signed, publisherClock);
+        if (turn === 'release') {
+          const barcodes = ['--barcodes', barcodesFile(publisher, 1_000 + round)];
+          return publisherCli(['release', '--json', ...barcodes], signed, publisherClock);
+        }
+        return publisherCli(['signing-key', 'create', '--json'], {}, publisherClock);
+      };
+      const [writer, history] = await Promise.all([
+        publishing(),
+        importing
+          ? historianCli(['history', 'import', LIQUIDS], {}, historianClock)
+          : historianCli(['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply'], {}, historianClock),
+      ]);
+      expect(ok(writer), where).toBe(0);
+      expect(ok(history), where).toBe(0);
+      if (next) current = next;
+      if (target) current = target;
+      if (turn === 'release') {
+        const summary = JSON.parse(writer.stdout) as { status: string; version: string };
+        expect(summary.status, where).toBe('published');
+        expect(summary.version > forward.at(-1)!, `${where}: ${summary.version} follows ${forward.at(-1)}`).toBe(true);
+        folders.set(summary.version, join(publisher, 'releases', summary.version));
+        current = summary.version;
+      }
+      if (current !== forward.at(-1) && !target) forward.push(current);
+
+      const manifest = JSON.parse((await bucket.read('current.json'))!.toString());
+      expect(manifest.version, where).toBe(current);
+      if (turn === 'signing-key create') expect(manifest.sequence, `${where}: the current release stays`).toBe(sequence);
+      else expect(manifest.sequence, `${where}: sequences only grow`).toBeGreaterThan(sequence);
+      sequence = manifest.sequence;
+      // Neither writer's history step is lost: the latest release published forward, and the historian's list.
+      const recorded = JSON.parse(gunzipSync((await bucket.read('history/history.json.gz'))!).toString());
+      expect(recorded.release, where).toBe(forward.at(-1));
+      const liquids = recorded.products.filter((product: { category: string }) => product.category === 'inhalation_liquids');
+      expect(liquids.length > 0, `${where}: the liquids list is ${importing ? 'in' : 'out of'} the history`).toBe(importing);
+      expect(await bucket.read(LEASE_KEY), `${where}: the writer lock is let go`).toBeNull();
+      const verified = await publisherCli(['verify', '--bucket', bucket.uri]);
+      expect(verified.status, `${where}: ${verified.stderr}`).toBe(0);
+    }
+  } finally {
+    await authority.close();
   }
+}
+
+/** A barcode list of one AURORA ROSSA pack numbered `n`: each release carries one of its own. */
+function barcodesFile(dir: string, n: number): string {
+  const path = join(dir, `barcodes-${n}.csv`);
+  writeFileSync(path, `barcode,admCode,kind,units\n${barcode(n)},1001,pack,1\n`);
+  return path;
 }
 
 const ok = (result: CliResult) => {
@@ -100,7 +159,7 @@ const ok = (result: CliResult) => {
 };
 
 describe('two writers of one folder bucket', () => {
-  it('100 rounds of publish or rollback racing history import or remove: nothing lost, sequences growing, the bucket verifying', async () => {
+  it('100 rounds of publish, rollback, release or signing-key create racing history import or remove, one clock 5 min off: nothing lost, the bucket verifying', async () => {
     const folder = join(await tempDir(), 'bucket');
     await race({ uri: folder, env: {}, read: async (key) => readOrNull(join(folder, key)) }, 100);
   });
@@ -115,7 +174,7 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     await s3?.close();
   });
 
-  it('20 rounds: nothing lost, sequences growing, the bucket verifying', async () => {
+  it('20 rounds, one clock 5 min off: nothing lost, sequences growing, the bucket verifying', async () => {
     const env = s3.env;
     const uri = `s3://${s3.bucket}/race`;
     const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'race', env: s3.env, pathStyle: true });
