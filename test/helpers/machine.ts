@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { CLI, REPO } from './run-cli.ts';
 
 /** Root can mount a tmpfs and run a command as another user: these machines and CI can; elsewhere the tests that need it are skipped. */
@@ -63,7 +63,9 @@ function nobodyRunnable(): { node: string; cli: string; inView: (path: string) =
     spawnSync('umount', ['-l', view]);
     rmdirSync(view);
   });
-  const inView = (path: string) => (relative(REPO, path).startsWith('..') ? path : join(view, relative(REPO, path)));
+  // Only an absolute path inside the checkout is moved (a URL or a relative name is not a path of it).
+  const inView = (path: string) =>
+    isAbsolute(path) && !relative(REPO, path).startsWith('..') ? join(view, relative(REPO, path)) : path;
   const runnable = { node: inView(process.execPath), cli: inView(CLI), inView };
   return nobodyCanRun(runnable.node, runnable.cli)
     ? runnable
