@@ -1,14 +1,14 @@
-// Run as a process of its own by test/integration/pdf-limits.test.ts: reads the endless page tree
-// with a short deadline, then says what the process holds once the deadline has passed (its
+// Run as a process of its own by test/integration/pdf-limits.test.ts: reads a document slower than
+// its deadline, then says what the process holds once the deadline has passed (its
 // resident memory, how much processor it still uses, whether a reader is left), as one JSON line.
 import { spawnSync } from 'node:child_process';
-import { makeEndlessPageTree } from '../../fixtures/adm-pdf.ts';
+import { makeSlowPdf } from '../../fixtures/adm-pdf.ts';
 import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 
 const deadlineMs = Number(process.argv[2] ?? 2000);
 let error = '';
 try {
-  await readPdfRuns(makeEndlessPageTree(), 'endless.pdf', { limits: { deadlineMs } });
+  await readPdfRuns(makeSlowPdf(), 'slow.pdf', { limits: { deadlineMs } });
 } catch (failure) {
   error = (failure as Error).message;
 }

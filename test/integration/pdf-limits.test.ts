@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
-import { makeCrowdedPdf, makeEndlessPageTree } from '../../fixtures/adm-pdf.ts';
+import { makeCrowdedPdf, makeSlowPdf } from '../../fixtures/adm-pdf.ts';
 import { REPO } from '../helpers/run-cli.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -91,6 +91,23 @@ describe('the PDF reader against documents no price list resembles', () => {
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
   });
 
+  it('a hostile document read beside six real lists, each with a short deadline, fails alone: the six read', async () => {
+    const names = ['sigarette', 'sigaretti', 'trinciati', 'altri-tabacchi', 'fiuto-mastico', 'liquidi'].map(
+      (category) => `listino-${category}-2026-11-01.pdf`,
+    );
+    const limits = { deadlineMs: 3_000 };
+    // The hostile one first: its shares take the readers, and the lists queue behind them.
+    const [hostile, ...lists] = await Promise.allSettled([
+      readPdfRuns(makeSlowPdf(), 'slow.pdf', { limits }),
+      ...names.map((name) => readPdfRuns(readFileSync(`${REPO}/fixtures/adm/${name}`), name, { limits })),
+    ]);
+    expect(hostile).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('took longer than 3 s') } });
+    for (const [i, list] of lists.entries()) {
+      expect(list.status, `${names[i]}: ${list.status === 'rejected' ? (list.reason as Error).message : ''}`).toBe('fulfilled');
+      expect((list as PromiseFulfilledResult<unknown[]>).value.length, names[i]).toBeGreaterThan(0);
+    }
+  });
+
   it('stops a document past its deadline for good: the reader killed, its memory and processor given back', () => {
     const script = join(REPO, 'test/helpers/read-hostile-pdf.ts');
     const report = JSON.parse(
@@ -104,11 +121,11 @@ describe('the PDF reader against documents no price list resembles', () => {
   });
 
   it('a command reading it stops on SIGTERM at once, and its reader with it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tariff-endless-'));
-    writeFileSync(join(dir, 'endless.pdf'), makeEndlessPageTree());
+    const dir = mkdtempSync(join(tmpdir(), 'tariff-slow-'));
+    writeFileSync(join(dir, 'slow.pdf'), makeSlowPdf());
     const child = spawn(
       process.execPath,
-      [join(REPO, 'bin/tariff.js'), 'build', '--source', join(dir, 'endless.pdf'), '--out', join(dir, 'out'), '--data-dir', dir],
+      [join(REPO, 'bin/tariff.js'), 'build', '--source', join(dir, 'slow.pdf'), '--out', join(dir, 'out'), '--data-dir', dir],
       {
         stdio: 'ignore',
       },

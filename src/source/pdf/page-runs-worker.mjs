@@ -11,7 +11,20 @@
 // which spent most of it building and copying JavaScript objects per glyph.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { init } from '@embedpdf/pdfium';
+
+// Never outlive the command. Its channel closing ends an idle reader at once ('disconnect'), but
+// a reader inside one long PDFium call runs no JavaScript until it returns: a thread of its own
+// checks that the command is still its parent and, once it is not (killed, even with SIGKILL),
+// ends the process whatever the main thread is doing.
+const parent = process.ppid;
+process.on('disconnect', () => process.exit(0));
+new Worker(
+  `const { workerData } = require('node:worker_threads');
+   setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 200);`,
+  { eval: true, workerData: parent },
+).unref();
 
 const wasmBinary = readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm'));
 
@@ -23,7 +36,7 @@ let heapLimit = Infinity;
 let heapRefused = false;
 /** The page being read, to name it when the heap runs out (a page of far too much text can, before any count). */
 let pageReading = null;
-const { pdfium } = await init({
+const ready = init({
   wasmBinary,
   // An abort is reported to the caller with its reason, not printed on the command's stderr.
   printErr: () => {},
@@ -40,6 +53,9 @@ const { pdfium } = await init({
     return {};
   },
 });
+// Jobs that come while PDFium loads wait for it, in order (the listener is there from the start: none is missed).
+process.on('message', (job) => void ready.then(() => readJob(job)));
+const { pdfium } = await ready;
 const fn = pdfium.wasmExports;
 fn.PDFiumExt_Init();
 
@@ -60,10 +76,21 @@ function readPages(job) {
     const doc = fn.FPDF_LoadMemDocument(data, job.bytes.length, 0);
     if (!doc) throw new PdfReadError(LOAD_FAILURES[fn.FPDF_GetLastError()] ?? 'damaged');
     try {
-      const pages = [];
+      // The page count is the page tree's, which PDFium walks with every shared kid counted: a
+      // kilobyte can name one page a million times. Refused before any page is read.
       const count = fn.FPDF_GetPageCount(doc);
+      if (count <= 0) throw new PdfReadError('damaged', undefined, 'its page tree leads to no page');
+      if (count > job.limits.pagesPerDocument)
+        throw new PdfReadError('too_large', undefined, `its page tree counts ${count} pages, more than ${job.limits.pagesPerDocument}`);
+      reply({ id: job.id, stage: 'opened' });
+      // This share's part of the document's characters (each share reads every stride-th page).
+      const budget = {
+        chars: Math.ceil(job.limits.charsPerDocument / job.stride),
+        objects: Math.ceil(job.limits.objectsPerDocument / job.stride),
+      };
+      const pages = [];
       for (let index = job.offset; index < count; index += job.stride)
-        pages.push(readPage(doc, index, scratch, job.tolerances, job.limits));
+        pages.push(readPage(doc, index, scratch, job.tolerances, job.limits, budget));
       return pages;
     } finally {
       fn.FPDF_CloseDocument(doc);
@@ -81,7 +108,7 @@ function readPages(job) {
  * operation still come apart. Spaces at either end of a run are dropped (its box then fits the
  * visible text), and a gap inside a run wider than a word gap reads as a space, as on paper.
  */
-function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }, limits) {
+function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap }, limits, budget) {
   pageReading = index + 1;
   const page = fn.FPDF_LoadPage(doc, index);
   if (!page) throw new PdfReadError('damaged', index + 1);
@@ -90,6 +117,11 @@ function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap 
   if (objects > limits.objectsPerPage) {
     fn.FPDF_ClosePage(page);
     throw new PdfReadError('too_large', index + 1, `${objects} objects (text runs, lines, images), more than ${limits.objectsPerPage}`);
+  }
+  budget.objects -= objects;
+  if (budget.objects < 0) {
+    fn.FPDF_ClosePage(page);
+    throw new PdfReadError('too_large', undefined, `its pages hold more than ${limits.objectsPerDocument} objects in all`);
   }
   const textPage = fn.FPDFText_LoadPage(page);
   const texts = [];
@@ -111,6 +143,9 @@ function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap 
     const chars = fn.FPDFText_CountChars(textPage);
     if (chars > limits.charsPerPage)
       throw new PdfReadError('too_large', index + 1, `${chars} characters, more than ${limits.charsPerPage}`);
+    budget.chars -= chars;
+    if (budget.chars < 0)
+      throw new PdfReadError('too_large', undefined, `its pages hold more than ${limits.charsPerDocument} characters in all`);
     for (let i = 0; i < chars; i++) {
       // Generated characters are PDFium's guesses at spaces and line ends, not the document's.
       if (fn.FPDFText_IsGenerated(textPage, i) === 1) continue;
@@ -181,10 +216,13 @@ class PdfReadError extends Error {
   }
 }
 
-const reply = (message) => process.send(message);
-process.on('disconnect', () => process.exit(0));
+function reply(message) {
+  if (process.connected) process.send(message);
+}
 
-process.on('message', (job) => {
+/** One job: said begun (its deadlines run from now), read, answered. */
+function readJob(job) {
+  reply({ id: job.id, stage: 'started' });
   heapLimit = job.limits.heapBytes;
   heapRefused = false;
   pageReading = null;
@@ -203,4 +241,4 @@ process.on('message', (job) => {
     const reason = error instanceof PdfReadError ? error.reason : 'damaged';
     reply({ id: job.id, fatal, error: { reason, page: error?.page ?? null, message: String(error?.message ?? error) } });
   }
-});
+}

@@ -33,8 +33,10 @@ interface ReadFailure {
   message: string;
 }
 
+/** What a reader says of a job: that it began it, that it opened the document, or the job's result. */
 interface WorkerReply {
   id: number;
+  stage?: 'started' | 'opened';
   pages?: PackedPage[];
   error?: ReadFailure;
   /** The thread's PDFium aborted: it reads nothing more and is replaced. */
@@ -85,7 +87,7 @@ function describePdfError(error: unknown): string {
     case 'format':
       return 'not a valid PDF (not in PDF format, or damaged beyond repair)';
     case 'too_large':
-      return `page ${failure.page} holds ${failure.message}: no price list does`;
+      return failure.page ? `page ${failure.page} holds ${failure.message}: no price list does` : `${failure.message}: no price list does`;
     case 'too_large_memory':
       // Loading a page's objects is where the heap runs out on a page of far too much text.
       return failure.page
@@ -100,96 +102,191 @@ function describePdfError(error: unknown): string {
   }
 }
 
+/** A document's share given to the pool: what is sent, and who waits for the answer. */
+interface Job {
+  id: number;
+  message: { id: number; bytes: Uint8Array; offset: number; stride: number; tolerances: typeof TOLERANCES; limits: ReaderLimits };
+  resolve: (reply: WorkerReply) => void;
+  reject: (error: Error) => void;
+  slot: Slot | null;
+  /** Whether its reader began it: a job that never began is not to blame for its reader's end. */
+  started: boolean;
+  /** Readers it was given to: one that keeps losing its reader to other documents gives up at last. */
+  tries: number;
+  /** Its deadline, and the shorter one to open the document (cleared once it is open). */
+  timers: { deadline?: NodeJS.Timeout; open?: NodeJS.Timeout };
+}
+
+interface Slot {
+  worker: ChildProcess;
+  busy: number;
+}
+
+/** How often a job may lose a reader it had not begun on (another document's fault) before it fails. */
+const MAX_TRIES = 4;
+
 /**
  * Reader processes kept for the life of the command (a release reads several PDFs), unreferenced
- * while idle so they never keep it alive, and ending by themselves when it ends. Each job goes to
- * the least busy reader. A process, not a thread: a document past its deadline is stopped with
- * SIGKILL at once, whatever PDFium is doing, and all the memory it took goes back to the system.
+ * while idle so they never keep it alive, and ending with it: killed on every exit of the command,
+ * and ending by themselves when it is gone (page-runs-worker.mjs). Each job goes to the least busy
+ * reader. A process, not a thread: a document past its deadline is stopped with SIGKILL at once,
+ * whatever PDFium is doing, and all the memory it took goes back to the system. A document's
+ * deadlines count from when its reader begins it, not from when it was queued; the other documents
+ * of a reader so stopped are read again by a fresh one.
  */
 class WorkerPool {
-  private readonly workers: { worker: ChildProcess; busy: number }[] = [];
-  private readonly waiting = new Map<
-    number,
-    { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void; owner: ChildProcess }
-  >();
+  private readonly workers: Slot[] = [];
+  private readonly jobs = new Map<number, Job>();
   private nextId = 1;
+  private exitHook = false;
 
   run(bytes: Uint8Array, offset: number, stride: number, limits: ReaderLimits): Promise<{ pages: PdfPage[] }> {
-    const slot = this.pick();
     const id = this.nextId++;
-    slot.busy++;
-    hold(slot.worker, true);
     return new Promise<WorkerReply>((resolve, reject) => {
-      slot.worker.send({ id, bytes, offset, stride, tolerances: TOLERANCES, limits });
-      // A document that takes longer than any list does stops its reader: the job fails, a new reader takes the next.
-      const deadline = setTimeout(() => {
-        this.waiting.delete(id);
-        const message = `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`;
-        reject(Object.assign(new Error(message), { failure: { reason: 'too_slow', page: null, message } }));
-        this.retire(slot);
-      }, limits.deadlineMs);
-      deadline.unref();
-      this.waiting.set(id, { resolve: settle(deadline, resolve), reject: settle(deadline, reject), owner: slot.worker });
-    })
-      .then((reply) => {
-        if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });
-        return { pages: reply.pages!.map(unpack) };
-      })
-      .finally(() => {
-        slot.busy--;
-        if (slot.busy === 0) hold(slot.worker, false);
-      });
+      const job: Job = {
+        id,
+        message: { id, bytes, offset, stride, tolerances: TOLERANCES, limits },
+        resolve,
+        reject,
+        slot: null,
+        started: false,
+        tries: 0,
+        timers: {},
+      };
+      this.jobs.set(id, job);
+      this.dispatch(job);
+    }).then((reply) => {
+      if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });
+      return { pages: reply.pages!.map(unpack) };
+    });
   }
 
   prewarm(): void {
     while (this.workers.length < maxThreads()) this.spawn();
   }
 
+  /** Ends every reader now: the command is exiting (its readers never outlive it). */
+  stopAll(): void {
+    for (const slot of this.workers.splice(0)) slot.worker.kill('SIGKILL');
+  }
+
+  private dispatch(job: Job): void {
+    job.tries++;
+    const slot = this.pick();
+    job.slot = slot;
+    job.started = false;
+    slot.busy++;
+    hold(slot.worker, true);
+    slot.worker.send(job.message);
+  }
+
+  /** The job is answered (or failed): its timers stop, its reader is one job lighter. */
+  private settle(job: Job): void {
+    this.jobs.delete(job.id);
+    clearTimeout(job.timers.deadline);
+    clearTimeout(job.timers.open);
+    const slot = job.slot;
+    if (slot && --slot.busy === 0) hold(slot.worker, false);
+  }
+
+  private fail(job: Job, reason: ReadFailure['reason'], message: string): void {
+    this.settle(job);
+    job.reject(Object.assign(new Error(message), { failure: { reason, page: null, message } }));
+  }
+
+  /** Its reader began the job: from now on, and not before, its deadlines run. */
+  private begun(job: Job): void {
+    job.started = true;
+    const { limits } = job.message;
+    const after = (ms: number, message: string) => {
+      const timer = setTimeout(() => {
+        const slot = job.slot!;
+        this.fail(job, 'too_slow', message);
+        this.retire(slot);
+      }, ms);
+      timer.unref();
+      return timer;
+    };
+    job.timers.deadline = after(
+      limits.deadlineMs,
+      `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`,
+    );
+    job.timers.open = after(
+      limits.openMs,
+      `opening it and counting its pages took longer than ${limits.openMs / 1000} s (a page tree far larger than any price list's)`,
+    );
+  }
+
   /** Stops a reader, out of the pool first: the next job must not go to one that is stopping. */
-  private retire(slot: { worker: ChildProcess }) {
-    const at = this.workers.findIndex((candidate) => candidate.worker === slot.worker);
+  private retire(slot: Slot) {
+    const at = this.workers.indexOf(slot);
     if (at !== -1) this.workers.splice(at, 1);
     slot.worker.kill('SIGKILL');
   }
 
-  private pick() {
+  private pick(): Slot {
     const idle = this.workers.find((w) => w.busy === 0);
     if (idle) return idle;
     if (this.workers.length < maxThreads()) return this.spawn();
     return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
   }
 
-  private spawn() {
-    // No inherited flags: the reader is plain JavaScript and needs none of the parent's. Typed
-    // arrays cross the channel as they are (advanced serialization), not as JSON.
+  private spawn(): Slot {
+    if (!this.exitHook) {
+      // Every way the command exits (its end, process.exit after a signal's orderly stop) ends its readers.
+      process.once('exit', () => this.stopAll());
+      this.exitHook = true;
+    }
+    // No inherited flags: the reader is plain JavaScript and needs none of the parent's. Its
+    // JavaScript heap is capped (PDFium's own heap is capped by the job): past the cap, the reader
+    // ends and its document fails, whatever it holds. Typed arrays cross the channel as they are
+    // (advanced serialization), not as JSON.
     const worker = fork(new URL('./page-runs-worker.mjs', import.meta.url), [], {
-      execArgv: [],
+      execArgv: [`--max-old-space-size=${READER_JS_HEAP_MB}`],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const slot = { worker, busy: 0 };
+    const slot: Slot = { worker, busy: 0 };
     this.workers.push(slot);
     worker.on('message', (reply: WorkerReply) => {
-      const job = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
+      const job = this.jobs.get(reply.id);
+      if (!job || job.slot !== slot) return;
+      if (reply.stage === 'started') return this.begun(job);
+      if (reply.stage === 'opened') return clearTimeout(job.timers.open);
       if (reply.fatal) this.retire(slot);
-      job?.resolve(reply);
+      this.settle(job);
+      job.resolve(reply);
     });
     // 'error' (it could not start) may come without 'exit': the slot goes once, its jobs fail once.
-    const fail = (error: Error) => {
+    const ended = (error: Error) => {
       const at = this.workers.indexOf(slot);
       if (at !== -1) this.workers.splice(at, 1);
-      for (const [id, job] of this.waiting) {
-        if (job.owner !== worker) continue;
-        this.waiting.delete(id);
-        job.reject(error);
+      for (const job of [...this.jobs.values()]) {
+        if (job.slot !== slot) continue;
+        // A job its reader had not begun is another document's victim: a fresh reader takes it.
+        if (!job.started && job.tries < MAX_TRIES) {
+          slot.busy--;
+          this.dispatch(job);
+        } else {
+          this.settle(job);
+          job.reject(error);
+        }
       }
     };
-    worker.on('error', fail);
-    worker.on('exit', (code, signal) => fail(new Error(`the PDF reader stopped (${signal ?? `exit ${code}`})`)));
+    worker.on('error', ended);
+    worker.on('exit', (code, signal) => ended(new Error(readerEnded(code, signal))));
     hold(worker, false);
     return slot;
   }
+}
+
+/** A reader's JavaScript heap, in MB: its pages of text (a real list's are a few MB), and room to spare. */
+const READER_JS_HEAP_MB = 256;
+
+/** Why a reader ended on its own: out of memory (V8 aborts), or anything else. */
+function readerEnded(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal === 'SIGABRT' || code === 134) return `the PDF reader ran out of its ${READER_JS_HEAP_MB} MB of memory`;
+  return `the PDF reader stopped (${signal ?? `exit ${code}`})`;
 }
 
 /** Whether a reader keeps the command alive: while it works, yes; idle, neither it nor its channel. */
@@ -204,14 +301,6 @@ function hold(worker: ChildProcess, busy: boolean): void {
   }
 }
 
-/** A job's callback that also clears its deadline. */
-const settle =
-  <T>(deadline: NodeJS.Timeout, callback: (value: T) => void) =>
-  (value: T) => {
-    clearTimeout(deadline);
-    callback(value);
-  };
-
 const pool = new WorkerPool();
 
 /**
@@ -220,4 +309,9 @@ const pool = new WorkerPool();
  */
 export function prewarmPdfReader(): void {
   pool.prewarm();
+}
+
+/** Ends every reader now (a command stopping on a signal, before its orderly exit). */
+export function stopPdfReaders(): void {
+  pool.stopAll();
 }

@@ -42,8 +42,19 @@ export const READER_LIMITS = {
   charsPerPage: 200_000,
   /** Text runs on one page. */
   runsPerPage: 100_000,
-  /** Milliseconds for the whole document; past it the reader thread is stopped. */
+  /**
+   * Pages of one document. The longest real list has 47; a page tree can name one page a million
+   * times in a kilobyte (a DAG, not a loop), and is refused before any page is read.
+   */
+  pagesPerDocument: 2_000,
+  /** Characters of one document, all pages (the longest real list has about 200,000). */
+  charsPerDocument: 4_000_000,
+  /** Objects of one document, all pages (the longest real list has about 18,000). */
+  objectsPerDocument: 2_000_000,
+  /** Milliseconds for the whole document, from when its reader begins it; past it the reader is stopped. */
   deadlineMs: 60_000,
+  /** Milliseconds to open the document and count its pages (a real list takes a few); past it the reader is stopped. */
+  openMs: 1_500,
   /**
    * Bytes of PDFium's heap in one reader thread (four at most). Every real list reads within the
    * heap PDFium starts with (18 MB); a stream that unpacks beyond this is refused.
