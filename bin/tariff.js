@@ -13,6 +13,8 @@ import { bundledNode, isRuntime, RUNTIME_MAJOR } from './runtime.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COMPILED = new URL('../dist/main.js', import.meta.url);
+/** Names the launcher in its child's environment: the child never runs on alone once the launcher is gone. */
+const LAUNCHER = 'TARIFF_LAUNCHER_PID';
 
 if (isRuntime(process.versions.node)) await run();
 else relaunch();
@@ -26,14 +28,19 @@ async function run() {
   if (!existsSync(COMPILED)) fail(`${fileURLToPath(COMPILED)} is missing: run \`npm run build\` in ${ROOT}`);
   // Source maps stay off (NODE_OPTIONS=--enable-source-maps turns them on): reading them costs
   // every start, and only an internal error's stack would use them.
-  const { main, cliIo } = await import(COMPILED.href);
+  const { main, cliIo, stopOnSignals } = await import(COMPILED.href);
+  stopOnSignals((line) => process.stderr.write(line));
+  watchLauncher();
   process.exitCode = await main(process.argv, cliIo(process.env, { stdout: process.stdout, stderr: process.stderr }));
 }
 
 function relaunch() {
   const node = bundledNode(ROOT);
   if (!node) fail(`runs on Node.js ${RUNTIME_MAJOR} (this is ${process.version}); \`npm install\` in ${ROOT} brings it`);
-  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, [LAUNCHER]: String(process.pid) },
+  });
   // A terminal's Ctrl-C reaches the whole process group, the child included: passed on again, it
   // would cut short the child's own orderly stop. A SIGINT sent to this process alone is passed on.
   const forwarded = process.stdin.isTTY ? ['SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -47,6 +54,20 @@ function relaunch() {
     }
     process.exit(code ?? 1);
   });
+}
+
+/**
+ * Started by the launcher (an older Node.js's `tariff`), the command stops as on SIGTERM once the
+ * launcher is gone: killed outright (SIGKILL), it could pass nothing on, and cron or systemd,
+ * which think the launcher is the command, must not find its work going on alone.
+ */
+function watchLauncher() {
+  const launcher = Number(process.env[LAUNCHER]);
+  delete process.env[LAUNCHER];
+  if (!launcher || launcher !== process.ppid) return;
+  setInterval(() => {
+    if (process.ppid !== launcher) process.kill(process.pid, 'SIGTERM');
+  }, 250).unref();
 }
 
 function fail(reason) {

@@ -6,6 +6,9 @@ import type { CliIo, ExitStatus, Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';
 
+/** The program's stop on SIGINT and SIGTERM (bin/tariff.js installs it): what a command holds is let go. */
+export { stopOnSignals } from '../util/orderly-stop.ts';
+
 type Register = (program: Command, run: Runner) => void;
 
 /**

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { Settings } from '../config/settings.ts';
-import { acquireBucketLease, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
+import { acquireBucketLease, letGoOf, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
 import { holderState, thisProcess } from '../util/process-identity.ts';
+import { onStop } from '../util/orderly-stop.ts';
 import { acquireLock } from '../util/run-lock.ts';
 
 export interface BucketWriterOptions {
@@ -74,9 +75,22 @@ export async function asBucketWriter<T>(
   if (options.dryRun) return work(bucket);
   const { settings, dataDir } = options;
   const unlock = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  const lockLetGo = onStop({ what: `the lock of ${dataDir} let go`, undo: unlock });
   try {
     const remembered = (await readWriterState(dataDir))[bucket.description];
-    const lease = await acquireBucketLease(bucket, {
+    // A stop on a signal lets the bucket go at once, from the moment the lease is written: the next
+    // writer need not wait out its life.
+    // A stop while the lease is being taken waits for the taking (its write may be under way), within the stop's grace.
+    const taking: { written: Buffer | null; acquiring: Promise<BucketLease | null> | null } = { written: null, acquiring: null };
+    const leaseLetGo = onStop({
+      what: `the writer lease of ${bucket.description} let go`,
+      undo: async () => {
+        const held = await taking.acquiring;
+        if (held) await held.release();
+        else if (taking.written) await letGoOf(bucket, taking.written);
+      },
+    });
+    const acquiring = acquireBucketLease(bucket, {
       owner: `tariff ${options.command}`,
       host: hostname(),
       identity: thisProcess(),
@@ -85,16 +99,24 @@ export async function asBucketWriter<T>(
       ttlMs: settings.lockStaleSeconds * 1000,
       waitMs: settings.bucketLockWaitSeconds * 1000,
       sleep: (ms) => sleep(ms),
+      written: (mine) => (taking.written = mine),
       sightings: {
         read: async () => remembered?.sighting ?? null,
         write: (sighting: LeaseSighting | null) => rememberOf(dataDir, bucket, { sighting }),
       },
+    });
+    taking.acquiring = acquiring.catch(() => null);
+    const lease = await acquiring.catch((error: unknown) => {
+      leaseLetGo();
+      throw error;
     });
     try {
       const ignoring = lease.warning !== null;
       const news = ignoring !== (remembered?.ignoresConditions ?? false);
       if (news) await rememberOf(dataDir, bucket, { ignoresConditions: ignoring });
       if (lease.warning && news) options.warn(lease.warning);
+      // Under the lease no writer is writing: a folder's temporaries older than an hour are a killed one's.
+      await bucket.removeLeftovers?.(options.machineNow?.() ?? new Date());
       const result = await work(leased(bucket, lease));
       // A run whose lease was taken while it worked (paused, cut off) cannot say what it left
       // current: another writer may have undone it. It says it lost the bucket instead of "done".
@@ -102,9 +124,11 @@ export async function asBucketWriter<T>(
       if (lease.warning && !news && wrote(result)) options.warn(lease.warning);
       return result;
     } finally {
+      leaseLetGo();
       await lease.release();
     }
   } finally {
+    lockLetGo();
     await unlock();
   }
 }

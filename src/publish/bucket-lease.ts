@@ -54,6 +54,8 @@ export interface LeaseOptions {
   sleep: (ms: number) => Promise<void>;
   /** Where a waiting writer keeps what it saw, so that the next run goes on counting (a cron run gives up before a lease's whole life). */
   sightings?: { read(): Promise<LeaseSighting | null>; write(sighting: LeaseSighting | null): Promise<void> };
+  /** Told the lease's bytes as soon as they are written, before the lease is returned (a stop lets them go). */
+  written?: (mine: Buffer) => void;
 }
 
 /** A lease held on a bucket: renewed in the background until released. */
@@ -102,6 +104,7 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
     if (free) {
       const mine = leaseBytes(options, 0, options.now());
       if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written') {
+        options.written?.(mine);
         await options.sightings?.write(null);
         return heldLease(bucket, options, mine, await ignoresConditions(bucket, mine));
       }
@@ -113,6 +116,12 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
     }
     await options.sleep(wait);
   }
+}
+
+/** Removes the lease if it is still the one written as `mine` (a writer stopped while it took it). */
+export async function letGoOf(bucket: Bucket, mine: Buffer): Promise<void> {
+  const now = await bucket.getTagged(LEASE_KEY);
+  if (now?.bytes.equals(mine)) await bucket.delete([LEASE_KEY]);
 }
 
 function describeHolder(holder: LeaseHolder | null, leftMs: number): string {

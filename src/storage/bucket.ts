@@ -45,4 +45,9 @@ export interface Bucket {
   list(prefix: string): Promise<string[]>;
   /** Deletes the objects; missing ones are ignored. */
   delete(keys: string[]): Promise<void>;
+  /**
+   * Removes what writers killed mid-write left (a folder's temporary files older than an hour;
+   * an S3 write leaves nothing) and returns the keys removed. Called by a writer holding the lease.
+   */
+  removeLeftovers?(now: Date): Promise<string[]>;
 }

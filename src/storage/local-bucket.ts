@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { sha256Hex } from '../util/digests.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
+import { cleanLeftovers } from '../util/leftovers.ts';
 import type { Bucket, BucketObject, ConditionalWrite, TaggedObject } from './bucket.ts';
 
 /**
@@ -27,6 +28,10 @@ export class LocalBucket implements Bucket {
     this.root = resolve(root);
     // Ends with '/', as an S3 bucket's does: messages append keys to it ("folder /srv/bucket/releases/…").
     this.description = `folder ${this.root}/`;
+  }
+
+  async removeLeftovers(now: Date): Promise<string[]> {
+    return (await cleanLeftovers([this.root], now, 6)).map((path) => relative(this.root, path).split(sep).join('/'));
   }
 
   private path(key: string): string {

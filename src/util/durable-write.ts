@@ -1,6 +1,7 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { onStop } from './orderly-stop.ts';
 
 /** Writes a file and flushes it to disk before returning, so a rename after it publishes whole bytes. */
 export async function writeFileDurable(path: string, data: Uint8Array | string, mode = 0o666): Promise<void> {
@@ -45,12 +46,16 @@ export async function renameDurable(from: string, to: string): Promise<void> {
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string, mode = 0o666): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A command stopped by a signal mid-write removes its temporary (one killed outright leaves it to cleanLeftovers).
+  const done = onStop({ what: `${temporary} removed`, undo: () => rm(temporary, { force: true }) });
   try {
     await writeFileDurable(temporary, data, mode);
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
+  } finally {
+    done();
   }
   await syncFolder(dirname(path));
 }

@@ -1,0 +1,165 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { S3Bucket } from '../../src/storage/s3-bucket.ts';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { processMark } from '../helpers/process-tree.ts';
+import { CLI, onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
+import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
+import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+// Writers stopped by SIGTERM or SIGINT, as systemd, a container runtime or an operator's Ctrl-C
+// stop them: what they hold is let go, one line says so, and the shell's status for the signal.
+const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
+const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
+
+/** Starts `tariff args` as a real process; `exit` resolves with what it printed and its status. */
+function started(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<CliResult>((resolve) => child.once('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
+  return { child, exit };
+}
+
+/** Every temporary file under `dir`, however deep. */
+function temporaries(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((path) => /\.tmp$/.test(path));
+}
+
+describe('tariff release stopped while it fetches', () => {
+  let authority: AuthorityServer;
+  beforeAll(async () => {
+    authority = await new AuthorityServer().start();
+  });
+  afterAll(async () => {
+    await authority.close();
+  });
+
+  for (const [signal, status] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)
+    it(`${signal}: the writer lease and the lock let go, one line, exit ${status}; the next run publishes at once`, async () => {
+      const dataDir = await tempDir();
+      const path = `/${signal}/sigarette.xml`;
+      // The authority sends half the list, then nothing: the run waits on it, holding the bucket.
+      authority.lists.set(path, { body: readFileSync(CIGARETTES), stalls: 1 });
+      const env = { ...onDay('2026-11-22'), TARIFF_SOURCE_URLS: authority.url(path) };
+      const run = started(['release', '--quiet', '--data-dir', dataDir], env);
+      await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the run to hold the bucket');
+      run.child.kill(signal);
+      const stopped = await run.exit;
+      expect(stopped.status).toBe(status);
+      expect(stopped.stderr).toMatch(
+        new RegExp(
+          `^tariff: stopped by ${signal} before it finished \\(.*the writer lease of folder ${dataDir}/bucket/ let go.*\\); what it did not finish is left for the next run\\n$`,
+        ),
+      );
+      expect(existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the lease is let go').toBe(false);
+      expect(existsSync(join(dataDir, 'release.lock')), 'the lock is let go').toBe(false);
+
+      const next = await runCli(['release', '--quiet', '--data-dir', dataDir], { env });
+      expect(next).toEqual({ status: 0, stdout: 'published 20261101.1 (was none)\n', stderr: '' });
+      expect(temporaries(dataDir)).toEqual([]);
+    });
+});
+
+/**
+ * The machine's own Node.js (on PATH, outside node_modules, whose `node` is the bundled runtime)
+ * when it is not the runtime the command runs on: `tariff` then starts through its launcher.
+ */
+const machineNode = (() => {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter((entry) => entry && !entry.includes('node_modules'))) {
+    const node = join(dir, 'node');
+    if (!existsSync(node)) continue;
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    return version.startsWith(`v${process.versions.node.split('.')[0]}.`) ? null : node;
+  }
+  return null;
+})();
+
+describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (through its launcher)", () => {
+  it('SIGKILL of the launcher: the command it started stops too (lease let go), never runs on alone', async () => {
+    const authority = await new AuthorityServer().start();
+    const mark = processMark();
+    try {
+      const dataDir = await tempDir();
+      authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES), stalls: 1 });
+      const env = { ...process.env, ...onDay('2026-11-22'), ...mark.env, TARIFF_SOURCE_URLS: authority.url('/sigarette.xml') };
+      const launcher = spawn(machineNode!, [CLI, 'release', '--quiet', '--data-dir', dataDir], { env, stdio: 'ignore' });
+      await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the command to hold the bucket');
+      launcher.kill('SIGKILL');
+      await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 5_000);
+      expect(existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the lease is let go').toBe(false);
+    } finally {
+      for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
+      await authority.close();
+    }
+  });
+});
+
+describe('tariff history import stopped while it writes an S3 bucket', () => {
+  let s3: S3Stand;
+  beforeAll(async () => {
+    s3 = await startS3();
+  });
+  afterAll(async () => {
+    await s3?.close();
+  });
+
+  it('SIGTERM: the lease let go, exit 143, no reader left; the next import runs at once', async () => {
+    const dataDir = await tempDir();
+    const uri = `s3://${s3.bucket}/stopped-import`;
+    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const freezing = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const mark = processMark();
+    try {
+      // The store stops answering once the lease is taken: the run is frozen holding it.
+      const frozen = freezing.pauseAfter((method, key) => method === 'PUT' && key === `stopped-import/${LEASE_KEY}`);
+      const env = { ...s3.env, ...mark.env, AWS_ENDPOINT_URL_S3: freezing.url };
+      const run = started(['history', 'import', LIQUIDS, '--bucket', uri, '--data-dir', dataDir], env);
+      await frozen;
+      run.child.kill('SIGTERM');
+      // The store answers again: the stop lets the lease go.
+      freezing.resume();
+      const stopped = await run.exit;
+      expect(stopped.status).toBe(143);
+      expect(stopped.stderr).toContain(`the writer lease of ${uri}/ let go`);
+      const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'stopped-import', env: s3.env, pathStyle: true });
+      expect(await direct.get(LEASE_KEY)).toBeNull();
+      await waitFor(() => mark.pids('page-runs-worker').length === 0, 'no reader left', 2_000);
+
+      const next = await runCli(['history', 'import', LIQUIDS, '--bucket', uri, '--data-dir', dataDir], { env: s3.env });
+      expect(next.status, next.stderr).toBe(0);
+      expect(temporaries(dataDir)).toEqual([]);
+    } finally {
+      freezing.resume();
+      await freezing.close();
+    }
+  });
+});
+
+describe('what a writer killed outright left in a folder bucket', () => {
+  it('is removed by the next writer once an hour old; a younger one is left to a writer that may still run', async () => {
+    const dataDir = await tempDir();
+    const imports = join(dataDir, 'bucket', 'history', 'imports');
+    mkdirSync(imports, { recursive: true });
+    const old = join(imports, '.abc.json.gz.0123456789ab.tmp');
+    const young = join(imports, '.def.json.gz.ba9876543210.tmp');
+    writeFileSync(old, '');
+    writeFileSync(young, '');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    const result = await runCli(['history', 'import', LIQUIDS, '--data-dir', dataDir]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+  });
+});
