@@ -38,10 +38,13 @@ export function claimSignals(): void {
  * The command's stop on SIGINT and SIGTERM: what it holds is let go (tasks registered with
  * `onStop`, each given STOP_GRACE_MS at most), one line says what was stopped and what was let go,
  * and it exits with 128 + the signal's number (130, 143), as the shell reports a signal. A signal
- * again during the stop exits at once, unless it is the first one delivered twice (REPEAT_MS). Installed by the program (bin/tariff.js), never by a test
- * that runs the CLI in its own process.
+ * again during the stop exits at once, unless it is the first one delivered twice (REPEAT_MS).
+ * Installed by the program (bin/tariff.js), never by a test that runs the CLI in its own process.
  */
-export function stopOnSignals(write: (line: string) => void, exit: (status: number) => void = (status) => process.exit(status)): void {
+export function stopOnSignals(
+  write: (line: string) => void,
+  exit: (status: number) => void = (status) => process.exit(status),
+): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (claimed) return;
