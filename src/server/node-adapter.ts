@@ -54,6 +54,9 @@ export interface ListeningServer {
 /** What a listener tells of each request answered (the service's metrics). */
 export type RequestObserver = (route: string, method: string, status: number, durationSeconds: number) => void;
 
+/** How long a stopping server goes on reading the connections it has before closing the idle ones. */
+const READ_PENDING_MS = 50;
+
 /** Binds a handler to a port with node:http: reads bodies with a limit, writes responses, logs each request. */
 export async function listen(
   handler: Handler,
@@ -70,6 +73,7 @@ export async function listen(
   },
 ): Promise<ListeningServer> {
   const limits = options.limits ?? serverLimits(DEFAULT_SETTINGS);
+  let stopping = false;
   const server = createServer(
     {
       keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -78,7 +82,11 @@ export async function listen(
       // How often Node looks for connections past those timeouts (its default is 30 s).
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
     },
-    (incoming, outgoing) => void serve(handler, incoming, outgoing, options),
+    (incoming, outgoing) => {
+      // A stopping service answers, then closes the connection: the client opens its next one elsewhere.
+      if (stopping) outgoing.setHeader('connection', 'close');
+      void serve(handler, incoming, outgoing, options);
+    },
   );
   server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
@@ -120,12 +128,18 @@ export async function listen(
     url: `http://${host}:${address.port}`,
     close: () =>
       new Promise((resolve) => {
-        const cut = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs).unref();
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
+        stopping = true;
+        // A request sent on an idle keep-alive connection just before the stop may still wait unread
+        // in the kernel: closing that connection now would reset it. A short pause reads it first
+        // (it is answered, with Connection: close); then what is still idle is closed.
+        setTimeout(() => {
+          const cut = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs).unref();
+          server.close(() => {
+            clearTimeout(cut);
+            resolve();
+          });
+          server.closeIdleConnections();
+        }, READ_PENDING_MS);
       }),
   };
 }

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Settings } from '../config/settings.ts';
 import { RequestLog } from '../server/request-log.ts';
+import { claimSignals } from '../util/orderly-stop.ts';
 import { checkMetricsSettings, superviseMetrics } from './metrics-listener.ts';
 
 /** A worker gets the service's grace and this much more to close its registry before it is killed. */
@@ -70,6 +71,8 @@ export async function superviseWorkers(options: {
       }, shutdownGraceMs + WORKER_EXIT_MARGIN_MS);
       finishIfDone();
     };
+    // The supervisor's stop is its workers' (each answers its requests in flight), not the command's generic one.
+    claimSignals();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

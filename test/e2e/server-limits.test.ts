@@ -24,6 +24,18 @@ async function serve(env: Record<string, string> = {}) {
   return new URL(service.url);
 }
 
+/** How many whole HTTP answers `text` holds (each head with its Content-Length body). */
+function answers(text: string): number {
+  let count = 0;
+  for (let at = 0; ; count += 1) {
+    const head = text.indexOf('\r\n\r\n', at);
+    if (head === -1) return count;
+    const length = Number(/content-length: (\d+)/i.exec(text.slice(at, head))?.[1] ?? 0);
+    if (text.length < head + 4 + length) return count;
+    at = head + 4 + length;
+  }
+}
+
 /** A raw connection, recording what the server sends and whether it closed. */
 async function open(
   url: URL,
@@ -143,6 +155,50 @@ describe('the HTTP server against slow, endless and odd clients', () => {
     expect(stopped).toBeGreaterThanOrEqual(1);
     expect(stopped).toBeLessThanOrEqual(workers === 1 ? 1 : workers + 1);
   });
+
+  it.each([1, 2])(
+    'SIGTERM under 32 keep-alive connections, %i worker(s): every request sent before it gets its whole answer, then exit 0',
+    async (workers) => {
+      service = await startServe(['serve', '--data-dir', dataDir, '--workers', String(workers)], { TARIFF_SHUTDOWN_GRACE_MS: '5000' });
+      const url = new URL(service.url);
+      let signalled = false;
+      /** What each request came to: answered whole, or cut; and whether it had been written out before the signal. */
+      const outcomes: { before: boolean; whole: boolean }[] = [];
+      const client = async () => {
+        const { socket, received, closed } = await open(url);
+        /** Resolves at the next data or close on the connection. */
+        const next = () =>
+          new Promise<void>((resolve) => {
+            const done = () => {
+              socket.off('data', done);
+              socket.off('close', done);
+              resolve();
+            };
+            socket.on('data', done);
+            socket.on('close', done);
+          });
+        for (let answered = 0; ; answered += 1) {
+          const before = await new Promise<boolean>((resolve) =>
+            socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`, (error) => resolve(!error && !signalled)),
+          );
+          while (answers(received()) <= answered && !closed()) await next();
+          const whole = answers(received()) > answered;
+          outcomes.push({ before, whole });
+          if (!whole || closed()) return socket.destroy();
+        }
+      };
+      const clients = Array.from({ length: 32 }, () => client());
+      await waitFor(() => outcomes.length >= 320, 'the connections to be busy');
+      const stopping = service;
+      service = null;
+      signalled = true;
+      const status = await stopping.stop();
+      await Promise.all(clients);
+      expect(status).toBe(0);
+      const cut = outcomes.filter((outcome) => outcome.before && !outcome.whole);
+      expect(cut, `${cut.length} of ${outcomes.filter((o) => o.before).length} requests sent before the signal were cut`).toEqual([]);
+    },
+  );
 
   it('purges expired registry rows and vets the self-service accounts of age in the background', async () => {
     const registry = await openRegistry({ dataDir, rules: DEFAULT_RULES });
