@@ -196,8 +196,14 @@ export const errors = {
   bucketDamaged: (version: string, where: string, problems: string[]) =>
     fail('bucket_damaged', `${where}: the current release ${version} is damaged and cannot be repaired:${listed(problems)}`),
   // Exit 3: a script tells "published, something after failed" from "nothing changed".
-  publishedIncomplete: (version: string, where: string, step: string, detail: string) =>
-    fail('published_incomplete', `${version} is now the current release in ${where}, but ${step} failed: ${detail}`, 3, { version, step }),
+  publishedIncomplete: (version: string, where: string, step: string, detail: string, remedy?: string) =>
+    new TariffError(
+      'published_incomplete',
+      `${version} is now the current release in ${where}, but ${step} failed: ${detail}`,
+      remedy ? `${remedy} ${HINTS.published_incomplete}` : HINTS.published_incomplete,
+      3,
+      { version, step },
+    ),
   releaseNotKept: (version: string, where: string, kept: string[]) =>
     fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string, attempts = 1) => fail('fetch_failed', `${url}: ${detail}`, 1, { attempts }),
@@ -246,7 +252,8 @@ export const errors = {
       `${where}: the service answered ${status} ${code}: ${detail}`,
       code === 'invalid_api_key' ? VARIANT_HINTS.syncInvalidApiKey : VARIANT_HINTS.syncRefused,
     ),
-  syncFailed: (where: string, detail: string) => fail('sync_failed', `${where}: ${detail}`),
+  syncFailed: (where: string, detail: string, remedy?: string) =>
+    new TariffError('sync_failed', `${where}: ${detail}`, remedy ? `${remedy} ${HINTS.sync_failed}` : HINTS.sync_failed),
   syncVerifyFailed: (where: string, detail: string) =>
     fail('sync_verify_failed', `${where}: the downloaded file does not verify: ${detail}`),
   signingKeyRequired: (where: string, keyIds: string[]) =>
@@ -303,12 +310,19 @@ const FAULT_REMEDIES: Record<MachineFault['condition'], (fault: MachineFault, us
   disk_full: (fault) => `Free space on the disk holding ${fault.path ?? 'it'} (df -h), then run again.`,
   quota_exceeded: (fault, user) => `The disk quota of ${user} is used up where ${fault.path ?? 'it'} lies: raise it or free space.`,
   too_many_open_files: () => 'Raise the limit of open files (ulimit -n, LimitNOFILE in the service unit).',
-  database_full: () => 'The registry’s disk is full: free space where the database lies, then run again.',
+  database_full: (fault) =>
+    `The registry’s disk is full: free space on the disk holding ${fault.path ?? 'the database'} (df -h), then run again.`,
   database_busy: () => 'Another process holds the registry’s database: wait for it, or stop it.',
   database_unreachable: () =>
     'The registry (PostgreSQL) cannot be reached or is stopping: check that it runs and TARIFF_REGISTRY names it.',
   service_unreachable: () => 'A service the command depends on cannot be reached: check that it runs, and the network.',
 };
+
+/** What an operator does about a machine fault, as a hint ahead of what the failing step's own code says. */
+export const faultRemedy = (fault: MachineFault, user = 'this command'): string => FAULT_REMEDIES[fault.condition](fault, user);
+
+/** A machine fault in a few words, with the path it names: "<path>: no space left on the device (ENOSPC)". */
+export const faultDetail = (fault: MachineFault): string => `${fault.path ? `${fault.path}: ` : ''}${fault.detail}`;
 
 /** A machine fault as the catalogue reports it: what happened, where, and what to do (exit 1). */
 export function machineFaultError(fault: MachineFault, user: string): TariffError {

@@ -1,4 +1,5 @@
-import { errors, isTariffError } from '../errors.ts';
+import { errors, faultDetail, faultRemedy, isTariffError } from '../errors.ts';
+import { machineFault } from '../util/machine-fault.ts';
 import { CURRENT_KEY, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
 import type { CopySource } from '../publish/intact-copies.ts';
 import {
@@ -34,7 +35,11 @@ async function beforeSwitch<T>(bucket: Bucket, plan: PublicationPlan, work: () =
   } catch (error) {
     if (isTariffError(error)) throw error;
     const still = plan.current ? `${plan.current.version} is still current` : 'nothing is current';
-    throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${(error as Error).message}`);
+    // A full disk or an unwritable folder is said as that, with what to do, not as a wrong URI or network.
+    const fault = machineFault(error);
+    const detail = fault ? faultDetail(fault) : (error as Error).message;
+    const remedy = fault ? `${faultRemedy(fault)} The current release was not changed.` : undefined;
+    throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${detail}`, remedy);
   }
 }
 
@@ -53,7 +58,9 @@ export async function afterSwitch<T>(
   } catch (error) {
     // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
     if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
-    throw errors.publishedIncomplete(plan.version, bucket.description, step, (error as Error).message);
+    const fault = isTariffError(error) ? null : machineFault(error);
+    const detail = fault ? faultDetail(fault) : (error as Error).message;
+    throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, fault ? faultRemedy(fault) : undefined);
   }
 }
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { errors } from '../errors.ts';
+import { errors, faultRemedy } from '../errors.ts';
 import { fileName, manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
 import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
@@ -240,7 +240,8 @@ async function unpack(from: string, to: string, compressedBytes: number, url: st
 function cannotWrite(path: string, error: unknown): Error | null {
   const fault = machineFault(error);
   if (!fault || fault.condition === 'service_unreachable' || fault.condition === 'database_unreachable') return null;
-  return errors.syncFailed(dirname(path), `cannot write the download there: ${fault.detail}; nothing was installed`);
+  const remedy = faultRemedy({ ...fault, path: fault.path ?? dirname(path) });
+  return errors.syncFailed(dirname(path), `cannot write the download there: ${fault.detail}; nothing was installed`, remedy);
 }
 
 function parseManifest(url: string, text: string): Manifest {

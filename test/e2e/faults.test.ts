@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { asRoot, cannotRunAsNobody, fill, readOnlyFor, smallDisk, tariffAsNobody } from '../helpers/machine.ts';
-import { REPO, runCli } from '../helpers/run-cli.ts';
+import { REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3 } from '../helpers/s3-server.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
@@ -17,6 +17,22 @@ afterEach(async () => {
 
 /** What no fault message may hold: a stack, or the word that it is a bug. */
 const NOT_A_BUG = /This is a bug|internal error|\n\s+at /;
+
+/** A full tmpfs at `dir`, unmounted after the test. */
+async function mounted(dir: string): Promise<void> {
+  const disk = smallDisk(dir, 2 * 1024 * 1024);
+  expect(disk, 'a tmpfs could not be mounted').not.toBeNull();
+  cleanups.push(() => disk!.close());
+  fill(dir);
+}
+
+/** The release after the published one, built beside it. */
+async function builtNext(dataDir: string, cli: (args: string[]) => Promise<CliResult>): Promise<string> {
+  const next = join(dataDir, 'next');
+  const args = ['build', '--source', SAMPLE, '--date', '2026-12-01', '--out', next, '--previous', join(dataDir, 'build')];
+  expect((await cli(args)).status).toBe(0);
+  return next;
+}
 
 /** A folder with a published sample release in its bucket: what the faults below are met on. */
 async function published(dataDir: string, env: Record<string, string> = {}) {
@@ -78,6 +94,78 @@ describe.skipIf(!asRoot)('faults of the machine, named as such (needs root: anot
     expect(failed.stderr).not.toMatch(NOT_A_BUG);
     expect(readFileSync(join(dataDir, 'bucket/current.json')).equals(before)).toBe(true);
     expect((await cli(['verify', '--bucket', join(dataDir, 'bucket')])).status).toBe(0);
+  });
+
+  // One row per write of the table in docs/operations.md, "Faults of the machine": each names the
+  // file or database it could not write, and says to free space on its disk.
+  const FULL_DISKS: { write: string; status: number; run: (dataDir: string) => Promise<{ result: CliResult; path: string }> }[] = [
+    {
+      write: 'publish: the bucket folder',
+      status: 1,
+      run: async (dataDir) => {
+        const bucket = join(dataDir, 'bucket');
+        const disk = smallDisk(bucket, 4 * 1024 * 1024);
+        expect(disk, 'a tmpfs could not be mounted').not.toBeNull();
+        cleanups.push(() => disk!.close());
+        const { cli } = await published(dataDir);
+        const next = await builtNext(dataDir, cli);
+        // Room for the writer lease and an upload or two, not for the whole release: it fills during the upload.
+        fill(bucket);
+        const filler = join(bucket, '.filler');
+        truncateSync(filler, statSync(filler).size - 12 * 1024);
+        return { result: await cli(['publish', next]), path: bucket };
+      },
+    },
+    {
+      write: 'publish: the price history, after the switch',
+      status: 3,
+      run: async (dataDir) => {
+        const { cli } = await published(dataDir);
+        const next = await builtNext(dataDir, cli);
+        const history = join(dataDir, 'bucket', 'history');
+        await mounted(history);
+        return { result: await cli(['publish', next]), path: history };
+      },
+    },
+    {
+      write: 'history import: the bucket folder',
+      status: 1,
+      run: async (dataDir) => {
+        const bucket = join(dataDir, 'bucket');
+        await mounted(bucket);
+        const result = await runCli(['history', 'import', join(SAMPLE, 'sigarette-2026-11-01.xml'), '--data-dir', dataDir]);
+        return { result, path: bucket };
+      },
+    },
+    {
+      write: 'the registry: an account created',
+      status: 1,
+      run: async (dataDir) => {
+        const registryDir = join(dataDir, 'registry');
+        const env = { TARIFF_REGISTRY: join(registryDir, 'registry.db') };
+        const disk = smallDisk(registryDir, 2 * 1024 * 1024);
+        expect(disk, 'a tmpfs could not be mounted').not.toBeNull();
+        cleanups.push(() => disk!.close());
+        expect((await runCli(['accounts', 'create', 'uno@example.it', '--type', 'User', '--data-dir', dataDir], { env })).status).toBe(0);
+        fill(registryDir);
+        const many = Array.from({ length: 200 }, (_, i) => `'${i}'`).join('');
+        const result = await runCli(['accounts', 'create', `due${many.length}@example.it`, '--type', 'User', '--data-dir', dataDir], {
+          env,
+        });
+        return { result, path: join(registryDir, 'registry.db') };
+      },
+    },
+  ];
+
+  it.each(FULL_DISKS.map((row) => [row.write, row] as const))('a full disk at %s: the path named, and free space said', async (_, row) => {
+    const dataDir = await tempDir();
+    const { result, path } = await row.run(dataDir);
+    expect(result.status, result.stderr).toBe(row.status);
+    expect(result.stderr).toMatch(/no space left on the device \(ENOSPC\)|disk is full|SQLITE_FULL|SQLITE_IOERR/);
+    expect(result.stderr).toContain(path);
+    expect(result.stderr).toMatch(new RegExp(`[Ff]ree space on the disk holding ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(result.stderr).not.toContain('Check the bucket URI');
+    expect(result.stderr).not.toMatch(NOT_A_BUG);
   });
 
   it('the registry’s disk full: /v1 answers 503 with Retry-After, never 500, and recovers once there is room', async () => {

@@ -227,6 +227,8 @@ describe.skipIf(!asRoot)('tariff sync into a full folder (needs root: a small di
       expect(full.status).toBe(1);
       expect(full.stderr).toContain(join(disk, 'tariffa'));
       expect(full.stderr).toMatch(/no space left on the device \(ENOSPC\)|the installed copy is unchanged/);
+      // What to do, with where: the disk to free space on (docs/operations.md, "Faults of the machine").
+      expect(full.stderr).toContain(`Free space on the disk holding ${join(disk, 'tariffa')}`);
       expect(full.stderr).not.toMatch(/This is a bug|\n\s+at /);
       expect(readFileSync(join(disk, 'tariffa', 'dataset.sqlite')).equals(good)).toBe(true);
       expect(readFileSync(join(disk, 'tariffa', 'sync-state.json')).equals(state)).toBe(true);

@@ -38,6 +38,7 @@ export class SqliteStore implements Store {
   readonly authenticate: Authenticate = (fingerprint, now, read) =>
     (this.authenticator ??= sqliteAuthenticator(this))(fingerprint, now, read);
   readonly db: Database.Database;
+  private readonly path: string;
   private readonly statements = new Map<string, Database.Statement>();
   /** Transactions queued or open; while there are any, other work waits behind them. */
   private pending = 0;
@@ -53,12 +54,16 @@ export class SqliteStore implements Store {
    * that thread stop, commits checkpoint again once the log passes about 80 MB.
    */
   constructor(path: string, options: { checkpointInBackground?: boolean } = {}) {
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    // Commits are not flushed to disk unless a transaction asks to be durable (see transaction()).
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
+    try {
+      this.db = new Database(path);
+      this.db.pragma('journal_mode = WAL');
+      // Commits are not flushed to disk unless a transaction asks to be durable (see transaction()).
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('foreign_keys = ON');
+    } catch (error) {
+      throw located(error, path);
+    }
     if (options.checkpointInBackground) {
       // A service reads the keys and accounts on every request: keep them in SQLite's own cache
       // (64 MB at most) rather than in the operating system's, a system call away.
@@ -74,14 +79,22 @@ export class SqliteStore implements Store {
       // A thread that failed leaves the checkpoints to the commits (see above), not a crash.
       thread.on('error', () => {});
     }
+    const at = <T>(work: () => T): T => {
+      try {
+        return work();
+      } catch (error) {
+        throw located(error, path);
+      }
+    };
     this.direct = {
       dialect: SQLITE_DIALECT,
-      all: async (sql, params = []) => this.prepare(sql).all(...bind(params)) as Row[],
-      one: async (sql, params = []) => this.prepare(sql).get(...bind(params)) as Row | undefined,
-      run: async (sql, params = []) => this.prepare(sql).run(...bind(params)).changes,
-      exec: async (script) => void this.db.exec(script),
+      all: async (sql, params = []) => at(() => this.prepare(sql).all(...bind(params)) as Row[]),
+      one: async (sql, params = []) => at(() => this.prepare(sql).get(...bind(params)) as Row | undefined),
+      run: async (sql, params = []) => at(() => this.prepare(sql).run(...bind(params)).changes),
+      exec: async (script) => at(() => void this.db.exec(script)),
       lock: async () => {},
     };
+    this.path = path;
   }
 
   prepare(sql: string): Database.Statement {
@@ -119,7 +132,7 @@ export class SqliteStore implements Store {
         return result;
       } catch (error) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw error;
+        throw located(error, this.path);
       } finally {
         if (options.durable) this.db.pragma('synchronous = NORMAL');
       }
@@ -160,4 +173,14 @@ export class SqliteStore implements Store {
     await this.checkpointerGone;
     this.db.close();
   }
+}
+
+/**
+ * A SQLite error names no file: the database's path is added to one of SQLite's own (a full disk,
+ * a read-only file), so that the message says where it is and the remedy where to free space.
+ */
+function located(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_') && !('path' in (error as object))) Object.assign(error as object, { path });
+  return error;
 }
