@@ -63,11 +63,21 @@ export class BackgroundRead<T> {
    * With no value yet, waits for the read up to its deadline: there is nothing older to answer with.
    */
   async current(graceMs: number): Promise<T | undefined> {
-    if (this.options.now() >= this.nextAt || this.last === null) {
+    if (this.options.now() >= this.nextAt) {
       const reading = this.refresh();
       await (this.last === null ? reading : within(reading, graceMs));
+    } else if (this.last === null && this.running) {
+      // The first read is under way: there is nothing older to answer with.
+      await this.bounded(this.running.done);
     }
+    // A read that failed waits out its backoff, whether or not one ever succeeded: never one read a request.
     return this.value();
+  }
+
+  /** Whether there is no good value to answer with because reads fail or hang (not merely none yet asked for). */
+  unavailable(): boolean {
+    this.giveUpIfHung();
+    return this.last === null && this.problem !== null;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/dataset/model.ts';
@@ -10,6 +10,7 @@ import { renderDatasetJson } from '../../src/release/dataset-json.ts';
 import { gzipDeterministic } from '../../src/release/gzip.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { CatalogueSource } from '../../src/web/catalogue/catalogue-source.ts';
+import { productPage } from '../../src/web/catalogue/catalogue-pages.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const dataset = (version: string, name: string): Dataset => ({
@@ -139,5 +140,41 @@ describe('CatalogueSource', () => {
     await source.refreshHistory();
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(2);
     expect(source.health(600_000)).toMatchObject({ stale: false, problem: null, failingSince: null });
+  });
+  it('a history unreadable from the start is read once per backoff step, and the pages say it is unavailable', async () => {
+    const { bucket, put, source, serve, wait, log } = await setUp();
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    // The history's manifest cannot be read (a folder where the file should be): every read fails.
+    mkdirSync(join(bucket.root, 'history', 'manifest.json'), { recursive: true });
+    for (let request = 0; request < 50; request += 1) {
+      const index = await source.index();
+      expect(index.historyUnavailable).toBe(true);
+      expect(index.entry(1001)?.name).toBe('AURORA ROSSA');
+      wait(100);
+    }
+    // 50 requests over 5 s: the first read, then the backoff's (5 s): one more at most.
+    const reads = log.filter((entry) => entry.event === 'catalogue.history_read_failed').length;
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThanOrEqual(2);
+    const entry = (await source.index()).entry(1001)!;
+    const page = productPage(entry, '2026-11-01', false, true);
+    expect(page).toContain('Storico dei prezzi non disponibile ora');
+    expect(page).not.toContain('Nessuno storico dei prezzi');
+    expect(page).toContain('6,00');
+
+    // Readable again: once the backoff is over, the pages have it, and say nothing of it missing.
+    rmSync(join(bucket.root, 'history'), { recursive: true });
+    await writeHistory(
+      bucket,
+      recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
+      { manifest: null, file: null },
+    );
+    wait(60_000);
+    await source.index();
+    await source.refreshHistory();
+    const back = await source.index();
+    expect(back.historyUnavailable).toBe(false);
+    expect(back.entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10' });
   });
 });

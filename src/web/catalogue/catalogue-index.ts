@@ -69,10 +69,15 @@ export class CatalogueIndex {
   private readonly byBarcode: Map<string, CatalogueEntry>;
   private readonly names: NameSearch;
 
+  /** The history could not be read (and none was before): pages say so rather than "no history". */
+  readonly historyUnavailable: boolean;
+
   constructor(
     dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' | 'announced'> | null,
     history: PriceHistory | null,
+    { historyUnavailable = false } = {},
   ) {
+    this.historyUnavailable = historyUnavailable;
     this.version = dataset?.version ?? null;
     this.tariffDate = dataset?.tariffDate ?? null;
     this.announced = dataset?.announced ?? [];

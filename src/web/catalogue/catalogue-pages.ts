@@ -154,8 +154,10 @@ function barcodesTable(entry: CatalogueEntry): SafeHtml {
   });
 }
 
-function historySection(entry: CatalogueEntry, until: string): SafeHtml {
+function historySection(entry: CatalogueEntry, until: string, unavailable: boolean): SafeHtml {
   const steps = entry.history?.steps ?? [];
+  if (steps.length === 0 && unavailable)
+    return html`<p class="warning">Storico dei prezzi non disponibile ora: riprova più tardi. Il prezzo in vigore è quello indicato sopra.</p>`;
   if (steps.length === 0) return html`<p class="muted">Nessuno storico dei prezzi per questo prodotto.</p>`;
   const source = (step: (typeof steps)[number]) =>
     step.release ? html`<a href="/aggiornamenti/${step.release}">rilascio ${step.release}</a>` : html`listino ${step.source}`;
@@ -187,7 +189,7 @@ ${dataTable({
  * One product: its price now (or that it was withdrawn), an announced change, its approved
  * barcodes, and its price over time as a chart followed by the same data as a table.
  */
-export function productPage(entry: CatalogueEntry, until: string, signedIn: boolean): string {
+export function productPage(entry: CatalogueEntry, until: string, signedIn: boolean, historyUnavailable = false): string {
   return layout(
     `${entry.name} (${entry.pack})`,
     html`<p><a href="/prodotti">Tutti i prodotti</a></p>
@@ -196,7 +198,7 @@ ${withdrawnNotice(entry)}
 ${facts(entry)}
 ${announcedNotice(entry.announced)}
 <h2>Prezzo nel tempo</h2>
-${historySection(entry, until)}
+${historySection(entry, until, historyUnavailable)}
 <h2>Codici a barre</h2>
 ${barcodesTable(entry)}
 <p class="muted">Dati dai listini dell'Agenzia delle Dogane e dei Monopoli e dai rilasci di questo servizio; i codici a barre sono segnalati dalle tabaccherie e verificati.</p>`,

@@ -90,7 +90,7 @@ export function catalogueRoutes(site: SiteKit): Route[] {
         const who = signedIn(request);
         // The chart runs to the tariff's day, or to the day it was last seen once withdrawn.
         const until = entry.product ? (index.tariffDate ?? entry.product.effectiveFrom) : (entry.history?.steps.at(-1)?.lastSeen ?? '');
-        const page = products.get(`${idOf(index)}|${entry.admCode}|${who}`, () => productPage(entry, until, who));
+        const page = products.get(`${idOf(index)}|${entry.admCode}|${who}`, () => productPage(entry, until, who, index.historyUnavailable));
         return site.keptPage(request, page, caching(request));
       }),
     ),

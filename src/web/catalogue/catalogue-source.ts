@@ -88,8 +88,10 @@ export class CatalogueSource {
     const rows = version !== null && this.rows?.version === version ? this.rows : null;
     // The release's rows are not read yet (or cannot be): the last index answers.
     if (version !== null && rows === null && this.built) return this.built.index;
-    const key = `${rows?.version ?? ''}|${history.sha256 ?? ''}`;
-    if (this.built?.key !== key) this.built = { key, index: new CatalogueIndex(rows, history.history) };
+    // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
+    const unavailable = this.history.unavailable();
+    const key = `${rows?.version ?? ''}|${history.sha256 ?? ''}|${unavailable}`;
+    if (this.built?.key !== key) this.built = { key, index: new CatalogueIndex(rows, history.history, { historyUnavailable: unavailable }) };
     return this.built.index;
   }
 
