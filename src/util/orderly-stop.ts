@@ -41,10 +41,7 @@ export function claimSignals(): void {
  * again during the stop exits at once, unless it is the first one delivered twice (REPEAT_MS).
  * Installed by the program (bin/tariff.js), never by a test that runs the CLI in its own process.
  */
-export function stopOnSignals(
-  write: (line: string) => void,
-  exit: (status: number) => void = (status) => process.exit(status),
-): void {
+export function stopOnSignals(write: (line: string) => void, exit: (status: number) => void = (status) => process.exit(status)): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (claimed) return;

@@ -64,8 +64,7 @@ function nobodyRunnable(): { node: string; cli: string; inView: (path: string) =
     rmdirSync(view);
   });
   // Only an absolute path inside the checkout is moved (a URL or a relative name is not a path of it).
-  const inView = (path: string) =>
-    isAbsolute(path) && !relative(REPO, path).startsWith('..') ? join(view, relative(REPO, path)) : path;
+  const inView = (path: string) => (isAbsolute(path) && !relative(REPO, path).startsWith('..') ? join(view, relative(REPO, path)) : path);
   const runnable = { node: inView(process.execPath), cli: inView(CLI), inView };
   return nobodyCanRun(runnable.node, runnable.cli)
     ? runnable

@@ -91,7 +91,8 @@ export class CatalogueSource {
     // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
     const unavailable = this.history.unavailable();
     const key = `${rows?.version ?? ''}|${history.sha256 ?? ''}|${unavailable}`;
-    if (this.built?.key !== key) this.built = { key, index: new CatalogueIndex(rows, history.history, { historyUnavailable: unavailable }) };
+    if (this.built?.key !== key)
+      this.built = { key, index: new CatalogueIndex(rows, history.history, { historyUnavailable: unavailable }) };
     return this.built.index;
   }
 
