@@ -8,6 +8,7 @@ import { builderVersion } from '../util/builder-version.ts';
 
 /** The program's stop on SIGINT and SIGTERM (bin/tariff.js installs it): what a command holds is let go. */
 export { stopOnSignals } from '../util/orderly-stop.ts';
+import { stopping } from '../util/orderly-stop.ts';
 
 type Register = (program: Command, run: Runner) => void;
 
@@ -125,6 +126,8 @@ export async function main(argv: string[], io: CliIo): Promise<ExitStatus> {
         const call = action as (ctx: InstanceType<typeof CommandContext>, ...rest: unknown[]) => Promise<ExitStatus | void>;
         status = (await call(new CommandContext(io, globals), ...operands, own)) ?? 0;
       } catch (error) {
+        // Stopped by a signal: its line said what was let go; what fails after it is that, not news.
+        if (stopping()) return;
         status = report(error, io, { json: globals.json, errorExit: options?.errorExit });
       }
     };

@@ -74,7 +74,10 @@ export async function asBucketWriter<T>(
 ): Promise<T> {
   if (options.dryRun) return work(bucket);
   const { settings, dataDir } = options;
-  const unlock = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  const locked = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  // Let go once, by whichever comes first: the run's end or a stop on a signal.
+  let unlocking: Promise<void> | null = null;
+  const unlock = () => (unlocking ??= locked());
   const lockLetGo = onStop({ what: `the lock of ${dataDir} let go`, undo: unlock });
   try {
     const remembered = (await readWriterState(dataDir))[bucket.description];

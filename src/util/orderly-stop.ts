@@ -23,6 +23,11 @@ const REPEAT_MS = 1_000;
 /** The time a stop gives its tasks (a bucket to let go of may hang): then the command exits all the same. */
 export const STOP_GRACE_MS = 5_000;
 
+/** Whether a stop on a signal is under way: what fails after it (a lease let go under a run) is its doing, not news. */
+export function stopping(): boolean {
+  return stoppingSince !== null;
+}
+
 /** Registers what a stop must undo; returns the function that unregisters it once done. */
 export function onStop(task: StopTask): () => void {
   tasks.add(task);

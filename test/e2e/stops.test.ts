@@ -54,6 +54,8 @@ describe('tariff release stopped while it fetches', () => {
       const env = { ...onDay('2026-11-22'), TARIFF_SOURCE_URLS: authority.url(path) };
       const run = started(['release', '--quiet', '--data-dir', dataDir], env);
       await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the run to hold the bucket');
+      // Stalled on the list (the next run's request is then answered whole).
+      await waitFor(() => authority.requestsFor(path).length > 0, 'the run to fetch the list');
       run.child.kill(signal);
       const stopped = await run.exit;
       expect(stopped.status).toBe(status);
@@ -95,6 +97,7 @@ describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (th
       const env = { ...process.env, ...onDay('2026-11-22'), ...mark.env, TARIFF_SOURCE_URLS: authority.url('/sigarette.xml') };
       const launcher = spawn(machineNode!, [CLI, 'release', '--quiet', '--data-dir', dataDir], { env, stdio: 'ignore' });
       await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the command to hold the bucket');
+      await waitFor(() => authority.requestsFor('/sigarette.xml').length > 0, 'the command to fetch the list');
       launcher.kill('SIGKILL');
       await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 5_000);
       expect(existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the lease is let go').toBe(false);
