@@ -98,6 +98,13 @@ const HINTS = {
     'Nothing was installed and no further read was spent; the installed copy is unchanged. See docs/sync.md, "Signed manifests".',
   rebuild_differs:
     'The published release is not what its documents give: see which file differs, and check the snapshots in <data-dir>/snapshots against the provenance.',
+  registry_missing: 'Check --data-dir and TARIFF_REGISTRY: they name the registry the service uses.',
+  registry_on_postgres:
+    'Back PostgreSQL up with its own tools: pg_dump --format=custom --file=registry.pgdump "$TARIFF_REGISTRY" (docs/operations.md, "Losing a machine").',
+  backup_not_found: 'List the backups in the destination (backups/registry/), or take one: tariff registry backup.',
+  backup_damaged: 'Use another backup (the one before it), and take a new one now: tariff registry backup.',
+  registry_changed:
+    'The registry holds work done since that backup, which a restore would lose. Restore a newer backup, or run again with --force (the registry replaced is kept beside it).',
   history_unreadable:
     'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json and history/history.json.gz: the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
   product_not_in_history: 'Give a tariff code of the published tariff, or of a list read with `tariff history import`.',
@@ -210,6 +217,13 @@ export const errors = {
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
+  registryMissing: (path: string) => fail('registry_missing', `${path}: no registry there to back up`),
+  registryBackupOnPostgres: () =>
+    fail('registry_on_postgres', 'The registry is on PostgreSQL: `tariff registry backup` copies SQLite registries'),
+  backupNotFound: (where: string) => fail('backup_not_found', `${where}: no such backup`),
+  backupDamaged: (where: string, detail: string) => fail('backup_damaged', `${where}: ${detail}`),
+  registryChanged: (path: string, detail: string) =>
+    fail('registry_changed', `${path} changed since the backup (${detail}): nothing was restored`),
   historyUnreadable: (where: string, detail: string) => fail('history_unreadable', `${where}: not a readable price history: ${detail}`),
   historyAhead: (where: string, date: string, latest: string) =>
     fail('history_ahead', `${where}: its list takes effect on ${date}, after ${latest}: its prices have not happened yet`, 1, { date }),

@@ -33,6 +33,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   sync: async () => (await import('./commands/sync.ts')).registerSync,
   'signing-key': async () => (await import('./commands/signing-key.ts')).registerSigningKey,
   history: async () => (await import('./commands/history.ts')).registerHistory,
+  registry: async () => (await import('./commands/registry.ts')).registerRegistry,
 };
 const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish' };
 

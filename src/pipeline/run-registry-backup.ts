@@ -1,0 +1,172 @@
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Settings } from '../config/settings.ts';
+import { errors } from '../errors.ts';
+import {
+  BACKUPS_PREFIX,
+  backupName,
+  backupRecordSchema,
+  expiredBackups,
+  LATEST_BACKUP_KEY,
+  type BackupRecord,
+} from '../registry/backup/backup-record.ts';
+import { inspectSqlite, snapshotSqlite } from '../registry/backup/sqlite-backup.ts';
+import { registryPath } from '../registry/registry-path.ts';
+import { gzipDeterministicAsync } from '../release/gzip.ts';
+import type { Bucket } from '../storage/bucket.ts';
+import { openBucket } from '../storage/open-bucket.ts';
+import { sha256Hex } from '../util/digests.ts';
+import { writeFileAtomic } from '../util/durable-write.ts';
+import { onStop } from '../util/orderly-stop.ts';
+import { acquireLock } from '../util/run-lock.ts';
+import { randomBytes } from 'node:crypto';
+
+export interface RegistryBackupOptions {
+  settings: Settings;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+  /** A folder or an s3:// URI; default the bucket the settings name. */
+  to?: string;
+}
+
+export interface BackupSummary {
+  record: BackupRecord;
+  /** Where the backup is: the destination's description and the file's key. */
+  where: string;
+  removed: string[];
+}
+
+/** Where backups go: `--to`, else the bucket the settings name (its `backups/registry/`). */
+export function backupDestination(options: Pick<RegistryBackupOptions, 'settings' | 'dataDir' | 'env' | 'to'>): Promise<Bucket> {
+  return openBucket(options.to ?? options.settings.bucket, options);
+}
+
+/** The registry file a SQLite registry lives in; PostgreSQL is backed up by its own tools. */
+function sqliteRegistry(settings: Settings, dataDir: string): string {
+  if (settings.registry && /^postgres(ql)?:\/\//.test(settings.registry)) throw errors.registryBackupOnPostgres();
+  const path = registryPath({ dataDir, url: settings.registry });
+  if (!existsSync(path)) throw errors.registryMissing(path);
+  return path;
+}
+
+/** A scratch file of the data dir, removed after (or by a stop), never left for a reader of the bucket. */
+async function withScratch<T>(dataDir: string, work: (path: string) => Promise<T>): Promise<T> {
+  const path = join(dataDir, `.registry-backup.${randomBytes(6).toString('hex')}.tmp`);
+  const done = onStop({ what: `${path} removed`, undo: () => rm(path, { force: true }) });
+  try {
+    return await work(path);
+  } finally {
+    await rm(path, { force: true });
+    done();
+  }
+}
+
+/**
+ * `tariff registry backup`: a consistent copy of the live registry (VACUUM INTO, while the
+ * service writes), checked (`integrity_check`), compressed, written to the destination's
+ * `backups/registry/` with its record (digest, schema version, counts), read back and compared,
+ * then named the newest (`latest.json`); backups beyond `keep` are removed. One at a time per data dir.
+ */
+export async function runRegistryBackup(options: RegistryBackupOptions & { keep: number }): Promise<BackupSummary> {
+  const { settings, dataDir } = options;
+  const source = sqliteRegistry(settings, dataDir);
+  const destination = await backupDestination(options);
+  const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
+  try {
+    const at = options.now();
+    const name = backupName(at);
+    const { bytes, contents } = await withScratch(dataDir, async (scratch) => {
+      snapshotSqlite(source, scratch);
+      const contents = inspectSqlite(scratch);
+      if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
+      return { bytes: await gzipDeterministicAsync(await readFile(scratch)), contents };
+    });
+    const record: BackupRecord = {
+      format: 1,
+      engine: 'sqlite',
+      file: `${name}.sqlite.gz`,
+      sha256: sha256Hex(bytes),
+      size: bytes.length,
+      schemaVersion: contents.schemaVersion,
+      createdAt: at.toISOString(),
+      counts: contents.counts,
+      fingerprint: contents.fingerprint,
+    };
+    const key = `${BACKUPS_PREFIX}${record.file}`;
+    await destination.put(key, bytes, 'application/gzip');
+    // Read back before it counts: a backup is one only once its bytes are there whole.
+    const back = await destination.get(key);
+    if (!back || sha256Hex(back) !== record.sha256)
+      throw errors.backupDamaged(`${destination.description}${key}`, 'what the destination holds is not what was written');
+    const json = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
+    await destination.put(`${BACKUPS_PREFIX}${name}.json`, json, 'application/json');
+    await destination.put(LATEST_BACKUP_KEY, json, 'application/json');
+    const removed = expiredBackups(await destination.list(BACKUPS_PREFIX), options.keep);
+    await destination.delete(removed);
+    await rememberBackup(dataDir, record, destination.description);
+    return { record, where: `${destination.description}${key}`, removed };
+  } finally {
+    await unlock();
+  }
+}
+
+/** The last backup this data dir took, for `registry backup --check` and the operator. */
+async function rememberBackup(dataDir: string, record: BackupRecord, where: string): Promise<void> {
+  await writeFileAtomic(join(dataDir, 'registry-backup.json'), `${JSON.stringify({ ...record, where }, null, 2)}\n`);
+}
+
+/** A backup's record from the destination: `latest`, a backup's name, or its file name. */
+export async function readBackupRecord(destination: Bucket, name: string): Promise<BackupRecord> {
+  const key =
+    name === 'latest' ? LATEST_BACKUP_KEY : `${BACKUPS_PREFIX}${name.replace(/^.*\//, '').replace(/\.(sqlite\.gz|pgdump|json)$/, '')}.json`;
+  const bytes = await destination.get(key);
+  if (!bytes) throw errors.backupNotFound(`${destination.description}${key}`);
+  const parsed = backupRecordSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+  if (!parsed.success) throw errors.backupDamaged(`${destination.description}${key}`, 'not a backup record');
+  return parsed.data;
+}
+
+/** A backup's bytes, checked against its record's digest. */
+export async function readBackupFile(destination: Bucket, record: BackupRecord): Promise<Buffer> {
+  const key = `${BACKUPS_PREFIX}${record.file}`;
+  const bytes = await destination.get(key);
+  if (!bytes) throw errors.backupNotFound(`${destination.description}${key}`);
+  if (sha256Hex(bytes) !== record.sha256 || bytes.length !== record.size)
+    throw errors.backupDamaged(`${destination.description}${key}`, `its SHA-256 is not the ${record.sha256} its record names`);
+  return bytes;
+}
+
+export interface BackupCheck {
+  record: BackupRecord;
+  ageSeconds: number;
+  /** Each table's rows in the backup and in the live registry now. */
+  counts: Record<string, { backup: number; live: number }>;
+}
+
+/**
+ * `tariff registry backup --check`: the newest backup restored into a scratch file (its digest
+ * and `integrity_check` checked) and its rows compared with the live registry's.
+ */
+export async function checkRegistryBackup(options: RegistryBackupOptions): Promise<BackupCheck> {
+  const { settings, dataDir } = options;
+  const live = inspectSqlite(sqliteRegistry(settings, dataDir), { check: false });
+  const destination = await backupDestination(options);
+  const record = await readBackupRecord(destination, 'latest');
+  const bytes = await readBackupFile(destination, record);
+  const restored = await withScratch(dataDir, async (scratch) => {
+    await writeFileAtomic(scratch, gunzipSync(bytes));
+    return inspectSqlite(scratch);
+  });
+  if (restored.integrity !== 'ok')
+    throw errors.backupDamaged(
+      `${destination.description}${BACKUPS_PREFIX}${record.file}`,
+      `restored, it fails integrity_check: ${restored.integrity}`,
+    );
+  const counts = Object.fromEntries(
+    Object.keys(restored.counts).map((table) => [table, { backup: restored.counts[table]!, live: live.counts[table] ?? 0 }]),
+  );
+  return { record, ageSeconds: Math.round((options.now().getTime() - Date.parse(record.createdAt)) / 1000), counts };
+}

@@ -1,0 +1,74 @@
+import * as z from 'zod';
+
+/** Where a bucket keeps the registry's backups: `<name>.sqlite.gz` or `<name>.pgdump`, each with `<name>.json`. */
+export const BACKUPS_PREFIX = 'backups/registry/';
+
+/** The record of the newest backup, for the service's gauge and for `restore latest`. */
+export const LATEST_BACKUP_KEY = `${BACKUPS_PREFIX}latest.json`;
+
+/** The registry's tables, counted in every record; the first five are what a restore reports. */
+export const COUNTED_TABLES = [
+  'accounts',
+  'api_keys',
+  'barcodes',
+  'votes',
+  'audit_log',
+  'blocked_contributors',
+  'sign_ups',
+  'sessions',
+  'usage_counters',
+] as const;
+
+/**
+ * What a backup says of itself, written beside it as `<name>.json`: the file and its digest (a
+ * restore checks the bytes against it), the engine and schema version it holds, when it was
+ * taken, and the rows of each table with the registry's fingerprint then (a restore refuses to
+ * overwrite a registry that changed since, unless forced).
+ */
+export const backupRecordSchema = z.object({
+  format: z.literal(1),
+  engine: z.enum(['sqlite', 'postgres']),
+  /** The backup file's name, beside this record. */
+  file: z.string().regex(/^registry-[0-9TZ-]+\.(sqlite\.gz|pgdump)$/),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+  /** The newest migration the registry had applied. */
+  schemaVersion: z.number().int().nonnegative(),
+  createdAt: z.iso.datetime(),
+  counts: z.record(z.string(), z.number().int().nonnegative()),
+  fingerprint: z.string(),
+});
+export type BackupRecord = z.infer<typeof backupRecordSchema>;
+
+/** A backup's name from its time, sortable as text: `registry-2026-11-26T16-20-00-123Z`. */
+export function backupName(at: Date): string {
+  return `registry-${at.toISOString().replace(/[:.]/g, '-')}`;
+}
+
+/** The record's key for a backup file's key (`…/registry-….sqlite.gz` → `…/registry-….json`). */
+export function recordKeyOf(fileKey: string): string {
+  return fileKey.replace(/\.(sqlite\.gz|pgdump)$/, '.json');
+}
+
+/**
+ * The backups a retention of `keep` removes, given every key under BACKUPS_PREFIX: all but the
+ * newest `keep` backups (by name, which is by time), each with its record.
+ */
+export function expiredBackups(keys: string[], keep: number): string[] {
+  const files = keys.filter((key) => /\/registry-[^/]+\.(sqlite\.gz|pgdump)$/.test(key)).sort();
+  const expired = files.slice(0, Math.max(0, files.length - keep));
+  return expired.flatMap((key) => [key, recordKeyOf(key)]).filter((key, i, all) => all.indexOf(key) === i);
+}
+
+/**
+ * What a registry's rows come to, for telling whether it changed since a backup: each table's row
+ * count and the newest audit-log entry (every account, key, vote and decision is logged or
+ * counted). The day's request counters change in place and are not people's work: not in it.
+ */
+export function fingerprintOf(counts: Record<string, number>, newestAudit: string | null): string {
+  const tables = Object.keys(counts)
+    .filter((table) => table !== 'usage_counters')
+    .sort()
+    .map((table) => `${table}=${counts[table]}`);
+  return [...tables, `audit=${newestAudit ?? ''}`].join(';');
+}
