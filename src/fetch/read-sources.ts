@@ -16,6 +16,8 @@ export interface ReadSourcesOptions {
    * it was): a folder of large files then costs the memory of a few at a time, not of them all.
    */
   parse?: boolean;
+  /** Given each document's bytes as soon as they are read, before they are let go (kept in the snapshots by digest). */
+  keep?: (name: string, bytes: Uint8Array) => Promise<unknown>;
 }
 
 /** Bytes of documents held at once while they are parsed as they are read (one larger document is read alone). */
@@ -42,6 +44,7 @@ export async function readSources(specs: string[], settings: Settings, options: 
       // One read at a time; the parsing of what was read goes on meanwhile.
       const bytes = file === null ? await download(spec, settings) : await readRegularFile(file, settings.fetchMaxBytes);
       const name = file ?? spec;
+      await options.keep?.(name, bytes);
       // At the first PDF, the reader's processes start loading PDFium while the rest is read.
       if (sourceFormat(bytes) === 'pdf') prewarmPdfReader();
       if (!options.parse) documents.push(Promise.resolve({ name, bytes }));

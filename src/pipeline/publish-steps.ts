@@ -1,5 +1,7 @@
 import { errors, faultDetail, faultRemedy, isTariffError } from '../errors.ts';
 import { machineFault } from '../util/machine-fault.ts';
+import { keepSources, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
+import { removeUnreferencedSources } from './source-retention.ts';
 import { CURRENT_KEY, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
 import type { CopySource } from '../publish/intact-copies.ts';
 import {
@@ -26,6 +28,11 @@ export interface PublishTarget {
   copies?: readonly CopySource[];
   /** Who signs the current manifest, and when (docs/operations.md, "Signing releases"). */
   signing?: Signing;
+  /**
+   * The bytes of a document the release was built from, by digest (the run's own documents, the
+   * data dir's snapshots), to keep in the bucket's sources/ before the switch; null when not at hand.
+   */
+  sources?: (sha256: string) => Promise<Uint8Array | null>;
 }
 
 /** A bucket error before the switch leaves the previous release current and whole: said so. */
@@ -124,6 +131,27 @@ async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
   });
 }
 
+/**
+ * The documents the release was built from, kept in the bucket by content before the switch
+ * (sources/, read back): a release current in the bucket can be built again from the bucket alone.
+ * One whose bytes are not at hand (a folder built on another machine) is said, not a failure.
+ */
+async function sourcesStep(runner: StepRunner, target: PublishTarget, manifest: Manifest, plan: PublicationPlan): Promise<void> {
+  const refs = (manifest.provenance?.documents ?? []).map((doc) => ({ sha256: doc.sha256, name: doc.url }));
+  if (refs.length === 0) return;
+  await runner.effect('sources', {
+    run: async (say) => {
+      const { stored, missing } = await beforeSwitch(target.bucket, plan, () =>
+        keepSources(target.bucket, refs, target.sources ?? (async () => null)),
+      );
+      if (stored.length > 0) say(`kept ${stored.length} document(s) it was built from in ${SOURCES_PREFIX}`);
+      for (const ref of missing)
+        say(`${ref.name} (sha256 ${ref.sha256.slice(0, 12)}…) is not at hand here: the bucket alone cannot rebuild ${plan.version}`);
+    },
+    wouldDo: () => [],
+  });
+}
+
 /** The release stays current; its manifest is signed again (renewed before it expires, or by a new key). */
 async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPlan, next: Manifest): Promise<void> {
   await runner.effect('sign', {
@@ -147,7 +175,10 @@ async function pruneStep(runner: StepRunner, target: PublishTarget, plan: Public
       const prune = plan.prune.filter((version) => !spared.has(version));
       const clean = plan.clean.filter((version) => !spared.has(version));
       await removeVersions(target.bucket, [...prune, ...clean]);
-      say(`keep ${target.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}` : 'nothing to remove'}`);
+      // The documents only the removed versions named go with them.
+      const sources = prune.length + clean.length > 0 ? await removeUnreferencedSources(target.bucket) : [];
+      const documents = sources.length > 0 ? ` (and ${sources.length} document(s) only they were built from)` : '';
+      say(`keep ${target.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}${documents}` : 'nothing to remove'}`);
       for (const orphan of clean) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
     },
     wouldDo: () => [`keep ${target.keep}: remove ${[...plan.prune, ...plan.clean].join(', ') || 'nothing'}`],
@@ -161,6 +192,7 @@ async function pruneStep(runner: StepRunner, target: PublishTarget, plan: Public
  */
 export async function applyPlan(runner: StepRunner, target: PublishTarget, manifest: Manifest, plan: PublicationPlan): Promise<void> {
   await uploadStep(runner, target.bucket, plan);
+  await sourcesStep(runner, target, manifest, plan);
   const move = plan.switch;
   if (!move) {
     if (plan.next) await signStep(runner, target.bucket, plan, plan.next);

@@ -7,6 +7,7 @@ import { errors } from '../errors.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { RELEASES_PREFIX } from '../publish/bucket-layout.ts';
+import { readSource, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
 import { readReleaseManifest } from '../publish/bucket-releases.ts';
 import { readPublishedRows } from '../publish/read-published-rows.ts';
 import { fileName, FORMATS, sameDigest, type Manifest, type Provenance } from '../release/manifest.ts';
@@ -27,18 +28,25 @@ export interface RebuildReport {
 
 type ProvenanceDocument = Provenance['documents'][number];
 
-/** A document's bytes: from the snapshots kept under the data dir when they are there, else fetched again from its address. */
+/**
+ * A document's bytes: from the snapshots kept under the data dir when they are there, else from
+ * the bucket's sources/ (kept with the releases: a fresh machine with only the bucket), else
+ * fetched again from its address.
+ */
 async function documentBytes(
   doc: ProvenanceDocument,
   snapshots: SnapshotStore,
+  bucket: Bucket,
   settings: Settings,
 ): Promise<{ bytes: Buffer; from: string }> {
   const kept = await snapshots.read(doc.sha256).catch(() => null);
   if (kept) return { bytes: kept, from: 'the snapshots' };
+  const stored = await readSource(bucket, doc.sha256);
+  if (stored) return { bytes: stored, from: `${bucket.description}${SOURCES_PREFIX}` };
   if (!isAddress(doc.url))
     throw errors.releaseUnreadable(
       doc.url,
-      `read from a file by the builder, and no document with SHA-256 ${doc.sha256} is in ${snapshots.dir}: put the file there (named by its SHA-256) or run the rebuild where the release was built`,
+      `read from a file by the builder, and no document with SHA-256 ${doc.sha256} is in ${snapshots.dir} or in ${bucket.description}${SOURCES_PREFIX}: put the file there (named by its SHA-256) or run the rebuild where the release was built`,
     );
   const [fetched] = await readSources([doc.url], settings);
   return { bytes: Buffer.from(fetched!.bytes), from: doc.url };
@@ -83,7 +91,7 @@ export async function rebuildRelease(
   const documents: RebuildReport['documents'] = [];
   const sources: SourceDocument[] = [];
   for (const doc of provenance.documents) {
-    const { bytes, from } = await documentBytes(doc, snapshots, options.settings);
+    const { bytes, from } = await documentBytes(doc, snapshots, bucket, options.settings);
     const sha256 = sha256Hex(bytes);
     const intact = sameDigest({ size: bytes.length, sha256 }, doc);
     if (!intact)

@@ -1,3 +1,5 @@
+import { keepSources } from '../publish/bucket-sources.ts';
+import { removeUnreferencedSources } from './source-retention.ts';
 import { basename } from 'node:path';
 import { assembleDataset } from '../dataset/assemble-dataset.ts';
 import type { Dataset } from '../dataset/model.ts';
@@ -85,6 +87,8 @@ export interface ImportOptions {
   /** The last day whose list may be read: today, or a later day named on purpose (--date). */
   latest: string;
   now: Date;
+  /** A document's bytes by digest when the run let them go (the data dir's snapshots), to keep in the bucket's sources/. */
+  sources?: (sha256: string) => Promise<Uint8Array | null>;
 }
 
 /**
@@ -124,7 +128,16 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
   }
   if (lists.length === 0) throw errors.notPriceList(documents.map((doc) => doc.name).join(', '), 'no price list was found in them');
   if (records.length > 0) {
-    // The records first: a history written without its record could not be taken back out.
+    // The documents first, kept by content with the releases' (sources/): the history can be rebuilt from the bucket alone.
+    // A document parsed as it was read has let its bytes go: then they come from `sources` (the snapshots).
+    const bytes = new Map(documents.filter((doc) => doc.bytes.length > 0).map((doc) => [sha256Hex(doc.bytes), doc.bytes]));
+    const bytesOf = async (sha256: string) => bytes.get(sha256) ?? (await options.sources?.(sha256)) ?? null;
+    await keepSources(
+      bucket,
+      records.map((record) => ({ sha256: record.sha256, name: record.source })),
+      bytesOf,
+    );
+    // The records next: a history written without its record could not be taken back out.
     for (const record of records) await writeImportRecord(bucket, record);
     await writeHistory(bucket, updated, read.tags);
   }
@@ -164,6 +177,8 @@ export async function removeHistoryImport(bucket: Bucket, name: string, apply: b
   if (apply) {
     await writeHistory(bucket, removal.history, read.tags);
     await deleteImportRecord(bucket, record.sha256);
+    // Its document goes too, unless a kept release was built from it.
+    await removeUnreferencedSources(bucket);
   }
   return {
     source: record.source,

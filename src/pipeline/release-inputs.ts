@@ -10,6 +10,9 @@ import { registryPath } from '../registry/registry-path.ts';
 import type { Manifest } from '../release/manifest.ts';
 import { findManifest, readReleaseDataset } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { SnapshotStore } from '../fetch/snapshot-store.ts';
+import { publicDocumentName } from '../source/document-name.ts';
+import type { ReleaseInputs } from './release-steps.ts';
 
 export interface PreviousRelease {
   manifest: Manifest | null;
@@ -82,4 +85,39 @@ export async function previousInFolder(path: string | undefined, say: (line: str
     say(unreadablePrevious(path, error));
     return { manifest, dataset: null, takenVersions: [] };
   }
+}
+
+/**
+ * Documents given to the run (the bundled lists of `tariff start`), kept in the snapshots by their
+ * SHA-256 as fetched ones are: the manifest names them by file name only, and `verify --rebuild`
+ * finds their bytes there by digest.
+ */
+export function keptInSnapshots(
+  documents: ReleaseInputs['documents'],
+  dataDir: string,
+  options: { dryRun?: boolean; now: () => Date },
+): ReleaseInputs['documents'] {
+  return async (say) => {
+    const given = await documents(say);
+    const store = new SnapshotStore(dataDir, { readOnly: options.dryRun });
+    for (const doc of given.documents)
+      await store.store(doc.bytes, { url: publicDocumentName(doc.name), fetchedAt: options.now().toISOString() });
+    return given;
+  };
+}
+
+/**
+ * Keeps each document read in the data dir's snapshots by digest, named by its public name (no
+ * folder of the builder): for `readSources`' `keep`, so that a document parsed as it is read and
+ * let go can still be kept in the bucket's sources/ by a publication, and found by `verify --rebuild`.
+ */
+export function keepInSnapshots(dataDir: string, now: () => Date): (name: string, bytes: Uint8Array) => Promise<unknown> {
+  const store = new SnapshotStore(dataDir);
+  return (name, bytes) => store.store(bytes, { url: publicDocumentName(name), fetchedAt: now().toISOString() });
+}
+
+/** A document's bytes from the data dir's snapshots by digest, or null: what a publication keeps in the bucket's sources/. */
+export function snapshotBytes(dataDir: string): (sha256: string) => Promise<Uint8Array | null> {
+  const store = new SnapshotStore(dataDir, { readOnly: true });
+  return (sha256) => store.read(sha256).catch(() => null);
 }

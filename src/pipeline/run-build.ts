@@ -7,7 +7,7 @@ import type { BuiltRelease } from './built-release.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
-import { approvedBarcodes, previousInFolder } from './release-inputs.ts';
+import { approvedBarcodes, keepInSnapshots, previousInFolder } from './release-inputs.ts';
 import { runReleaseSteps } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 
@@ -56,10 +56,13 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
         scratchDir,
         destination: options.out,
         inputs: {
-          documents: async () => ({
-            documents: withNoticeDates(await readSources(options.sources, settings, { parse: true }), options.noticeDates ?? new Map()),
-            reports: [],
-          }),
+          // Kept in the data dir's snapshots by digest, as a release's are: `tariff publish` of the
+          // folder then keeps them in the bucket's sources/, and `verify --rebuild` finds them.
+          documents: async () => {
+            const keep = keepInSnapshots(options.dataDir, options.now);
+            const read = await readSources(options.sources, settings, { parse: true, keep });
+            return { documents: withNoticeDates(read, options.noticeDates ?? new Map()), reports: [] };
+          },
           barcodes: () => approvedBarcodes(options.barcodesFile, settings, options.dataDir),
           previous: (say) => previousInFolder(options.previous, say),
         },

@@ -1,6 +1,7 @@
 import { readSources } from '../fetch/read-sources.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { keepInSnapshots, snapshotBytes } from './release-inputs.ts';
 import { importHistory, removeHistoryImport, type HistoryRemoval, type HistoryUpdate } from './record-history.ts';
 
 export interface HistoryRunOptions extends BucketWriterEdges {
@@ -21,10 +22,11 @@ export interface HistoryImportOptions extends HistoryRunOptions {
  */
 export async function runHistoryImport(options: HistoryImportOptions): Promise<HistoryUpdate & { bucket: string }> {
   const { settings, dataDir } = options;
-  const documents = await readSources(options.paths, settings, { parse: true });
+  // Kept in the snapshots as read (their bytes are let go once parsed): the import keeps them in the bucket's sources/.
+  const documents = await readSources(options.paths, settings, { parse: true, keep: keepInSnapshots(dataDir, () => options.now) });
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
   const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, (leased) =>
-    importHistory(leased, documents, { latest: options.latest, now: options.now }),
+    importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) }),
   );
   return { ...update, bucket: bucket.description };
 }

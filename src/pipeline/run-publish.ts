@@ -8,6 +8,7 @@ import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts'
 import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
 import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { snapshotBytes } from './release-inputs.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
@@ -53,7 +54,8 @@ export async function runPublish(
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
   const publish = async (leased: Bucket) => {
-    const plan = await publishSteps(runner, { bucket: leased, keep: settings.keep, copies, signing }, release);
+    const sources = snapshotBytes(options.dataDir);
+    const plan = await publishSteps(runner, { bucket: leased, keep: settings.keep, copies, signing, sources }, release);
     await afterSwitch(leased, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, leased));
     return plan;
   };

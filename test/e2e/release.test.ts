@@ -162,6 +162,8 @@ describe('tariff release over a sequence of days', () => {
       ' verify',
       // Three files, then the read-back.
       ...Array<string>(4).fill(' upload'),
+      // The documents it was built from, kept in the bucket by content.
+      ' sources',
       ' switch',
       ' prune',
       // Then the price history records the release just published.

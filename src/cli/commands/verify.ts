@@ -5,6 +5,7 @@ import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-r
 import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
 import { currentSignatureProblems } from '../../publish/current-signing.ts';
 import { rebuildRelease } from '../../pipeline/rebuild-release.ts';
+import { sourceProblems } from '../../pipeline/source-retention.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
 
@@ -24,7 +25,10 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
   const report = await verifyBucketRelease(bucket, manifest);
   // The current manifest is the one clients take: its signature and expiry are checked as theirs are.
   const signature = version ? [] : await currentSignatureProblems(bucket, manifest, ctx.io.now());
-  return { ...report, ok: report.ok && signature.length === 0, problems: [...report.problems, ...signature], signature };
+  // The documents the kept releases were built from: what lets anyone build them again from the bucket alone.
+  const sources = await sourceProblems(bucket);
+  const problems = [...report.problems, ...signature, ...sources];
+  return { ...report, ok: report.ok && signature.length === 0 && sources.length === 0, problems, signature };
 }
 
 /** `--rebuild <version>`: the release built again from its provenance, compared byte for byte. */
@@ -37,7 +41,8 @@ async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }
     return report.matches ? 0 : 1;
   }
   if (!report.matches) throw errors.rebuildDiffers(version, report.differences);
-  const from = [...new Set(report.documents.map((doc) => (doc.from === 'the snapshots' ? doc.from : 'the authority')))].join(' and ');
+  const origin = (from: string) => (from === 'the snapshots' ? from : from.startsWith(bucket.description) ? 'the bucket' : 'the authority');
+  const from = [...new Set(report.documents.map((doc) => origin(doc.from)))].join(' and ');
   ctx.result(
     report,
     `${version} matches its rebuild: ${report.documents.length} document(s) from ${from} give the same three files, byte for byte`,
