@@ -12,7 +12,6 @@ import { findManifest, readReleaseDataset } from '../release/read-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { SnapshotStore } from '../fetch/snapshot-store.ts';
 import { publicDocumentName } from '../source/document-name.ts';
-import type { ReleaseInputs } from './release-steps.ts';
 
 export interface PreviousRelease {
   manifest: Manifest | null;
@@ -85,25 +84,6 @@ export async function previousInFolder(path: string | undefined, say: (line: str
     say(unreadablePrevious(path, error));
     return { manifest, dataset: null, takenVersions: [] };
   }
-}
-
-/**
- * Documents given to the run (the bundled lists of `tariff start`), kept in the snapshots by their
- * SHA-256 as fetched ones are: the manifest names them by file name only, and `verify --rebuild`
- * finds their bytes there by digest.
- */
-export function keptInSnapshots(
-  documents: ReleaseInputs['documents'],
-  dataDir: string,
-  options: { dryRun?: boolean; now: () => Date },
-): ReleaseInputs['documents'] {
-  return async (say) => {
-    const given = await documents(say);
-    const store = new SnapshotStore(dataDir, { readOnly: options.dryRun });
-    for (const doc of given.documents)
-      await store.store(doc.bytes, { url: publicDocumentName(doc.name), fetchedAt: options.now().toISOString() });
-    return given;
-  };
 }
 
 /**

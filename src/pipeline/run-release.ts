@@ -23,7 +23,8 @@ import { fetchFromAuthority } from './authority-sources.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
 import { afterSwitch, publicationResult } from './publish-steps.ts';
 import { historyStep, type HistoryUpdate } from './record-history.ts';
-import { approvedBarcodes, keptInSnapshots, previousInBucket, snapshotBytes } from './release-inputs.ts';
+import { approvedBarcodes, previousInBucket, snapshotBytes } from './release-inputs.ts';
+import { publicDocumentName } from '../source/document-name.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { isReleaseVersion } from '../release/release-version.ts';
@@ -185,6 +186,25 @@ async function provenance(release: BuiltRelease, documents: SourceDocument[], ba
       return { url: doc.name, sha256, snapshot: relative(dataDir, store.path(sha256, doc.bytes)) };
     }),
     barcodes: barcodes ? { file: barcodes, sha256: sha256Hex(await readFile(barcodes)) } : null,
+  };
+}
+
+/**
+ * Documents given to the run (the bundled lists of `tariff start`), kept in the snapshots by their
+ * SHA-256 as fetched ones are: the manifest names them by file name only, and `verify --rebuild`
+ * finds their bytes there by digest.
+ */
+function keptInSnapshots(
+  documents: ReleaseInputs['documents'],
+  dataDir: string,
+  options: { dryRun?: boolean; now: () => Date },
+): ReleaseInputs['documents'] {
+  return async (say) => {
+    const given = await documents(say);
+    const store = new SnapshotStore(dataDir, { readOnly: options.dryRun });
+    for (const doc of given.documents)
+      await store.store(doc.bytes, { url: publicDocumentName(doc.name), fetchedAt: options.now().toISOString() });
+    return given;
   };
 }
 
