@@ -8,6 +8,8 @@ export interface MetricsSources {
   pool: () => { inUse: number; waiting: number };
   /** The other reads of the bucket done in the background (the catalogue's history, the release pages). */
   background?: () => BackgroundHealth[];
+  /** The newest registry backup the bucket holds (`tariff registry backup`): null when none, undefined before it was read. */
+  registryBackup?: () => { createdAt: string; size: number } | null | undefined;
   now: () => Date;
 }
 
@@ -102,6 +104,26 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         for (const read of sources.background?.() ?? []) this.set({ read: read.read }, read.stale ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'tariff_registry_backup_age_seconds',
+      help: "Seconds since the newest registry backup in the bucket's backups/registry/ was taken (absent when there is none).",
+      aggregator: 'min',
+      registers,
+      collect() {
+        const backup = sources.registryBackup?.();
+        setOrAbsent(this, backup ? seconds(backup.createdAt, sources.now()) : null);
+      },
+    });
+    new Gauge({
+      name: 'tariff_registry_backup_bytes',
+      help: 'Size of the newest registry backup in the bucket, compressed (absent when there is none).',
+      aggregator: 'max',
+      registers,
+      collect() {
+        const backup = sources.registryBackup?.();
+        setOrAbsent(this, backup ? backup.size : null);
       },
     });
     new Gauge({

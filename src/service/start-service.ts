@@ -1,5 +1,7 @@
+import { readLatestBackup } from '../registry/backup/latest-backup.ts';
+import type { BackupRecord } from '../registry/backup/backup-record.ts';
 import type { Settings } from '../config/settings.ts';
-import type { BackgroundHealth } from '../util/background-read.ts';
+import { BackgroundRead, type BackgroundHealth } from '../util/background-read.ts';
 import { loadRules } from '../barcodes/load-rules.ts';
 import { createMailer } from '../mail/mailer.ts';
 import { openRegistry } from '../registry/open-registry.ts';
@@ -88,6 +90,7 @@ async function startParts(
           release: () => ({ health: release.health(), generatedAt: release.current?.manifest.generatedAt ?? null }),
           pool: () => registry.poolUse(),
           background: () => background(),
+          registryBackup: () => backups?.value(),
           now: options.now,
         });
   // Read at each scrape, once the reads exist (below).
@@ -138,6 +141,16 @@ async function startParts(
     log: write,
     now: () => options.now().getTime(),
   });
+  // The newest registry backup, for its age on /metrics: read in the background when scraped, never by a request.
+  const backups: BackgroundRead<BackupRecord | null> | undefined = metrics
+    ? new BackgroundRead('registry backup', () => readLatestBackup(bucket), {
+        refreshMs: settings.historyRefreshSeconds * 1000,
+        deadlineMs: settings.s3DeadlineSeconds * 1000,
+        log: write,
+        now: () => options.now().getTime(),
+        failureEvent: 'registry_backup.read_failed',
+      })
+    : undefined;
   const staleAfterMs = settings.staleAfterSeconds * 1000;
   background = () => [catalogue.health(staleAfterMs), releasePages.health(staleAfterMs)];
   const api = createApp({ registry, release, now: options.now, metrics, background });

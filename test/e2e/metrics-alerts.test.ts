@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO } from '../helpers/run-cli.ts';
+import { REPO, runCli } from '../helpers/run-cli.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -14,9 +15,7 @@ afterEach(async () => {
 });
 
 /** The alert rules exactly as docs/operations.md prints them. */
-const RULES = /The three alerts that matter[\s\S]*?```yaml\n([\s\S]*?)```/.exec(
-  readFileSync(join(REPO, 'docs/operations.md'), 'utf8'),
-)![1]!;
+const RULES = /The alerts that matter[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readFileSync(join(REPO, 'docs/operations.md'), 'utf8'))![1]!;
 
 const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
 
@@ -92,6 +91,49 @@ describe.skipIf(!hasPromtool)('the documented alerts, evaluated by promtool', ()
       },
     ]);
     expect(failed).toBeNull();
+  });
+});
+
+describe.skipIf(!hasPromtool)('the registry backup alert, evaluated by promtool', () => {
+  it('fires when no backup is newer than two hours, or none was ever taken, and not while hourly backups come', async () => {
+    // An hourly backup: the age climbs to an hour, then starts again.
+    const hourly = Array.from({ length: 4 }, () => '0+60x59').join(' ');
+    const failed = await promtoolTest([
+      {
+        interval: '1m',
+        input_series: [{ series: 'tariff_registry_backup_age_seconds{instance="a"}', values: hourly }],
+        alert_rule_test: ['30m', '90m', '150m', '230m'].map((at) => never('TariffRegistryBackupStale', at)),
+      },
+      {
+        interval: '1m',
+        // The backups stopped: the last one, ten minutes old, only ages.
+        input_series: [{ series: 'tariff_registry_backup_age_seconds{instance="a"}', values: '600+60x200' }],
+        alert_rule_test: [never('TariffRegistryBackupStale', '100m'), fires('TariffRegistryBackupStale', '125m')],
+      },
+      {
+        interval: '1m',
+        // A service scraped, and no backup in its bucket at all.
+        input_series: [{ series: 'tariff_release_stale{instance="a"}', values: '0x40' }],
+        alert_rule_test: [fires('TariffRegistryBackupStale', '15m')],
+      },
+    ]);
+    expect(failed).toBeNull();
+  });
+
+  it("reads the age from the bucket's newest backup, as a backup writes it", async () => {
+    const dataDir = await tempDir();
+    expect((await runCli(['accounts', 'create', 'uno@example.it', '--type', 'User', '--data-dir', dataDir])).status).toBe(0);
+    expect((await runCli(['registry', 'backup', '--quiet', '--data-dir', dataDir])).status).toBe(0);
+    service = await serveInProcess(dataDir, { TARIFF_METRICS_PORT: '0' });
+    const url = String((await service.logged((entry) => entry.event === 'metrics.listening')).url);
+    // The first scrape starts the read in the background; a later one has it.
+    const gauge = async () =>
+      (await (await fetch(url)).text()).split('\n').find((line) => line.startsWith('tariff_registry_backup_age_seconds '));
+    await gauge();
+    await waitFor(async () => (await gauge()) !== undefined, 'the backup to be read');
+    const age = Number((await gauge())!.split(' ')[1]);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(600);
   });
 });
 
