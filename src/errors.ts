@@ -99,8 +99,9 @@ const HINTS = {
   rebuild_differs:
     'The published release is not what its documents give: see which file differs, and check the snapshots in <data-dir>/snapshots against the provenance.',
   registry_missing: 'Check --data-dir and TARIFF_REGISTRY: they name the registry the service uses.',
-  registry_on_postgres:
-    'Back PostgreSQL up with its own tools: pg_dump --format=custom --file=registry.pgdump "$TARIFF_REGISTRY" (docs/operations.md, "Losing a machine").',
+  pg_tool_missing:
+    "Install PostgreSQL's client tools (Debian: postgresql-client) of the server's version or newer, or run the command the message prints.",
+  pg_tool_failed: "Check that TARIFF_REGISTRY names the database, and that the client tools' version is the server's or newer.",
   backup_not_found: 'List the backups in the destination (backups/registry/), or take one: tariff registry backup.',
   backup_damaged: 'Use another backup (the one before it), and take a new one now: tariff registry backup.',
   registry_changed:
@@ -218,8 +219,8 @@ export const errors = {
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
   registryMissing: (path: string) => fail('registry_missing', `${path}: no registry there to back up`),
-  registryBackupOnPostgres: () =>
-    fail('registry_on_postgres', 'The registry is on PostgreSQL: `tariff registry backup` copies SQLite registries'),
+  pgToolMissing: (tool: string, byHand: string) => fail('pg_tool_missing', `${tool} is not on PATH: run it by hand: ${byHand}`),
+  pgToolFailed: (tool: string, detail: string) => fail('pg_tool_failed', `${tool} failed: ${detail}`),
   backupNotFound: (where: string) => fail('backup_not_found', `${where}: no such backup`),
   backupDamaged: (where: string, detail: string) => fail('backup_damaged', `${where}: ${detail}`),
   registryChanged: (path: string, detail: string) =>

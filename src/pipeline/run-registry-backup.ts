@@ -12,7 +12,8 @@ import {
   LATEST_BACKUP_KEY,
   type BackupRecord,
 } from '../registry/backup/backup-record.ts';
-import { inspectSqlite, snapshotSqlite } from '../registry/backup/sqlite-backup.ts';
+import { checkPostgresDump, dumpPostgres, inspectPostgres } from '../registry/backup/postgres-backup.ts';
+import { inspectSqlite, snapshotSqlite, type SqliteContents } from '../registry/backup/sqlite-backup.ts';
 import { registryPath } from '../registry/registry-path.ts';
 import { gzipDeterministicAsync } from '../release/gzip.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -44,12 +45,38 @@ export function backupDestination(options: Pick<RegistryBackupOptions, 'settings
   return openBucket(options.to ?? options.settings.bucket, options);
 }
 
-/** The registry file a SQLite registry lives in; PostgreSQL is backed up by its own tools. */
-function sqliteRegistry(settings: Settings, dataDir: string): string {
-  if (settings.registry && /^postgres(ql)?:\/\//.test(settings.registry)) throw errors.registryBackupOnPostgres();
-  const path = registryPath({ dataDir, url: settings.registry });
-  if (!existsSync(path)) throw errors.registryMissing(path);
-  return path;
+/** The registry the settings name: a SQLite file, or a PostgreSQL URL (backed up with pg_dump). */
+export type RegistryTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
+export function registryTarget(settings: Settings, dataDir: string): RegistryTarget {
+  if (settings.registry && /^postgres(ql)?:\/\//.test(settings.registry)) return { engine: 'postgres', url: settings.registry };
+  return { engine: 'sqlite', path: registryPath({ dataDir, url: settings.registry }) };
+}
+
+/** The registry's file, which must be there to be backed up. */
+function existingSqlite(target: RegistryTarget): string {
+  if (target.engine !== 'sqlite') throw new Error('not a SQLite registry');
+  if (!existsSync(target.path)) throw errors.registryMissing(target.path);
+  return target.path;
+}
+
+/** A copy of the live registry, checked: its bytes as stored, and what it holds. */
+async function takeCopy(
+  target: RegistryTarget,
+  scratch: string,
+): Promise<{ bytes: Buffer; ext: string; contents: Omit<SqliteContents, 'integrity'> }> {
+  if (target.engine === 'postgres') {
+    // pg_dump reads in one snapshot; its custom format is compressed already. What it holds is
+    // counted just after (a write in between makes the counts a moment newer than the dump).
+    await dumpPostgres(target.url, scratch);
+    await checkPostgresDump(scratch);
+    return { bytes: await readFile(scratch), ext: 'pgdump', contents: await inspectPostgres(target.url) };
+  }
+  const source = existingSqlite(target);
+  snapshotSqlite(source, scratch);
+  const contents = inspectSqlite(scratch);
+  if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
+  return { bytes: await gzipDeterministicAsync(await readFile(scratch)), ext: 'sqlite.gz', contents };
 }
 
 /** A scratch file of the data dir, removed after (or by a stop), never left for a reader of the bucket. */
@@ -72,22 +99,18 @@ async function withScratch<T>(dataDir: string, work: (path: string) => Promise<T
  */
 export async function runRegistryBackup(options: RegistryBackupOptions & { keep: number }): Promise<BackupSummary> {
   const { settings, dataDir } = options;
-  const source = sqliteRegistry(settings, dataDir);
+  const target = registryTarget(settings, dataDir);
+  if (target.engine === 'sqlite') existingSqlite(target);
   const destination = await backupDestination(options);
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   try {
     const at = options.now();
     const name = backupName(at);
-    const { bytes, contents } = await withScratch(dataDir, async (scratch) => {
-      snapshotSqlite(source, scratch);
-      const contents = inspectSqlite(scratch);
-      if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
-      return { bytes: await gzipDeterministicAsync(await readFile(scratch)), contents };
-    });
+    const { bytes, ext, contents } = await withScratch(dataDir, (scratch) => takeCopy(target, scratch));
     const record: BackupRecord = {
       format: 1,
-      engine: 'sqlite',
-      file: `${name}.sqlite.gz`,
+      engine: target.engine,
+      file: `${name}.${ext}`,
       sha256: sha256Hex(bytes),
       size: bytes.length,
       schemaVersion: contents.schemaVersion,
@@ -152,11 +175,18 @@ export interface BackupCheck {
  */
 export async function checkRegistryBackup(options: RegistryBackupOptions): Promise<BackupCheck> {
   const { settings, dataDir } = options;
-  const live = inspectSqlite(sqliteRegistry(settings, dataDir), { check: false });
+  const target = registryTarget(settings, dataDir);
+  const live = target.engine === 'postgres' ? await inspectPostgres(target.url) : inspectSqlite(existingSqlite(target), { check: false });
   const destination = await backupDestination(options);
   const record = await readBackupRecord(destination, 'latest');
   const bytes = await readBackupFile(destination, record);
   const restored = await withScratch(dataDir, async (scratch) => {
+    if (record.engine === 'postgres') {
+      // A dump is checked by reading its table of contents; its rows are the record's.
+      await writeFileAtomic(scratch, bytes);
+      await checkPostgresDump(scratch);
+      return { integrity: 'ok', counts: record.counts };
+    }
     await writeFileAtomic(scratch, gunzipSync(bytes));
     return inspectSqlite(scratch);
   });

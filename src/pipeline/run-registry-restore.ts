@@ -7,13 +7,13 @@ import { loadRules } from '../barcodes/load-rules.ts';
 import { errors } from '../errors.ts';
 import { backupRecordSchema, type BackupRecord } from '../registry/backup/backup-record.ts';
 import { inspectSqlite } from '../registry/backup/sqlite-backup.ts';
-import { openSqliteRegistry } from '../registry/open-registry.ts';
-import { registryPath } from '../registry/registry-path.ts';
+import { openPgRegistry, openSqliteRegistry } from '../registry/open-registry.ts';
+import { checkPostgresDump, dumpPostgres, inspectPostgres, restorePostgres } from '../registry/backup/postgres-backup.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { syncFolder, writeFileDurable } from '../util/durable-write.ts';
 import { onStop } from '../util/orderly-stop.ts';
 import { acquireLock } from '../util/run-lock.ts';
-import { backupDestination, readBackupFile, readBackupRecord, type RegistryBackupOptions } from './run-registry-backup.ts';
+import { backupDestination, readBackupFile, readBackupRecord, registryTarget, type RegistryBackupOptions } from './run-registry-backup.ts';
 
 export interface RestoreSummary {
   /** The backup restored: its record when one was found (a file given alone may have none). */
@@ -56,9 +56,13 @@ async function backupBytes(options: RegistryBackupOptions, backup: string): Prom
  */
 export async function runRegistryRestore(options: RegistryBackupOptions & { backup: string; force: boolean }): Promise<RestoreSummary> {
   const { settings, dataDir } = options;
-  if (settings.registry && /^postgres(ql)?:\/\//.test(settings.registry)) throw errors.registryBackupOnPostgres();
-  const target = registryPath({ dataDir, url: settings.registry });
+  const registry = registryTarget(settings, dataDir);
   const { bytes, record } = await backupBytes(options, options.backup);
+  const engine = record?.engine ?? (options.backup.endsWith('.pgdump') ? 'postgres' : 'sqlite');
+  if (engine !== registry.engine)
+    throw errors.backupDamaged(options.backup, `a ${engine} backup, and the registry is on ${registry.engine}`);
+  if (registry.engine === 'postgres') return restoreOnPostgres(options, registry.url, bytes, record);
+  const target = registry.path;
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   const scratch = join(dirname(target), `.${basename(target)}.restore-${randomBytes(6).toString('hex')}.tmp`);
   const done = onStop({ what: `${scratch} removed`, undo: () => rm(scratch, { force: true }) });
@@ -117,4 +121,49 @@ export function describeCounts(counts: Record<string, number>): string {
   return Object.entries(label)
     .map(([table, name]) => `${counts[table] ?? 0} ${name}`)
     .join(', ');
+}
+
+/**
+ * The same on PostgreSQL: the dump checked (its table of contents), the registry's work since the
+ * backup refused unless forced (then dumped beside the data dir first: `registry-replaced-<time>.pgdump`),
+ * pg_restore over it in one transaction, this version's migrations, the rows counted.
+ */
+async function restoreOnPostgres(
+  options: RegistryBackupOptions & { backup: string; force: boolean },
+  url: string,
+  bytes: Buffer,
+  record: BackupRecord | null,
+): Promise<RestoreSummary> {
+  const { settings, dataDir } = options;
+  const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
+  const scratch = join(dataDir, `.registry-restore.${randomBytes(6).toString('hex')}.tmp`);
+  const done = onStop({ what: `${scratch} removed`, undo: () => rm(scratch, { force: true }) });
+  try {
+    await writeFileDurable(scratch, bytes, 0o600);
+    await checkPostgresDump(scratch);
+    const now = await inspectPostgres(url);
+    const holdsWork = Object.entries(now.counts).some(([table, rows]) => table !== 'usage_counters' && rows > 0);
+    let replaced: string | null = null;
+    if (holdsWork && now.fingerprint !== record?.fingerprint) {
+      if (!options.force) throw errors.registryChanged(url.replace(/\/\/[^@/]*@/, '//'), `${describeCounts(now.counts)} now`);
+      replaced = join(dataDir, `registry-replaced-${options.now().toISOString().replace(/[:.]/g, '-')}.pgdump`);
+      await dumpPostgres(url, replaced);
+    }
+    await restorePostgres(url, scratch);
+    const opened = await openPgRegistry(url, { rules: loadRules(settings), poolSize: 1 });
+    await opened.close();
+    const after = await inspectPostgres(url);
+    return {
+      backup: record?.file ?? options.backup,
+      record,
+      registry: url.replace(/\/\/[^@/]*@/, '//'),
+      replaced,
+      schemaVersion: { backup: record?.schemaVersion ?? after.schemaVersion, now: after.schemaVersion },
+      counts: after.counts,
+    };
+  } finally {
+    await rm(scratch, { force: true });
+    done();
+    await unlock();
+  }
 }

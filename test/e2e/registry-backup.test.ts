@@ -10,6 +10,7 @@ import { openSqliteRegistry } from '../../src/registry/open-registry.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
+import { privatePostgres } from '../helpers/private-postgres.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
@@ -183,6 +184,61 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     expect(existsSync(join(fresh.dataDir, 'registry.sqlite'))).toBe(false);
     const check = await cli(['registry', 'backup', '--check']);
     expect(check.status).toBe(1);
+  });
+});
+
+describe('the PostgreSQL registry lost with its cluster, and restored with pg_dump and pg_restore', () => {
+  it('a new cluster restored from the bucket’s backup answers every key as before', async (context) => {
+    const lost = await privatePostgres();
+    if (!lost) return context.skip('no PostgreSQL cluster of its own can be made here (needs root and PostgreSQL)');
+    const bucket = join(await tempDir(), 'bucket');
+    const dataDir = await tempDir();
+    let env: Record<string, string> = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: lost.url };
+    const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir], { env });
+    const keys: Record<string, string> = {};
+    try {
+      for (const email of ['uno@example.it', 'due@example.it']) {
+        expect((await cli(['accounts', 'create', email, '--type', 'User'])).status).toBe(0);
+        keys[email] = JSON.parse((await cli(['keys', 'create', email, '--json'])).stdout).key;
+      }
+      const revoked = JSON.parse((await cli(['keys', 'create', 'uno@example.it', '--json'])).stdout);
+      expect((await cli(['keys', 'revoke', 'uno@example.it', revoked.prefix])).status).toBe(0);
+      const before = { accounts: (await cli(['accounts', 'list', '--json'])).stdout };
+      const backup = await cli(['registry', 'backup', '--json']);
+      expect(backup.status, backup.stderr).toBe(0);
+      expect(JSON.parse(backup.stdout).record).toMatchObject({ engine: 'postgres', counts: { accounts: 2, api_keys: 3 } });
+      expect(JSON.parse(backup.stdout).record.file).toMatch(/\.pgdump$/);
+      expect((await cli(['registry', 'backup', '--check'])).status).toBe(0);
+
+      // The cluster is lost; a new one, empty, takes its place.
+      lost.close();
+      const fresh = await privatePostgres();
+      try {
+        env = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: fresh!.url };
+        const restored = await cli(['registry', 'restore', 'latest']);
+        expect(restored.status, restored.stderr).toBe(0);
+        expect(restored.stdout).toContain('2 accounts, 3 keys');
+        expect(restored.stdout).not.toContain('tariff@');
+        expect((await cli(['accounts', 'list', '--json'])).stdout).toBe(before.accounts);
+        // Restored again over itself: nothing changed since, nothing refused.
+        expect((await cli(['registry', 'restore', 'latest'])).status).toBe(0);
+        // Work done since the backup is not thrown away without --force.
+        expect((await cli(['accounts', 'create', 'tre@example.it', '--type', 'User'])).status).toBe(0);
+        const refused = await cli(['registry', 'restore', 'latest']);
+        expect(refused.status).toBe(1);
+        expect(refused.stderr).toContain('changed since the backup');
+        expect((await cli(['registry', 'restore', 'latest', '--force'])).status).toBe(0);
+        expect(readdirSync(dataDir).filter((name) => /^registry-replaced-.*\.pgdump$/.test(name))).toHaveLength(1);
+        const url = await serve(dataDir, env);
+        for (const [email, key] of Object.entries(keys)) expect((await get(url, '/v1/me', key)).status, email).toBe(200);
+        expect((await get(url, '/v1/me', revoked.key)).status).toBe(401);
+      } finally {
+        for (const service of running.splice(0)) await service.stop();
+        fresh?.close();
+      }
+    } finally {
+      lost.close();
+    }
   });
 });
 
