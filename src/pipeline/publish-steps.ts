@@ -138,15 +138,17 @@ async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
  */
 async function sourcesStep(runner: StepRunner, target: PublishTarget, manifest: Manifest, plan: PublicationPlan): Promise<void> {
   const refs = (manifest.provenance?.documents ?? []).map((doc) => ({ sha256: doc.sha256, name: doc.url }));
-  if (refs.length === 0) return;
+  // A publication given no documents to keep (a release made in memory) has no step to run.
+  if (refs.length === 0 || !target.sources) return;
+  const bytesOf = target.sources;
   await runner.effect('sources', {
     run: async (say) => {
-      const { stored, missing } = await beforeSwitch(target.bucket, plan, () =>
-        keepSources(target.bucket, refs, target.sources ?? (async () => null)),
-      );
+      const { stored, missing } = await beforeSwitch(target.bucket, plan, () => keepSources(target.bucket, refs, bytesOf));
       if (stored.length > 0) say(`kept ${stored.length} document(s) it was built from in ${SOURCES_PREFIX}`);
-      for (const ref of missing)
-        say(`${ref.name} (sha256 ${ref.sha256.slice(0, 12)}…) is not at hand here: the bucket alone cannot rebuild ${plan.version}`);
+      if (missing.length > 0)
+        say(
+          `${missing.map((ref) => `${ref.name} (sha256 ${ref.sha256.slice(0, 12)}…)`).join(', ')} not at hand here: the bucket alone cannot rebuild ${plan.version}`,
+        );
     },
     wouldDo: () => [],
   });
