@@ -98,6 +98,7 @@ const HINTS = {
     'Nothing was installed and no further read was spent; the installed copy is unchanged. See docs/sync.md, "Signed manifests".',
   rebuild_differs:
     'The published release is not what its documents give: see which file differs, and check the snapshots in <data-dir>/snapshots against the provenance.',
+  healthcheck_failed: 'The service is not running there, not ready, or stale (/healthz says why): see its log.',
   registry_missing: 'Check --data-dir and TARIFF_REGISTRY: they name the registry the service uses.',
   pg_tool_missing:
     "Install PostgreSQL's client tools (Debian: postgresql-client) of the server's version or newer, or run the command the message prints.",
@@ -218,6 +219,7 @@ export const errors = {
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),
+  healthcheckFailed: (url: string, detail: string) => fail('healthcheck_failed', `${url}: ${detail}`),
   registryMissing: (path: string) => fail('registry_missing', `${path}: no registry there to back up`),
   pgToolMissing: (tool: string, byHand: string) => fail('pg_tool_missing', `${tool} is not on PATH: run it by hand: ${byHand}`),
   pgToolFailed: (tool: string, detail: string) => fail('pg_tool_failed', `${tool} failed: ${detail}`),

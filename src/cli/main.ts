@@ -34,6 +34,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Register>> = {
   'signing-key': async () => (await import('./commands/signing-key.ts')).registerSigningKey,
   history: async () => (await import('./commands/history.ts')).registerHistory,
   registry: async () => (await import('./commands/registry.ts')).registerRegistry,
+  healthcheck: async () => (await import('./commands/healthcheck.ts')).registerHealthcheck,
 };
 const ALIASES: Record<string, string> = { rollback: 'publish', releases: 'publish' };
 

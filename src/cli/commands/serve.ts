@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
+import { publicAddressWarning } from '../../service/public-address.ts';
 import { startService } from '../../service/start-service.ts';
 import { untilSignalled } from '../../service/until-signalled.ts';
 import { superviseWorkers } from '../../service/workers.ts';
@@ -21,6 +22,8 @@ export function registerServe(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: CommandFlags) => {
         const settings = await ctx.settings(options);
+        const warning = publicAddressWarning(settings);
+        if (warning && cluster.isPrimary) ctx.warn(warning);
         if (settings.workers > 1 && cluster.isPrimary) {
           await superviseWorkers({
             workers: settings.workers,

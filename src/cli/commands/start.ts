@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { runRelease } from '../../pipeline/run-release.ts';
 import { createKey } from '../../registry/create-key.ts';
+import { publicAddressWarning } from '../../service/public-address.ts';
 import { startService } from '../../service/start-service.ts';
 import { untilSignalled } from '../../service/until-signalled.ts';
 import { readSources } from '../../fetch/read-sources.ts';
@@ -55,6 +56,8 @@ export function registerStart(program: Command, run: Runner): void {
           return key;
         });
 
+        const warning = publicAddressWarning(settings);
+        if (warning) ctx.warn(warning);
         const service = await startService({
           settings,
           dataDir: ctx.dataDir,
