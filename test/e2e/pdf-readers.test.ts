@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePageDag, makeSlowPdf } from '../../fixtures/adm-pdf.ts';
 import { processMark, type ProcessMark } from '../helpers/process-tree.ts';
 import { CLI, REPO, runCliProcess } from '../helpers/run-cli.ts';
+import { startServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -114,6 +115,20 @@ describe('a command stopped while its readers work', () => {
     } finally {
       for (const burner of burners) burner.kill('SIGKILL');
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+describe('a command that reads PDFs and then goes on', () => {
+  it('tariff start, once serving, keeps no reader alive', async () => {
+    const mark = processMark();
+    const service = await startServe(['start', '--data-dir', await tempDir()], mark.env);
+    try {
+      // It read the bundled lists with its readers; serving, it needs none.
+      await waitFor(() => mark.pids(READER).length === 0, 'the readers to end once the build is done', 10_000);
+      expect(mark.pids().length, 'one process serves').toBe(1);
+    } finally {
+      await service.stop();
     }
   });
 });

@@ -122,6 +122,9 @@ interface Slot {
   busy: number;
 }
 
+/** How long readers with nothing to read are kept for the next document before they end. */
+const READERS_IDLE_MS = 2_000;
+
 /** How often a job may lose a reader it had not begun on (another document's fault) before it fails. */
 const MAX_TRIES = 4;
 
@@ -139,6 +142,7 @@ class WorkerPool {
   private readonly jobs = new Map<number, Job>();
   private nextId = 1;
   private exitHook = false;
+  private idle: NodeJS.Timeout | undefined;
 
   run(bytes: Uint8Array, offset: number, stride: number, limits: ReaderLimits): Promise<{ pages: PdfPage[] }> {
     const id = this.nextId++;
@@ -163,6 +167,7 @@ class WorkerPool {
 
   prewarm(): void {
     while (this.workers.length < maxThreads()) this.spawn();
+    this.idleSoon();
   }
 
   /** Ends every reader now: the command is exiting (its readers never outlive it). */
@@ -171,6 +176,7 @@ class WorkerPool {
   }
 
   private dispatch(job: Job): void {
+    clearTimeout(this.idle);
     job.tries++;
     const slot = this.pick();
     job.slot = slot;
@@ -187,6 +193,20 @@ class WorkerPool {
     clearTimeout(job.timers.open);
     const slot = job.slot;
     if (slot && --slot.busy === 0) hold(slot.worker, false);
+    if (this.jobs.size === 0) this.idleSoon();
+  }
+
+  /**
+   * Readers live for the reading they serve: idle for READERS_IDLE_MS (the documents of a build
+   * come closer together than that), they end, and a command that goes on (`start` serving after
+   * its build) holds none. The next document starts them again.
+   */
+  private idleSoon(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.jobs.size === 0) this.stopAll();
+    }, READERS_IDLE_MS);
+    this.idle.unref();
   }
 
   private fail(job: Job, reason: ReadFailure['reason'], message: string): void {
