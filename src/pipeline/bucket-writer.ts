@@ -81,9 +81,9 @@ export async function asBucketWriter<T>(
   const lockLetGo = onStop({ what: `the lock of ${dataDir} let go`, undo: unlock });
   try {
     const remembered = (await readWriterState(dataDir))[bucket.description];
-    // A stop on a signal lets the bucket go at once, from the moment the lease is written: the next
-    // writer need not wait out its life.
-    // A stop while the lease is being taken waits for the taking (its write may be under way), within the stop's grace.
+    // A stop on a signal lets the bucket go at once, from the moment the lease is written, so the
+    // next writer need not wait out its life; during the taking it waits for it (its write may be
+    // under way), within the stop's grace.
     const taking: { written: Buffer | null; acquiring: Promise<BucketLease | null> | null } = { written: null, acquiring: null };
     const leaseLetGo = onStop({
       what: `the writer lease of ${bucket.description} let go`,

@@ -14,7 +14,7 @@ import {
 } from '../registry/backup/backup-record.ts';
 import { checkPostgresDump, dumpPostgres, inspectPostgres } from '../registry/backup/postgres-backup.ts';
 import { inspectSqlite, snapshotSqlite, type SqliteContents } from '../registry/backup/sqlite-backup.ts';
-import { registryPath } from '../registry/registry-path.ts';
+import { isPostgresUrl, registryPath } from '../registry/registry-path.ts';
 import { gzipDeterministicAsync } from '../release/gzip.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
@@ -49,7 +49,7 @@ export function backupDestination(options: Pick<RegistryBackupOptions, 'settings
 export type RegistryTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
 export function registryTarget(settings: Settings, dataDir: string): RegistryTarget {
-  if (settings.registry && /^postgres(ql)?:\/\//.test(settings.registry)) return { engine: 'postgres', url: settings.registry };
+  if (isPostgresUrl(settings.registry)) return { engine: 'postgres', url: settings.registry };
   return { engine: 'sqlite', path: registryPath({ dataDir, url: settings.registry }) };
 }
 
@@ -119,7 +119,7 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
       fingerprint: contents.fingerprint,
     };
     const key = `${BACKUPS_PREFIX}${record.file}`;
-    await destination.put(key, bytes, 'application/gzip');
+    await destination.put(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip');
     // Read back before it counts: a backup is one only once its bytes are there whole.
     const back = await destination.get(key);
     if (!back || sha256Hex(back) !== record.sha256)
@@ -136,7 +136,7 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
   }
 }
 
-/** The last backup this data dir took, for `registry backup --check` and the operator. */
+/** The last backup this data dir took, with where it went: for the operator looking at the machine. */
 async function rememberBackup(dataDir: string, record: BackupRecord, where: string): Promise<void> {
   await writeFileAtomic(join(dataDir, 'registry-backup.json'), `${JSON.stringify({ ...record, where }, null, 2)}\n`);
 }

@@ -8,7 +8,7 @@ import { counterRules } from './rules/counters.ts';
 import { keyRules } from './rules/keys.ts';
 import { purgeRules } from './rules/purge-rules.ts';
 import type { Registry } from './registry.ts';
-import { registryPath } from './registry-path.ts';
+import { isPostgresUrl, registryPath } from './registry-path.ts';
 import { migrate } from './schema.ts';
 import { signUpRules } from './rules/sign-ups.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
@@ -79,7 +79,7 @@ export async function openRegistry(options: {
   longRunning?: boolean;
 }): Promise<Registry> {
   const { url } = options;
-  if (url && /^postgres(ql)?:\/\//.test(url)) return openPgRegistry(url, { rules: options.rules, poolSize: options.poolSize });
+  if (isPostgresUrl(url)) return openPgRegistry(url, { rules: options.rules, poolSize: options.poolSize });
   return openSqliteRegistry(registryPath(options), { rules: options.rules, longRunning: options.longRunning });
 }
 

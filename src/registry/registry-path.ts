@@ -6,3 +6,6 @@ import { join } from 'node:path';
  */
 export const registryPath = (options: { dataDir: string; url?: string }) =>
   options.url ? options.url.replace(/^sqlite:/, '') : join(options.dataDir, 'registry.sqlite');
+
+/** Whether a registry setting names PostgreSQL (`postgres://…`, `postgresql://…`) rather than a SQLite file. */
+export const isPostgresUrl = (url: string | undefined): url is string => url !== undefined && /^postgres(ql)?:\/\//.test(url);

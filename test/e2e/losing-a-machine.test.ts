@@ -10,6 +10,16 @@ import { tempDir } from '../helpers/temp-dir.ts';
 // The cron machine is lost with its data dir (its snapshots of the authority's documents among
 // them), and the authority has taken its documents down: the bucket alone rebuilds every release.
 let authority: AuthorityServer;
+
+/** The authority publishes its cigarillos list again, at another price: a new release that day. */
+async function republishCigarillos(perKg: string, perPack: string): Promise<void> {
+  const body = await makePriceListPdf({
+    category: 'Sigaretti',
+    date: '1/11/2026',
+    rows: [['93001', 'PICCOLO VANIGLIA', 'astuccio da 10 pezzi', perKg, perPack]],
+  });
+  authority.lists.set('/documents/6-LIST-01-11-2026.pdf', { body: Buffer.from(body), contentType: 'application/pdf', validators: true });
+}
 beforeAll(async () => {
   ({ authority } = await standInAuthoritySite());
 });
@@ -28,17 +38,7 @@ describe('the machine that built the releases lost, and the authority’s docume
     expect((await release(first, '2026-11-22')).stdout).toMatch(/^published 20261101\.1/);
     expect((await release(first, '2026-12-01')).stdout).toMatch(/^published 20261201\.1/);
     // The authority republishes a list that day with another price: a third release.
-    authority.lists.set('/documents/6-LIST-01-11-2026.pdf', {
-      body: Buffer.from(
-        await makePriceListPdf({
-          category: 'Sigaretti',
-          date: '1/11/2026',
-          rows: [['93001', 'PICCOLO VANIGLIA', 'astuccio da 10 pezzi', '460,00', '4,60']],
-        }),
-      ),
-      contentType: 'application/pdf',
-      validators: true,
-    });
+    await republishCigarillos('460,00', '4,60');
     expect((await release(first, '2026-12-01')).stdout).toMatch(/^published 20261201\.2/);
     const kept = readdirSync(join(bucket, 'sources'));
     expect(kept.length).toBeGreaterThan(8);
@@ -72,31 +72,11 @@ describe('the machine that built the releases lost, and the authority’s docume
       runCli(['release', '--quiet', '--data-dir', dataDir], {
         env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, TARIFF_KEEP: keep, ...onDay(date) },
       });
-    authority.lists.set('/documents/6-LIST-01-11-2026.pdf', {
-      body: Buffer.from(
-        await makePriceListPdf({
-          category: 'Sigaretti',
-          date: '1/11/2026',
-          rows: [['93001', 'PICCOLO VANIGLIA', 'astuccio da 10 pezzi', '470,00', '4,70']],
-        }),
-      ),
-      contentType: 'application/pdf',
-      validators: true,
-    });
+    await republishCigarillos('470,00', '4,70');
     expect((await release('2026-12-01')).status).toBe(0);
     const sources = () => readdirSync(join(bucket, 'sources')).sort();
     const firstSources = sources();
-    authority.lists.set('/documents/6-LIST-01-11-2026.pdf', {
-      body: Buffer.from(
-        await makePriceListPdf({
-          category: 'Sigaretti',
-          date: '1/11/2026',
-          rows: [['93001', 'PICCOLO VANIGLIA', 'astuccio da 10 pezzi', '480,00', '4,80']],
-        }),
-      ),
-      contentType: 'application/pdf',
-      validators: true,
-    });
+    await republishCigarillos('480,00', '4,80');
     // Keep 1: the first release is pruned, and the one document only it was built from goes with it.
     expect((await release('2026-12-01')).status).toBe(0);
     const secondSources = sources();
