@@ -1,5 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -52,6 +52,7 @@ describe('the packed tarball', () => {
     const files = listed.stdout.trim().split('\n');
     expect(files).toContain('package/dist/main.js');
     expect(files).toContain('package/bin/tariff.js');
+    expect(files).toContain('package/bin/tariff');
     expect(files.filter((file) => /\.test\.|^package\/(src|test|bench)\/|\.ts$/.test(file))).toEqual([]);
     const installed = join(prefix, 'lib/node_modules/tobacco-tariff-dataset/node_modules');
     for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint', 'playwright-core']) expect(readdirSync(installed)).not.toContain(dev);
@@ -83,6 +84,10 @@ describe('the packed tarball', () => {
           if (entry.event === 'service.listening') resolve(String(entry.url));
         });
       });
+      // The `tariff` on PATH became the bundled Node.js 24 itself (exec): no launcher waits beside it.
+      const exe = readlinkSync(`/proc/${service.pid}/exe`);
+      expect(exe).toBe(join(prefix, 'lib/node_modules/tobacco-tariff-dataset/node_modules', `node-linux-${process.arch}`, 'bin/node'));
+      expect(spawnSync('ps', ['--ppid', String(service.pid), '-o', 'pid='], { encoding: 'utf8' }).stdout.trim()).toBe('');
       const synced = await tariff(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', 'till', '--key-file', key, '--json']);
       expect(synced.status, synced.stderr).toBe(0);
       expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'updated', version: '20260722.1' });
