@@ -12,24 +12,21 @@ import { releaseVersionSchema } from '../release/release-version.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-const stepSchema = z.strictObject({
+/** What a step and a sighting both say: a price from a day, and who carried it. */
+const priced = {
   from: z.string().regex(DATE),
-  lastSeen: z.string().regex(DATE),
   pricePerPackCents: z.number().int().positive(),
   referencePriceCents: z.number().int().positive().nullable(),
   referenceUnit: z.string().nullable(),
   release: releaseVersionSchema.nullable(),
   source: z.string().min(1),
-});
+};
+
+const stepSchema = z.strictObject({ ...priced, lastSeen: z.string().regex(DATE) });
 
 const sightingSchema = z.strictObject({
-  from: z.string().regex(DATE),
+  ...priced,
   seen: z.string().regex(DATE),
-  pricePerPackCents: z.number().int().positive(),
-  referencePriceCents: z.number().int().positive().nullable(),
-  referenceUnit: z.string().nullable(),
-  release: releaseVersionSchema.nullable(),
-  source: z.string().min(1),
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)

@@ -1,5 +1,5 @@
-import { errors, faultDetail, faultRemedy, isTariffError } from '../errors.ts';
-import { machineFault } from '../util/machine-fault.ts';
+import { errors, isTariffError } from '../errors.ts';
+import { describeFailure } from '../util/machine-fault.ts';
 import { keepSources, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
 import { removeUnreferencedSources } from './source-retention.ts';
 import { CURRENT_KEY, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
@@ -43,10 +43,9 @@ async function beforeSwitch<T>(bucket: Bucket, plan: PublicationPlan, work: () =
     if (isTariffError(error)) throw error;
     const still = plan.current ? `${plan.current.version} is still current` : 'nothing is current';
     // A full disk or an unwritable folder is said as that, with what to do, not as a wrong URI or network.
-    const fault = machineFault(error);
-    const detail = fault ? faultDetail(fault) : (error as Error).message;
-    const remedy = fault ? `${faultRemedy(fault)} The current release was not changed.` : undefined;
-    throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${detail}`, remedy);
+    const { detail, remedy } = describeFailure(error);
+    const hint = remedy ? `${remedy} The current release was not changed.` : undefined;
+    throw errors.bucketFailed(bucket.description, `publishing ${plan.version} failed, ${still}: ${detail}`, hint);
   }
 }
 
@@ -65,9 +64,8 @@ export async function afterSwitch<T>(
   } catch (error) {
     // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
     if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
-    const fault = isTariffError(error) ? null : machineFault(error);
-    const detail = fault ? faultDetail(fault) : (error as Error).message;
-    throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, fault ? faultRemedy(fault) : undefined);
+    const { detail, remedy } = isTariffError(error) ? { detail: error.message, remedy: undefined } : describeFailure(error);
+    throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, remedy);
   }
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Settings } from '../config/settings.ts';
@@ -19,10 +19,8 @@ import { gzipDeterministicAsync } from '../release/gzip.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { writeFileAtomic } from '../util/durable-write.ts';
-import { onStop } from '../util/orderly-stop.ts';
+import { temporaryBeside, withTemporary, writeFileAtomic } from '../util/durable-write.ts';
 import { acquireLock } from '../util/run-lock.ts';
-import { randomBytes } from 'node:crypto';
 
 export interface RegistryBackupOptions {
   settings: Settings;
@@ -80,16 +78,8 @@ async function takeCopy(
 }
 
 /** A scratch file of the data dir, removed after (or by a stop), never left for a reader of the bucket. */
-async function withScratch<T>(dataDir: string, work: (path: string) => Promise<T>): Promise<T> {
-  const path = join(dataDir, `.registry-backup.${randomBytes(6).toString('hex')}.tmp`);
-  const done = onStop({ what: `${path} removed`, undo: () => rm(path, { force: true }) });
-  try {
-    return await work(path);
-  } finally {
-    await rm(path, { force: true });
-    done();
-  }
-}
+const withScratch = <T>(dataDir: string, work: (path: string) => Promise<T>): Promise<T> =>
+  withTemporary(temporaryBeside(join(dataDir, 'registry-backup')), work);
 
 /**
  * `tariff registry backup`: a consistent copy of the live registry (VACUUM INTO, while the

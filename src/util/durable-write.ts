@@ -45,17 +45,29 @@ export async function renameDurable(from: string, to: string): Promise<void> {
  * new file's from its first byte, e.g. 0o600 for secrets.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string, mode = 0o666): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  // A command stopped by a signal mid-write removes its temporary (one killed outright leaves it to cleanLeftovers).
-  const done = onStop({ what: `${temporary} removed`, undo: () => rm(temporary, { force: true }) });
-  try {
+  await withTemporary(temporaryBeside(path), async (temporary) => {
     await writeFileDurable(temporary, data, mode);
     await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+  });
+  await syncFolder(dirname(path));
+}
+
+/** A temporary name beside `path` (`.<name>.<random>.tmp`), on its file system, as cleanLeftovers knows them. */
+export function temporaryBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/**
+ * Runs `work` with the temporary file `path`, removed after it whatever happens, and by a stop on a
+ * signal meanwhile (one killed outright leaves it to cleanLeftovers); a temporary that `work`
+ * renamed into place is gone from `path` already.
+ */
+export async function withTemporary<T>(path: string, work: (path: string) => Promise<T>): Promise<T> {
+  const done = onStop({ what: `${path} removed`, undo: () => rm(path, { force: true }) });
+  try {
+    return await work(path);
   } finally {
+    await rm(path, { force: true });
     done();
   }
-  await syncFolder(dirname(path));
 }

@@ -1,4 +1,4 @@
-import type { MachineFault } from '../errors.ts';
+import { faultDetail, faultRemedy, type MachineFault } from '../errors.ts';
 
 type ErrorLike = { code?: unknown; errno?: unknown; path?: unknown; message?: unknown; cause?: unknown };
 
@@ -44,4 +44,13 @@ export function machineFault(error: unknown): MachineFault | null {
     if (NETWORK.has(code)) return { condition: 'service_unreachable', path: null, detail: `${message || 'cannot connect'} (${code})` };
   }
   return null;
+}
+
+/**
+ * What went wrong, in a few words, for a step that wraps it in its own code: a fault of the
+ * machine with its path and what to do about it (free space, permissions), anything else its message.
+ */
+export function describeFailure(error: unknown): { detail: string; remedy: string | undefined } {
+  const fault = machineFault(error);
+  return fault ? { detail: faultDetail(fault), remedy: faultRemedy(fault) } : { detail: (error as Error).message, remedy: undefined };
 }

@@ -40,9 +40,12 @@ export const backupRecordSchema = z.object({
 });
 export type BackupRecord = z.infer<typeof backupRecordSchema>;
 
-/** A backup's name from its time, sortable as text: `registry-2026-11-26T16-20-00-123Z`. */
+/** A time as a name may carry it, sortable as text and safe as a key or file name: `2026-11-26T16-20-00-123Z`. */
+export const timeInName = (at: Date): string => at.toISOString().replace(/[:.]/g, '-');
+
+/** A backup's name from its time: `registry-2026-11-26T16-20-00-123Z`. */
 export function backupName(at: Date): string {
-  return `registry-${at.toISOString().replace(/[:.]/g, '-')}`;
+  return `registry-${timeInName(at)}`;
 }
 
 /** The record's key for a backup file's key (`…/registry-….sqlite.gz` → `…/registry-….json`). */
@@ -60,6 +63,14 @@ export function expiredBackups(keys: string[], keep: number): string[] {
   return expired.flatMap((key) => [key, recordKeyOf(key)]).filter((key, i, all) => all.indexOf(key) === i);
 }
 
+/** The table of the day's request counters: changed in place by every request, not people's work. */
+const DAY_COUNTERS = 'usage_counters';
+
+/** Whether a registry holds anything people did (an account, a key, a submission …): one a restore must not overwrite unasked. */
+export function holdsWork(counts: Record<string, number>): boolean {
+  return Object.entries(counts).some(([table, rows]) => table !== DAY_COUNTERS && rows > 0);
+}
+
 /**
  * What a registry's rows come to, for telling whether it changed since a backup: each table's row
  * count and the newest audit-log entry (every account, key, vote and decision is logged or
@@ -67,7 +78,7 @@ export function expiredBackups(keys: string[], keep: number): string[] {
  */
 export function fingerprintOf(counts: Record<string, number>, newestAudit: string | null): string {
   const tables = Object.keys(counts)
-    .filter((table) => table !== 'usage_counters')
+    .filter((table) => table !== DAY_COUNTERS)
     .sort()
     .map((table) => `${table}=${counts[table]}`);
   return [...tables, `audit=${newestAudit ?? ''}`].join(';');
