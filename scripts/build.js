@@ -55,7 +55,9 @@ const bundledPackages = {
 rmSync(scratch, { recursive: true, force: true });
 try {
   await build({
-    entryPoints: [join(src, 'cli/main.ts')],
+    // The CLI, and the catalogue's builder: a process of its own the service starts (at dist/'s top,
+    // where each module's URL is as moduleUrls makes it; build-catalogue.ts finds it there).
+    entryPoints: { main: join(src, 'cli/main.ts'), 'catalogue-builder': join(src, 'web/catalogue/catalogue-builder.ts') },
     outdir: scratch,
     bundle: true,
     splitting: true,

@@ -81,12 +81,30 @@ export async function readHistory(
   return { history: checkedHistory(bucket, manifest, await bucket.get(HISTORY_KEY)), manifest };
 }
 
+/**
+ * The history file's bytes, checked against its manifest but not parsed: for a reader that parses
+ * it elsewhere (the catalogue, in a process of its own). Null when there is no history yet.
+ */
+export async function readHistoryFile(bucket: Bucket, manifest: HistoryManifest | null): Promise<Buffer | null> {
+  return manifest ? checkedHistoryFile(bucket, manifest, await bucket.get(HISTORY_KEY)) : null;
+}
+
 /** The history file checked against its manifest and parsed. */
 function checkedHistory(bucket: Bucket, manifest: HistoryManifest, file: Buffer | null): PriceHistory {
+  return parseHistoryFile(checkedHistoryFile(bucket, manifest, file), `${bucket.description}${HISTORY_KEY}`);
+}
+
+/** The history file's bytes, if they are what its manifest names. */
+function checkedHistoryFile(bucket: Bucket, manifest: HistoryManifest, file: Buffer | null): Buffer {
   const where = `${bucket.description}${HISTORY_KEY}`;
   if (!file) throw errors.historyUnreadable(where, 'the manifest names it, but it is missing');
   if (sha256Hex(file) !== manifest.sha256)
     throw errors.historyUnreadable(where, `its SHA-256 is not the ${manifest.sha256} its manifest names`);
+  return file;
+}
+
+/** A history file's bytes (gzip) parsed; `where` names it in the error when they do not hold a history. */
+export function parseHistoryFile(file: Buffer, where: string): PriceHistory {
   try {
     return parseHistory(gunzip(file));
   } catch (error) {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import { writeFileAtomic } from '../util/durable-write.ts';
 
 export interface MailMessage {
@@ -35,22 +34,22 @@ export interface MailerOptions {
 export function createMailer(options: MailerOptions): Mailer {
   const { from, smtpUrl: url } = options;
   if (url) {
-    const transport = nodemailer.createTransport(url);
+    const transport = lazyTransport((nodemailer) => nodemailer.createTransport(url));
     const { host, port } = new URL(url);
     return {
       description: `SMTP ${host}:${port}`,
       async send(message) {
-        await transport.sendMail({ from, ...message });
+        await (await transport()).sendMail({ from, ...message });
         options.log({ event: 'mail.sent', via: `${host}:${port}` });
       },
     };
   }
   const outbox = join(options.dataDir, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   return {
     description: `outbox ${outbox}`,
     async send(message) {
-      const info = await transport.sendMail({ from, ...message });
+      const info = await (await transport()).sendMail({ from, ...message });
       // The messages hold live sign-in links: only the service's own user may read them.
       await mkdir(outbox, { recursive: true, mode: 0o700 });
       await chmod(outbox, 0o700);
@@ -59,4 +58,15 @@ export function createMailer(options: MailerOptions): Mailer {
       options.log({ event: 'mail.outbox', path });
     },
   };
+}
+
+type Nodemailer = (typeof import('nodemailer'))['default'];
+
+/**
+ * A transport made at the first message: nodemailer (some 30 MB of a service's memory with the
+ * packages it brings) is loaded by a service that sends mail, not by every command and service.
+ */
+function lazyTransport<T>(make: (nodemailer: Nodemailer) => T): () => Promise<T> {
+  let made: Promise<T> | null = null;
+  return () => (made ??= import('nodemailer').then((module) => make(module.default)));
 }

@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import Datastore from 'nedb-promises';
+import type Datastore from 'nedb-promises';
 import { announcedFields, changeFields, productFields } from '../dataset/model.ts';
 import type { AnnouncedPrice, Barcode, Change, Dataset, Product } from '../dataset/model.ts';
 
@@ -87,7 +87,9 @@ export async function readDatasetDocdb(path: string): Promise<Dataset> {
   try {
     const copy = join(scratch, 'dataset.docdb');
     await copyFile(path, copy);
-    const store = Datastore.create({ filename: copy, autoload: false });
+    // Loaded where a docdb file is read or written, not by every command that may one day.
+    const { default: nedb } = await import('nedb-promises');
+    const store = nedb.create({ filename: copy, autoload: false });
     await store.load();
     return await datasetOf(store);
   } finally {

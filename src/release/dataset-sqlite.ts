@@ -130,6 +130,19 @@ function insertRows<Row>(
   }
 }
 
+/**
+ * The tariff codes of a release's `sqlite` file (its bytes, uncompressed), read in place: what a
+ * service needs of a release to check submissions, without building every row of it.
+ */
+export function readAdmCodes(bytes: Buffer): Set<number> {
+  const db = new Database(bytes, { readonly: true });
+  try {
+    return new Set(db.prepare('SELECT adm_code FROM products').pluck().all() as number[]);
+  } finally {
+    db.close();
+  }
+}
+
 /** Reads the `sqlite` format back (read-only) into the canonical shape. */
 export function readDatasetSqlite(path: string): Dataset {
   const db = new Database(path, { readonly: true, fileMustExist: true });

@@ -3,7 +3,7 @@ import { isTariffError } from '../errors.ts';
 import { releaseFileKey } from '../publish/bucket-layout.ts';
 import { compareVersions } from '../release/release-version.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
-import { parseDatasetJson } from '../release/dataset-json.ts';
+import { readAdmCodes } from '../release/dataset-sqlite.ts';
 import { gunzip } from '../release/gzip.ts';
 import { FORMATS, withBaseUrl, type Format, type Manifest } from '../release/manifest.ts';
 import type { KeyList } from '../release/signing-keys.ts';
@@ -206,9 +206,11 @@ export class CurrentRelease {
   /** Loads the release's files and serves it, unless a later read switched meanwhile (false). */
   private async switchTo(manifest: Manifest, read: number): Promise<boolean> {
     const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
-    const json = cache.get('json') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'json')));
-    if (!json) throw new Error(`${releaseFileKey(manifest.version, 'json')} is missing`);
-    const admCodes = new Set(parseDatasetJson(gunzip(json)).products.map((product) => product.admCode));
+    // The codes from the sqlite file, read in place: parsing every row of the json file only for
+    // them would leave the service's heap grown by all the rows (docs/architecture.md, "Memory").
+    const sqlite = cache.get('sqlite') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'sqlite')));
+    if (!sqlite) throw new Error(`${releaseFileKey(manifest.version, 'sqlite')} is missing`);
+    const admCodes = readAdmCodes(gunzip(sqlite));
     if (read < this.servedRead) return false;
     this.servedRead = read;
     this.cache = cache;

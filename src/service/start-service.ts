@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readLatestBackup } from '../registry/backup/latest-backup.ts';
 import type { BackupRecord } from '../registry/backup/backup-record.ts';
 import type { Settings } from '../config/settings.ts';
@@ -131,6 +132,7 @@ async function startParts(
     refreshMs: settings.historyRefreshSeconds * 1000,
     // The bucket's own bound on one call: a read past it has failed, whatever the bucket.
     deadlineMs: settings.s3DeadlineSeconds * 1000,
+    cacheDir: join(dataDir, 'cache'),
     log: write,
     now: () => options.now().getTime(),
   });

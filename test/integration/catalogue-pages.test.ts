@@ -50,7 +50,7 @@ function setUp(perClientPerMinute = 100) {
     changes: [],
   });
   const history = recordRelease(before, { ...rows, changes: [{ kind: 'product_removed', admCode: 1003 } as Change] });
-  const index = new CatalogueIndex(rows, history);
+  const index = CatalogueIndex.of(rows, history);
   const site = createWebsite({
     registry,
     mailer: { description: 'none', send: async () => {} },

@@ -20,7 +20,7 @@ const products: Product[] = rows.map((row) => ({
   referenceUnit: 'kg',
 }));
 const scanned = products.find((p) => p.name === 'TOSCANO GARIBALDI')!;
-const index = new CatalogueIndex(
+const index = CatalogueIndex.of(
   {
     version: '20260722.1',
     tariffDate: '2026-07-22',

@@ -41,7 +41,8 @@ const dataset = (version: string, name: string): Dataset => ({
 
 /** A bucket holding releases' json files and a history, and a source over it with a clock the test moves. */
 async function setUp() {
-  const bucket = new LocalBucket(join(await tempDir(), 'bucket'));
+  const dir = await tempDir();
+  const bucket = new LocalBucket(join(dir, 'bucket'));
   const put = (rows: Dataset) => bucket.put(releaseFileKey(rows.version, 'json'), gzipDeterministic(renderDatasetJson(rows)));
   let served: string | null = null;
   let now = 0;
@@ -50,6 +51,7 @@ async function setUp() {
     served: () => served,
     refreshMs: 60_000,
     deadlineMs: 10_000,
+    cacheDir: join(dir, 'cache'),
     log: (e) => void log.push(e),
     now: () => now,
   });

@@ -44,7 +44,7 @@ const dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes' 
   ],
 };
 const withdrawn = recordObservations(emptyHistory(), listObservations([product(999, 'TOSCANO ANTICO')], '2023-10-31', 'old.pdf'));
-const index = new CatalogueIndex(dataset, withdrawn);
+const index = CatalogueIndex.of(dataset, withdrawn);
 const names = (text: string, category: Product['category'] | null = null, page = 1) =>
   index.search({ text, category, page }).entries.map((entry) => entry.name);
 
@@ -57,7 +57,7 @@ describe('the catalogue index', () => {
   });
 
   it('ranks whole words before prefixes, then names within an edit, and takes far ones only when nothing is nearer', () => {
-    const ranked = new CatalogueIndex(
+    const ranked = CatalogueIndex.of(
       { ...dataset, products: [product(1, 'TOSCANELLO'), product(2, 'TOSCANO'), product(3, 'ROSSO'), product(4, 'ROMEO')] },
       null,
     );
@@ -74,7 +74,7 @@ describe('the catalogue index', () => {
   });
 
   it('finds words joined or split, and a number however its designator is written', () => {
-    const spaced = new CatalogueIndex(
+    const spaced = CatalogueIndex.of(
       { ...dataset, products: [product(1, 'MONTECRISTO N. 2'), product(2, 'MONTE CRISTO RESERVA'), product(3, 'EPICURE N°20')] },
       null,
     );

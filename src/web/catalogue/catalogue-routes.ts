@@ -11,8 +11,12 @@ import { clientAddress, pageNumber, type SiteKit } from '../site-kit.ts';
 import { parseTariffCode } from '../../source/tariff-code.ts';
 import { searchTextSchema } from '../../inputs/input-schemas.ts';
 
-/** Product pages kept rendered: the ones people look at most fit, a crawler walking all cannot grow it. */
-const PRODUCT_PAGES_KEPT = 2_000;
+/**
+ * Product pages kept rendered: the few people look at most (about 10 kB each). Any other is
+ * rendered when asked, within its latency goal (bench:site), rather than held: a crawler walking
+ * every page cannot grow the service.
+ */
+const PRODUCT_PAGES_KEPT = 200;
 
 const categoryOf = (value: string | null): Category | null | undefined =>
   value === null || value === '' ? null : DATASET_CATEGORIES.includes(value as Category) ? (value as Category) : undefined;

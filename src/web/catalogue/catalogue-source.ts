@@ -1,10 +1,12 @@
-import { readHistory, readHistoryManifest } from '../../history/history-store.ts';
-import type { Dataset } from '../../dataset/model.ts';
-import type { PriceHistory } from '../../history/price-history.ts';
+import { mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HISTORY_KEY, readHistoryFile, readHistoryManifest } from '../../history/history-store.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
-import { readReleaseRows } from '../../publish/bucket-releases.ts';
 import { BackgroundRead, within, type BackgroundHealth } from '../../util/background-read.ts';
+import { cleanLeftovers } from '../../util/leftovers.ts';
+import { buildCatalogue } from './build-catalogue.ts';
+import { CatalogueDb } from './catalogue-db.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
 
 export interface CatalogueSourceOptions {
@@ -14,6 +16,8 @@ export interface CatalogueSourceOptions {
   refreshMs: number;
   /** A read of the bucket still under way after this long is given up on; the last good state stays. */
   deadlineMs: number;
+  /** Where each catalogue's database is written (by a process of its own) before the service opens it and unlinks it. */
+  cacheDir: string;
   log: (event: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -21,44 +25,65 @@ export interface CatalogueSourceOptions {
 /** How long a page waits for a new release's rows, or a history that is due, before it answers from the last state. */
 const GRACE_MS = 500;
 
-/** How long a release whose rows could not be read waits before they are read again. */
-const ROWS_RETRY_MS = 30_000;
+/** How long a catalogue that could not be built (its release's rows unreadable) waits before it is tried again. */
+const RETRY_MS = 30_000;
 
+/** How long the builder may read and write one catalogue before it is given up on. */
+const BUILD_DEADLINE_MS = 120_000;
+
+/** A replaced index is closed this long after: a page that took it before the switch still reads it to its end. */
+const RETIRE_AFTER_MS = 60_000;
+
+/** The history as the bucket holds it: its digest and its bytes, checked against its manifest, not parsed here. */
 interface HistoryState {
   sha256: string | null;
-  history: PriceHistory | null;
+  file: Buffer | null;
 }
+
+/** What one catalogue is made from; two catalogues of the same are the same. */
+interface CatalogueKey {
+  version: string | null;
+  history: HistoryState;
+  unavailable: boolean;
+}
+
+const keyOf = ({ version, history, unavailable }: CatalogueKey) => `${version ?? ''}|${history.sha256 ?? ''}|${unavailable}`;
 
 /**
  * The public catalogue of the release being served and the bucket's price history: one index per
- * release and history, built on the first page after either changed (the release's rows read from
- * its `dataset.json.gz` then, so a service whose catalogue nobody opens holds no rows) and shared by
- * every page until the next change. Pages never wait for the bucket once there is an index: the
- * history is read again in the background when due, and a new release's index is built while the
- * last one answers. A history that cannot be read leaves the last one (logged, and stale in
- * /healthz once it is too old); a release whose rows cannot be read leaves the last index (logged).
+ * release and history, built on the first page after either changed (so a service whose catalogue
+ * nobody opens reads no rows) and shared by every page until the next change. The rows and the
+ * history are read by a process of its own that writes the catalogue's database (build-catalogue.ts):
+ * the service holds the names and reads an entry when a page shows it. Pages never wait for the
+ * bucket once there is an index: the history is read again in the background when due, and a new
+ * index is built while the last one answers. A history that cannot be read leaves the last one
+ * (logged, and stale in /healthz once it is too old); a catalogue that cannot be built leaves the
+ * last index (logged), or none: an empty catalogue.
  */
 export class CatalogueSource {
   private built: { key: string; index: CatalogueIndex } | null = null;
-  private rows: Dataset | null = null;
-  private loading: { version: string; done: Promise<void> } | null = null;
-  /** A release whose rows could not be read is not asked for again before this (not on every page). */
-  private failedRows: { version: string; retryAt: number } | null = null;
+  /** The catalogue the pages should show now: a build that ends after a newer one began is not taken. */
+  private wanted = '';
+  private building: { key: string; done: Promise<void> } | null = null;
+  /** A catalogue that could not be built is not tried again before this (not on every page). */
+  private failed: { key: string; retryAt: number } | null = null;
+  private builds = 0;
   private readonly history: BackgroundRead<HistoryState>;
   private readonly bucket: Bucket;
   private readonly options: CatalogueSourceOptions;
+  private readonly swept: Promise<unknown>;
 
   constructor(bucket: Bucket, options: CatalogueSourceOptions) {
     this.bucket = bucket;
     this.options = options;
-    let known: HistoryState = { sha256: null, history: null };
+    let known: HistoryState = { sha256: null, file: null };
     this.history = new BackgroundRead(
       'history',
       async () => {
         // The small manifest says whether the history changed: an unchanged one is not read whole.
         const manifest = await readHistoryManifest(bucket);
         const sha256 = manifest?.sha256 ?? null;
-        if (sha256 !== known.sha256) known = { sha256, history: manifest ? (await readHistory(bucket, manifest)).history : null };
+        if (sha256 !== known.sha256) known = { sha256, file: await readHistoryFile(bucket, manifest) };
         return known;
       },
       {
@@ -69,36 +94,37 @@ export class CatalogueSource {
         failureEvent: 'catalogue.history_read_failed',
       },
     );
+    // What a process that crashed mid-build left (the others unlink theirs once open).
+    this.swept = cleanLeftovers([options.cacheDir], new Date(this.now()), 0).catch(() => []);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   /**
    * The index for the release served now, with the last history read. Waits for the bucket only
    * when it has nothing to answer with (the first pages after a start); after that, the history
-   * and a new release's rows are read while the last index answers.
+   * and a new release's catalogue are read while the last index answers.
    */
   async index(): Promise<CatalogueIndex> {
-    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, history: null };
-    const version = this.options.served();
-    if (version !== null && this.rows?.version !== version) {
-      const loading = this.loadRows(version);
-      // No release's rows yet at all: there is nothing older to answer with. Otherwise a new
-      // release's rows get a moment (a release switch is rare, its pages should show it), no more.
-      await (this.rows === null ? loading : within(loading, GRACE_MS));
-    }
-    const rows = version !== null && this.rows?.version === version ? this.rows : null;
-    // The release's rows are not read yet (or cannot be): the last index answers.
-    if (version !== null && rows === null && this.built) return this.built.index;
+    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, file: null };
     // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
-    const unavailable = this.history.unavailable();
-    const key = `${rows?.version ?? ''}|${history.sha256 ?? ''}|${unavailable}`;
-    if (this.built?.key !== key)
-      this.built = { key, index: new CatalogueIndex(rows, history.history, { historyUnavailable: unavailable }) };
-    return this.built.index;
+    const wanted: CatalogueKey = { version: this.options.served(), history, unavailable: this.history.unavailable() };
+    const key = keyOf(wanted);
+    this.wanted = key;
+    if (this.built?.key !== key) {
+      const building = this.build(key, wanted);
+      // Nothing to answer with yet: the pages wait. Otherwise a new catalogue gets a moment (a
+      // release switch is rare, its pages should show it), no more.
+      await (this.built === null ? building : within(building, GRACE_MS));
+    }
+    return this.built?.index ?? CatalogueIndex.of(null, null, { historyUnavailable: wanted.unavailable });
   }
 
-  /** Settles once the release rows being read are in (or failed): for tests, which cannot wait on a page. */
+  /** Settles once the catalogue being built is in (or failed): for tests, which cannot wait on a page. */
   async settled(): Promise<void> {
-    await this.loading?.done;
+    await this.building?.done;
   }
 
   /** Reads the history now (tests, and a service that wants it before the first page). */
@@ -111,24 +137,61 @@ export class CatalogueSource {
     return this.history.health(staleAfterMs);
   }
 
-  /** Reads a release's rows once (one read per version at a time); a failure is logged and leaves the last rows. */
-  private loadRows(version: string): Promise<void> {
-    if (this.loading?.version === version) return this.loading.done;
-    const now = this.options.now ?? Date.now;
-    if (this.failedRows?.version === version && now() < this.failedRows.retryAt) return Promise.resolve();
-    const done = readReleaseRows(this.bucket, version)
-      .then((rows) => {
-        if (!rows) throw new Error(`${releaseFileKey(version, 'json')} is missing`);
-        this.rows = rows;
+  /** Builds one catalogue at a time per key; a failure is logged and leaves the last index. */
+  private build(key: string, wanted: CatalogueKey): Promise<void> {
+    if (this.building?.key === key) return this.building.done;
+    if (this.failed?.key === key && this.now() < this.failed.retryAt) return Promise.resolve();
+    const done = this.newIndex(wanted)
+      .then((index) => {
+        if (this.wanted !== key && this.built !== null) return index.close();
+        const last = this.built;
+        this.built = { key, index };
+        this.failed = null;
+        if (last) setTimeout(() => last.index.close(), RETIRE_AFTER_MS).unref();
       })
       .catch((error: unknown) => {
-        this.failedRows = { version, retryAt: now() + ROWS_RETRY_MS };
-        this.options.log({ event: 'catalogue.release_read_failed', version, error: (error as Error).message });
+        this.failed = { key, retryAt: this.now() + RETRY_MS };
+        this.options.log({ ...(error as { logged?: object }).logged, error: (error as Error).message });
       })
       .finally(() => {
-        if (this.loading?.version === version) this.loading = null;
+        if (this.building?.key === key) this.building = null;
       });
-    this.loading = { version, done };
+    this.building = { key, done };
     return done;
   }
+
+  /** The catalogue of a release and a history, written by the builder and opened (its file unlinked once open). */
+  private async newIndex({ version, history, unavailable }: CatalogueKey): Promise<CatalogueIndex> {
+    if (version === null && history.file === null) return CatalogueIndex.of(null, null, { historyUnavailable: unavailable });
+    const releaseKey = version === null ? null : releaseFileKey(version, 'json');
+    const release =
+      releaseKey === null
+        ? null
+        : await this.bucket.get(releaseKey).catch((error: unknown) => {
+            throw failed(version, error);
+          });
+    if (releaseKey !== null && !release) throw failed(version, new Error(`${releaseKey} is missing`));
+    await this.swept;
+    await mkdir(this.options.cacheDir, { recursive: true });
+    const path = join(this.options.cacheDir, `.catalogue.${process.pid}-${(this.builds += 1)}.tmp`);
+    const where = this.bucket.description;
+    try {
+      await buildCatalogue(
+        { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${HISTORY_KEY}`, path },
+        { deadlineMs: BUILD_DEADLINE_MS },
+      );
+    } catch (error) {
+      throw Object.assign(error as Error, { logged: { event: 'catalogue.build_failed', version } });
+    }
+    const index = new CatalogueIndex(new CatalogueDb(path), { historyUnavailable: unavailable });
+    // Open, the file is no longer needed by name (and a crash leaves nothing); where a system
+    // cannot unlink an open file, the leftover sweep of a later start removes it.
+    await unlink(path).catch(() => {});
+    return index;
+  }
+}
+
+/** A release's rows that could not be read, logged as such. */
+function failed(version: string | null, error: unknown): Error {
+  return Object.assign(error as Error, { logged: { event: 'catalogue.release_read_failed', version } });
 }

@@ -1,7 +1,6 @@
 import type { HttpRequest, HttpResponse } from '../../server/http.ts';
 import { route, type Route } from '../../server/router.ts';
 import { messagePage } from '../pages.ts';
-import { releaseFeed } from './release-feed.ts';
 import type { ReleaseNotes } from './release-notes.ts';
 import { detailPageCount, releaseDetailPage, releasesPage, signingKeysPage } from './release-pages.ts';
 import { RenderCache, renderedPage } from '../render-cache.ts';
@@ -41,6 +40,8 @@ export function releaseRoutes(site: SiteKit): Route[] {
     route(['GET', 'HEAD'], '/aggiornamenti.atom', async ({ request }) => {
       const found = await read(request);
       if ('status' in found) return found;
+      // The XML builder is loaded by the first feed asked for, not by every service.
+      const { releaseFeed } = await import('./release-feed.ts');
       // With no release yet the feed is dated now: it is not kept.
       const render = () => releaseFeed(found.releases, options.siteUrl(), options.now().toISOString());
       const feed =
