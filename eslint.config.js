@@ -74,5 +74,10 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } },
   },
   // The website's one script runs in the browser.
+  // bin/tariff.js's second line is sh (the file is a polyglot): one line, whatever its length.
+  {
+    files: ['bin/tariff.js'],
+    rules: { 'max-len': ['error', { code: 140, ignoreStrings: true, ignorePattern: '^":" //# ' }] },
+  },
   { files: ['src/web/static/**/*.js'], languageOptions: { globals: { navigator: 'readonly', document: 'readonly', window: 'readonly' } } },
 );

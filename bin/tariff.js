@@ -1,10 +1,16 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //# ; s=$0; while [ -h "$s" ]; do l=$(readlink "$s"); case $l in /*) s=$l ;; *) s=${s%/*}/$l ;; esac; done; exec "${s%/*}/tariff" "$@"
+// Run as a program (./bin/tariff.js, or a link to it), the line above is for sh: following links to
+// this file, it replaces itself with bin/tariff beside it, the launcher that execs the bundled
+// Node.js on this file, so no process waits beside the command whatever node is first on PATH.
+// Run by a node (`node bin/tariff.js`, npm start), it is a directive and a comment, and what
+// follows is the command.
 // The command. It runs dist/, the CLI that `npm run build` compiles from src/ (npm install, npm pack,
 // npm start and npm test build it; a test fails when dist/ is not the build of src/ as it is), so
 // nothing is compiled at run time and nothing executable is read from outside the install.
 //
 // It runs on Node.js 24, the runtime it is built and tested for. Started by an older or newer
-// Node.js (this line's `env node` in a crontab whose PATH finds the machine's own Node.js), it
+// Node.js (`node bin/tariff.js` in a crontab whose PATH finds the machine's own Node.js), it
 // hands the same arguments to the Node.js 24 that the install brought along (bin/runtime.js).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,8 +36,22 @@ async function run() {
   // every start, and only an internal error's stack would use them.
   const { main, cliIo, stopOnSignals } = await import(COMPILED.href);
   stopOnSignals((line) => process.stderr.write(line));
-  watchLauncher();
-  process.exitCode = await main(process.argv, cliIo(process.env, { stdout: process.stdout, stderr: process.stderr }));
+  const launcher = watchLauncher();
+  const io = cliIo(process.env, { stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = await main(process.argv, { ...io, replace: (args, flags) => replace(args, flags, launcher) });
+}
+
+/**
+ * Replaces this process (process.execve: the same pid, so its signals, exit status and a
+ * launcher's watch carry over) by this command with `args` added, on these Node.js flags: a
+ * service gets a fresh heap and its own flags (src/service/service-runtime.ts). Returns false
+ * where the system cannot (Windows): the command goes on as it is.
+ */
+function replace(args, flags, launcher) {
+  if (typeof process.execve !== 'function') return false;
+  const env = launcher ? { ...process.env, [LAUNCHER]: String(launcher) } : process.env;
+  const command = [fileURLToPath(import.meta.url), ...process.argv.slice(2), ...args];
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...command], env);
 }
 
 function relaunch() {
@@ -64,10 +84,11 @@ function relaunch() {
 function watchLauncher() {
   const launcher = Number(process.env[LAUNCHER]);
   delete process.env[LAUNCHER];
-  if (!launcher || launcher !== process.ppid) return;
+  if (!launcher || launcher !== process.ppid) return null;
   setInterval(() => {
     if (process.ppid !== launcher) process.kill(process.pid, 'SIGTERM');
   }, 250).unref();
+  return launcher;
 }
 
 function fail(reason) {

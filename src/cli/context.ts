@@ -19,6 +19,12 @@ export interface CliIo {
   now: () => Date;
   /** The machine's own clock, never pinned: the spans a run waits out are measured on it (a bucket's writer lease). */
   machineNow: () => Date;
+  /**
+   * Replaces this process by the same command with `args` added and these Node.js flags (the same
+   * pid: signals, exit status and a launcher's watch carry over). Returns false where it cannot
+   * (no process.execve on this system, or a command run inside another program, as tests do).
+   */
+  replace?: (args: string[], nodeFlags: readonly string[]) => false;
 }
 
 export interface GlobalOptions {

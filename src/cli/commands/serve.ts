@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { publicAddressWarning } from '../../service/public-address.ts';
+import { hasServiceFlags, SERVICE_NODE_FLAGS } from '../../service/service-runtime.ts';
 import { startService } from '../../service/start-service.ts';
 import { untilSignalled } from '../../service/until-signalled.ts';
 import { superviseWorkers } from '../../service/workers.ts';
@@ -21,6 +22,9 @@ export function registerServe(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, options: CommandFlags) => {
+        // A service runs on its own Node.js flags: where it was started without them, it replaces
+        // itself by the same command with them (one process, the same pid), else runs as it is.
+        if (cluster.isPrimary && !hasServiceFlags()) ctx.io.replace?.([], SERVICE_NODE_FLAGS);
         const settings = await ctx.settings(options);
         const warning = publicAddressWarning(settings);
         if (warning && cluster.isPrimary) ctx.warn(warning);

@@ -1,12 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { runRelease } from '../../pipeline/run-release.ts';
 import { createKey } from '../../registry/create-key.ts';
 import { publicAddressWarning } from '../../service/public-address.ts';
+import { SERVICE_NODE_FLAGS } from '../../service/service-runtime.ts';
+import { endPdfReaders } from '../../source/pdf/read-pdf-runs.ts';
 import { startService } from '../../service/start-service.ts';
 import { untilSignalled } from '../../service/until-signalled.ts';
 import { readSources } from '../../fetch/read-sources.ts';
-import { buildDate, type Runner } from '../context.ts';
+import type { Settings } from '../../config/settings.ts';
+import { buildDate, type CommandContext, type Runner } from '../context.ts';
 
 // The authority's real cigar list of 22/07/2026 and sample lists for the other categories (fixtures/adm/README.md).
 const SAMPLE_TARIFF = fileURLToPath(new URL('../../../fixtures/adm', import.meta.url));
@@ -22,28 +25,24 @@ export function registerStart(program: Command, run: Runner): void {
     .option('--date <YYYY-MM-DD>', 'build the tariff in force on this day (default: today in Europe/Rome)')
     .option('--host <address>', 'address to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on (default 8080)')
+    // The second half of `start`, once published: the process replaces itself with it.
+    .addOption(new Option('--serving').hideHelp())
     .addHelpText(
       'after',
       `\nOn the first run it creates the account ${DEMO_EMAIL} and prints its API key (shown once).\n\nExample:\n  npm start   # same as: tariff start --data-dir ./var`,
     )
     .action(
-      run(async (ctx, options: { date?: string }) => {
+      run(async (ctx, options: { date?: string; serving?: boolean }) => {
         const say = (line: string) => ctx.io.stderr.write(`tariff: ${line}\n`);
         const settings = await ctx.settings(options);
-        // The release pipeline of `tariff release`, on the bundled lists instead of the authority's pages.
-        const summary = await runRelease({
-          ...ctx.writer(settings),
-          env: ctx.io.env,
-          now: ctx.io.now,
-          date: buildDate(options.date, ctx.io.now()),
-          // The demo's own local bucket: --date is the only way to see another day's tariff there.
-          allowOtherDate: true,
-          allowShrink: false,
-          barcodesFile: SAMPLE_BARCODES,
-          documents: async () => ({ documents: await readSources([SAMPLE_TARIFF], settings), reports: [] }),
-          report: (step, line) => say(`${step}: ${line}`),
-        });
-        say(`${summary.status} ${summary.version}`);
+        if (!options.serving) {
+          await publish(ctx, settings, options.date, say);
+          // Published, the process starts afresh as the service (the same pid, on the service's
+          // flags), leaving behind the heap the build grew: one process serves, with a service's
+          // memory. Where it cannot (Windows), it serves as it is.
+          await endPdfReaders();
+          ctx.io.replace?.(['--serving'], SERVICE_NODE_FLAGS);
+        }
 
         const demoKey = await ctx.withRegistry(async (registry) => {
           if (await registry.findAccount(DEMO_EMAIL)) {
@@ -65,10 +64,27 @@ export function registerStart(program: Command, run: Runner): void {
           now: ctx.io.now,
           stdout: ctx.io.stdout,
         });
-        say(`serving ${summary.bucket} on ${service.listening.url}/v1 (Ctrl-C to stop)`);
+        say(`serving on ${service.listening.url}/v1 (Ctrl-C to stop)`);
         // Said once the service listens: the address it names is the one it got (port 0 is any free one).
         if (demoKey) say(`try: curl -H "Authorization: Bearer ${demoKey}" ${service.listening.url}/v1/version`);
         await untilSignalled(service);
       }),
     );
+}
+
+/** The release pipeline of `tariff release`, on the bundled lists instead of the authority's pages. */
+async function publish(ctx: CommandContext, settings: Settings, date: string | undefined, say: (line: string) => void): Promise<void> {
+  const summary = await runRelease({
+    ...ctx.writer(settings),
+    env: ctx.io.env,
+    now: ctx.io.now,
+    date: buildDate(date, ctx.io.now()),
+    // The demo's own local bucket: --date is the only way to see another day's tariff there.
+    allowOtherDate: true,
+    allowShrink: false,
+    barcodesFile: SAMPLE_BARCODES,
+    documents: async () => ({ documents: await readSources([SAMPLE_TARIFF], settings), reports: [] }),
+    report: (step, line) => say(`${step}: ${line}`),
+  });
+  say(`${summary.status} ${summary.version} in ${summary.bucket}`);
 }

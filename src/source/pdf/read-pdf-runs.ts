@@ -139,6 +139,8 @@ const MAX_TRIES = 4;
  */
 class WorkerPool {
   private readonly workers: Slot[] = [];
+  /** Every reader started and not yet ended (a retired one may still be on its way out). */
+  private readonly living = new Set<ChildProcess>();
   private readonly jobs = new Map<number, Job>();
   private nextId = 1;
   private exitHook = false;
@@ -173,6 +175,21 @@ class WorkerPool {
   /** Ends every reader now: the command is exiting (its readers never outlive it). */
   stopAll(): void {
     for (const slot of this.workers.splice(0)) slot.worker.kill('SIGKILL');
+  }
+
+  /** Ends every reader, resolving once each has ended and been reaped (none is left behind as a zombie). */
+  async endAll(): Promise<void> {
+    const living = [...this.living];
+    this.stopAll();
+    await Promise.all(
+      living.map((worker) => {
+        const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        // Held while it ends: an idle reader does not keep the process alive, and this wait must.
+        hold(worker, true);
+        worker.kill('SIGKILL');
+        return ended;
+      }),
+    );
   }
 
   private dispatch(job: Job): void {
@@ -268,6 +285,8 @@ class WorkerPool {
     });
     const slot: Slot = { worker, busy: 0 };
     this.workers.push(slot);
+    this.living.add(worker);
+    worker.once('exit', () => this.living.delete(worker));
     worker.on('message', (reply: WorkerReply) => {
       const job = this.jobs.get(reply.id);
       if (!job || job.slot !== slot) return;
@@ -334,4 +353,9 @@ export function prewarmPdfReader(): void {
 /** Ends every reader now (a command stopping on a signal, before its orderly exit). */
 export function stopPdfReaders(): void {
   pool.stopAll();
+}
+
+/** Ends every reader and waits until each has ended: before a process replaces itself (`tariff start` once built). */
+export function endPdfReaders(): Promise<void> {
+  return pool.endAll();
 }
