@@ -9,6 +9,7 @@
 // parses bodies in JavaScript and tops out near 50 downloads/s of a 1.5 MB file here.
 // Targets on the 2-core reference machine: downloads at least nginx's requests/s; 304 at least
 // 0.3× nginx's on SQLite and 0.15× on PostgreSQL.
+import { bareNodeRss, reportGoal } from './goal-rows.ts';
 import { publishGeneratedRelease } from './generated-release.ts';
 import { waitForUrl } from './wait-for-url.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -150,6 +151,31 @@ try {
   console.log(`target: 304 on SQLite (1 process) ≥ 0.30× nginx → ${verdict(ratio('304 (1 process)'), 0.3)}`);
   console.log(`target: 304 on PostgreSQL ≥ 0.15× nginx → ${verdict(ratio('304 (PostgreSQL)'), 0.15)}`);
   console.log(`(2 workers: download ${ratio('download (2 workers)').toFixed(2)}×, 304 ${ratio('304 (2 workers)').toFixed(2)}×)`);
+  const bare = `bare node ${Math.round(await bareNodeRss())} MB`;
+  // One run of each service: the workers' two figures are the rows' runs.
+  reportGoal({
+    what: 'each of tariff serve --workers 2, RSS',
+    unit: 'MB',
+    runs: rss.slice(1, 3).map((m) => m.rss),
+    reference: bare,
+    goal: 160,
+  });
+  reportGoal({
+    what: 'full download (1 process) vs nginx',
+    unit: '×',
+    runs: [ratio('download (1 process)')],
+    reference: 'nginx',
+    goal: 0.85,
+    atLeast: true,
+  });
+  reportGoal({
+    what: '304 on SQLite (1 process) vs nginx',
+    unit: '×',
+    runs: [ratio('304 (1 process)')],
+    reference: 'nginx',
+    goal: 0.3,
+    atLeast: true,
+  });
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 300));

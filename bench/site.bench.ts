@@ -9,6 +9,7 @@
 // first catalogue page and after the load (the catalogue held in memory), and its peak.
 // Targets on the 2-core reference machine: search p95 <= 20 ms, product page p95 <= 30 ms.
 import { publishGeneratedRelease } from './generated-release.ts';
+import { bareNodeRss, reportGoal } from './goal-rows.ts';
 import { waitForUrl } from './wait-for-url.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -122,10 +123,16 @@ try {
   };
   console.log(`search p95 by kind, median of the rounds (range), ms: ${SEARCH_KINDS.map(kindP95).join(', ')}`);
   console.log(summary('product'));
-  const rss = rounds.map((r) => r.rss.after).sort((a, b) => a - b);
-  console.log(
-    `service RSS with the catalogue loaded: median ${mb(rss[Math.floor(rss.length / 2)]!)} (range ${mb(rss[0]!)}–${mb(rss.at(-1)!)})`,
-  );
+  const bare = `bare node ${Math.round(await bareNodeRss())} MB`;
+  reportGoal({
+    what: 'tariff serve RSS, catalogue loaded (10k products, 100k barcodes)',
+    unit: 'MB',
+    runs: rounds.map((r) => r.rss.after / 1024 / 1024),
+    reference: bare,
+    goal: 200,
+  });
+  reportGoal({ what: 'catalogue search p95', unit: 'ms', runs: rounds.map((r) => r.search.p95), reference: '—', goal: TARGETS.search });
+  reportGoal({ what: 'product page p95', unit: 'ms', runs: rounds.map((r) => r.product.p95), reference: '—', goal: TARGETS.product });
 } finally {
   for (const child of children) child.kill('SIGKILL');
   await rm(work, { recursive: true, force: true });

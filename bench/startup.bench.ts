@@ -5,8 +5,13 @@
 // by side with `node -e 0`, Node.js's own start. BENCH_COMPARE=<another checkout> runs that tree's
 // bin/tariff.js in the same rounds, with the `node` its PATH finds. Median, p99 and range over
 // BENCH_RUNS rounds (default 3) of BENCH_CALLS calls each (default 20).
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { bareNodeRss, reportGoal } from './goal-rows.ts';
+import { waitForUrl } from './wait-for-url.ts';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -24,6 +29,8 @@ const percentile = (values: number[], p: number) =>
 const cases: [string, string, string[]][] = [
   ['node -e 0 (this Node.js)', process.execPath, ['-e', '0']],
   ['tariff --version', process.execPath, [CLI, '--version']],
+  // As a cron job or a shell runs it, with the machine's node first on PATH: sh, then the launcher, exec the bundled Node.js.
+  ['./bin/tariff.js --version (run as a program)', CLI, ['--version']],
   [`tariff --version via ${machineNode}`, machineNode, [CLI, '--version']],
   ['tariff build --help', process.execPath, [CLI, 'build', '--help']],
 ];
@@ -32,9 +39,11 @@ if (COMPARE) {
   cases.push([`${COMPARE}: tariff build --help`, machineNode, [join(COMPARE, 'bin/tariff.js'), 'build', '--help']]);
 }
 
+const MACHINE_PATH = `${dirname(machineNode)}:/usr/local/bin:/usr/bin:/bin`;
+
 function time(command: string, args: string[]): number {
   const started = performance.now();
-  const ran = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ran = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PATH: MACHINE_PATH } });
   if (ran.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${ran.stderr}`);
   return performance.now() - started;
 }
@@ -56,3 +65,85 @@ for (const [name, values] of medians)
   console.log(
     `  ${name.padEnd(60)} ${percentile(values, 0.5).toFixed(0)} ms (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`,
   );
+
+const p50s = (name: string) => medians.get(name)!;
+const bare = `node -e 0 ${percentile(p50s('node -e 0 (this Node.js)'), 0.5).toFixed(0)} ms`;
+reportGoal({ what: 'tariff build --help', unit: 'ms', runs: p50s('tariff build --help'), reference: bare, goal: 80 });
+reportGoal({
+  what: 'hand-over to the bundled Node.js (./bin/tariff.js as a program, minus node bin/tariff.js)',
+  unit: 'ms',
+  runs: p50s('./bin/tariff.js --version (run as a program)').map((value, run) => value - p50s('tariff --version')[run]!),
+  reference: `tariff --version ${percentile(p50s('tariff --version'), 0.5).toFixed(0)} ms`,
+  goal: 30,
+});
+await benchStart();
+
+/**
+ * `tariff start` (the README's main job), run as a program with the machine's node first on PATH:
+ * once it serves the real tariff and its readers are gone (bounded), the processes of its tree
+ * and their resident memory, in RUNS runs.
+ */
+async function benchStart() {
+  const rss: number[] = [];
+  const counts: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tariff-bench-start-'));
+    const port = 18170 + run;
+    const child = spawn(CLI, ['start', '--data-dir', dataDir, '--port', String(port)], {
+      stdio: 'ignore',
+      env: { ...process.env, PATH: MACHINE_PATH },
+    });
+    try {
+      await waitForUrl(`http://127.0.0.1:${port}/healthz`, 60_000);
+      const until = performance.now() + 10_000;
+      while (tree(child.pid!).length > 1 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+      const pids = tree(child.pid!);
+      counts.push(pids.length);
+      rss.push(pids.reduce((sum, pid) => sum + rssOf(pid), 0));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  console.log(`tariff start, serving: processes ${counts.join(', ')}; RSS of them all ${rss.map((v) => `${v.toFixed(0)} MB`).join(', ')}`);
+  if (counts.some((count) => count !== 1)) console.log('goal: tariff start serving as one process → MISSED');
+  reportGoal({
+    what: 'tariff start, serving the real tariff: RSS (one process)',
+    unit: 'MB',
+    runs: rss,
+    reference: `bare node ${Math.round(await bareNodeRss())} MB`,
+    goal: 150,
+  });
+}
+
+/** A process and its descendants, from /proc. */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  const all: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const visit = (pid: number) => {
+    all.push(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  visit(root);
+  return all;
+}
+
+function rssOf(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}

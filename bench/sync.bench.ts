@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { generateTariff } from '../fixtures/generate-tariff.ts';
+import { reportGoal } from './goal-rows.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CLI = fileURLToPath(new URL('../bin/tariff.js', import.meta.url));
@@ -128,6 +129,9 @@ try {
       }
     }
     const key = await keyFile();
+    const bareStart = performance.now();
+    execFileSync(process.execPath, ['-e', '0']);
+    add('bare node ms', performance.now() - bareStart);
     add('curl /version ms', curl('/version', key));
     add('curl sqlite file ms', curl('/dataset.sqlite.gz', key));
     console.log(
@@ -145,6 +149,12 @@ try {
     );
   }
   console.log(`  curl dataset.sqlite.gz (transfer only) ${summary(rows['curl sqlite file ms']!, 'ms', 1)}`);
+  const reference = `bare node ${median(rows['bare node ms']!).toFixed(0)} ms, curl of /version ${median(rows['curl /version ms']!).toFixed(0)} ms`;
+  reportGoal({ what: 'tariff sync with nothing new', unit: 'ms', runs: rows['no-op ms']!, reference, goal: 100 });
+  const file = `curl of the file ${median(rows['curl sqlite file ms']!).toFixed(0)} ms`;
+  reportGoal({ what: 'full sync, docdb', unit: 'ms', runs: rows['full docdb ms']!, reference: file, goal: 700 });
+  reportGoal({ what: 'full sync, json', unit: 'ms', runs: rows['full json ms']!, reference: file, goal: 450 });
+  reportGoal({ what: 'full sync, sqlite', unit: 'ms', runs: rows['full sqlite ms']!, reference: file, goal: 450 });
 } finally {
   serve?.kill('SIGTERM');
   await rm(work, { recursive: true, force: true });

@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import { summariseChanges } from '../../dataset/summarise-changes.ts';
-import { runBuild } from '../../pipeline/run-build.ts';
 import { errors } from '../../errors.ts';
 import { parseCalendarDate } from '../../util/dates.ts';
 import type { Runner } from '../context.ts';
 import { BUILD_OPTIONS, withOptions } from '../shared-options.ts';
-import { StepReporter } from '../step-reporter.ts';
 
 interface BuildCommandOptions {
   source: string[];
@@ -47,6 +44,12 @@ export function registerBuild(program: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  tariff build --source feeds/ --previous var/release --out var/release --date 2026-11-15')
     .action(
       run(async (ctx, options: BuildCommandOptions) => {
+        // Loaded by a build, not by its --help or a mistyped option: the pipeline is most of the command's start-up.
+        const [{ runBuild }, { summariseChanges }, { StepReporter }] = await Promise.all([
+          import('../../pipeline/run-build.ts'),
+          import('../../dataset/summarise-changes.ts'),
+          import('../step-reporter.ts'),
+        ]);
         const reporter = new StepReporter(ctx);
         const built = await runBuild({
           ...(await ctx.pipelineRun(options)),
