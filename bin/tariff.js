@@ -13,7 +13,9 @@
 // Node.js (`node bin/tariff.js` in a crontab whose PATH finds the machine's own Node.js), it
 // hands the same arguments to the Node.js 24 that the install brought along (bin/runtime.js).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundledNode, isRuntime, RUNTIME_MAJOR } from './runtime.js';
 
@@ -32,6 +34,7 @@ async function run() {
     throw error;
   });
   if (!existsSync(COMPILED)) fail(`${fileURLToPath(COMPILED)} is missing: run \`npm run build\` in ${ROOT}`);
+  useCompileCache();
   // Source maps stay off (NODE_OPTIONS=--enable-source-maps turns them on): reading them costs
   // every start, and only an internal error's stack would use them.
   const { main, cliIo, stopOnSignals } = await import(COMPILED.href);
@@ -39,6 +42,29 @@ async function run() {
   const launcher = watchLauncher();
   const io = cliIo(process.env, { stdout: process.stdout, stderr: process.stderr });
   process.exitCode = await main(process.argv, { ...io, replace: (args, flags) => replace(args, flags, launcher) });
+}
+
+/**
+ * V8's compiled code for the CLI's modules, kept between runs in the user's own cache folder
+ * (XDG_CACHE_HOME or ~/.cache, then tariff/compile-cache): about a tenth less start-up for a
+ * till's sync or a cron job. Only a folder this user owns and nobody else may write is used (its
+ * contents become code), never a shared one like /tmp; where there is none (no home, a read-only
+ * one), the command runs without. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ */
+function useCompileCache() {
+  const base = process.env.XDG_CACHE_HOME || (process.env.HOME ? join(process.env.HOME, '.cache') : '');
+  if (!isAbsolute(base)) return;
+  const folder = join(base, 'tariff', 'compile-cache');
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    for (const dir of [join(base, 'tariff'), folder]) {
+      const info = statSync(dir);
+      if (info.uid !== process.getuid?.() || (info.mode & 0o022) !== 0) return;
+    }
+  } catch {
+    return;
+  }
+  enableCompileCache(folder);
 }
 
 /**

@@ -37,7 +37,7 @@ export interface BuildRunOptions {
  * `tariff build` as a service: the release pipeline from reading the sources to writing the
  * release folder (release-steps.ts), with the previous release from a folder.
  */
-export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> {
+export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease & { stepTimings: Record<string, number> }> {
   // A run killed while replacing --out (or --previous) left the old release aside: put it back first.
   for (const dir of new Set([options.out, ...(options.previous ? [options.previous] : [])])) {
     const restored = await recoverReleaseDir(resolve(dir));
@@ -70,7 +70,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease> 
       },
       runner,
     );
-    return built;
+    return { ...built, stepTimings: runner.timings };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });
   }

@@ -26,6 +26,8 @@ export interface Effect<T> {
  */
 export class StepRunner {
   readonly dryRun: boolean;
+  /** Milliseconds each step took (summed when a name runs more than once): what `--json` reports as `steps`. */
+  readonly timings: Record<string, number> = {};
   private readonly report: StepReport;
 
   constructor(options: RunOptions = {}) {
@@ -51,11 +53,14 @@ export class StepRunner {
   }
 
   private async attempt<T>(name: string, work: (say: Say) => T | Promise<T>): Promise<T> {
+    const start = performance.now();
     try {
       return await work((line) => this.report(name, line));
     } catch (error) {
       this.report(name, 'failed');
       throw error;
+    } finally {
+      this.timings[name] = Math.round((this.timings[name] ?? 0) + performance.now() - start);
     }
   }
 }

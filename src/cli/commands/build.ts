@@ -27,6 +27,8 @@ function parseNoticeDates(values: string[] = []): Map<string, string> {
   return dates;
 }
 
+const roundAll = (timings: Record<string, number>) => Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)]));
+
 export function registerBuild(program: Command, run: Runner): void {
   withOptions(program.command('build'), ...BUILD_OPTIONS)
     .description('Build a release (three gzip files and manifest.json) from the authority tariff')
@@ -73,6 +75,8 @@ export function registerBuild(program: Command, run: Runner): void {
             notices: built.notices,
             duplicates: built.duplicates,
             setAside: built.setAside,
+            // Where the time went, in milliseconds: each step, and the stages of building the files.
+            timings: { steps: built.stepTimings, build: roundAll(built.timings) },
           },
           built.manifest.version,
         );
