@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { SERVICE_NODE_FLAGS } from '../../src/service/service-runtime.ts';
 import { describe, expect, it } from 'vitest';
 import { feed } from '../helpers/feed.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
@@ -33,6 +34,8 @@ describe('tariff build', () => {
       version: '20261101.1',
       unchanged: true,
       manifest: { counts: { products: 14, barcodes: 0 } },
+      // Where the time went, per step and per stage of rendering (whole milliseconds).
+      timings: { steps: { fetch: expect.any(Number), verify: expect.any(Number) }, build: { normalise: expect.any(Number) } },
     });
   });
 
@@ -198,6 +201,9 @@ describe('tariff start (npm start)', () => {
       // The hint names the address the service got (the helper asks for port 0: any free one).
       const hint = `try: curl -H "Authorization: Bearer ${key}" ${service.url}/v1/version`;
       await waitFor(async () => (await service.stderr()).includes(hint), 'the curl hint');
+      // Published, the command replaced itself with its serving half: the same process, on the service's flags.
+      const command = readFileSync(`/proc/${service.child.pid}/cmdline`, 'utf8').split('\0');
+      expect(command).toEqual(expect.arrayContaining(['start', '--serving', ...SERVICE_NODE_FLAGS]));
     } finally {
       await service.stop();
     }

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/dataset/model.ts';
@@ -9,6 +10,7 @@ import { releaseFileKey } from '../../src/publish/bucket-layout.ts';
 import { renderDatasetJson } from '../../src/release/dataset-json.ts';
 import { gzipDeterministic } from '../../src/release/gzip.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
+import { buildCatalogue } from '../../src/web/catalogue/build-catalogue.ts';
 import { CatalogueSource } from '../../src/web/catalogue/catalogue-source.ts';
 import { productPage } from '../../src/web/catalogue/catalogue-pages.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -55,7 +57,7 @@ async function setUp() {
     log: (e) => void log.push(e),
     now: () => now,
   });
-  return { bucket, put, source, log, serve: (version: string) => (served = version), wait: (ms: number) => (now += ms) };
+  return { dir, bucket, put, source, log, serve: (version: string) => (served = version), wait: (ms: number) => (now += ms) };
 }
 
 describe('CatalogueSource', () => {
@@ -178,5 +180,50 @@ describe('CatalogueSource', () => {
     const back = await source.index();
     expect(back.historyUnavailable).toBe(false);
     expect(back.entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10' });
+  });
+
+  it('builds each catalogue in a process of its own, and leaves no file of it behind once open', async () => {
+    const { dir, put, source, serve } = await setUp();
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    expect((await source.index()).entry(1001)?.name).toBe('AURORA ROSSA');
+    // The database is open and unlinked: nothing under the cache folder, whatever happens to the process.
+    expect(readdirSync(join(dir, 'cache'))).toEqual([]);
+  });
+
+  it('keeps the last index when a history whose digest matches its manifest does not parse, and says so once', async () => {
+    const { bucket, put, source, serve, wait, log } = await setUp();
+    await put(dataset('20261101.1', 'AURORA ROSSA'));
+    serve('20261101.1');
+    const kept = await source.index();
+    // Written by a broken writer: the file and its manifest agree, but it holds no history.
+    const file = gzipDeterministic(Buffer.from('{"schemaVersion":2,"products":"none"}'));
+    await bucket.put('history/history.json.gz', file);
+    const sha256 = createHash('sha256').update(file).digest('hex');
+    await bucket.put(
+      'history/manifest.json',
+      Buffer.from(JSON.stringify({ file: 'history.json.gz', sha256, size: file.length, release: null, products: 0 })),
+    );
+    wait(60_000);
+    await source.index();
+    await source.refreshHistory();
+    expect(await source.index()).toBe(kept);
+    await source.settled();
+    expect(await source.index()).toBe(kept);
+    expect(log.filter((entry) => entry.event === 'catalogue.build_failed')).toEqual([
+      expect.objectContaining({
+        version: '20261101.1',
+        error: expect.stringContaining('history/history.json.gz: not a readable price history'),
+      }),
+    ]);
+  });
+
+  it('ends a builder still at work past its deadline, and says so', async () => {
+    const { dir } = await setUp();
+    const path = join(dir, 'never.sqlite');
+    const job = { release: null, releaseWhere: '', history: null, historyWhere: '', path };
+    // No process starts, reads and writes within a millisecond.
+    await expect(buildCatalogue(job, { deadlineMs: 1 })).rejects.toThrow('still at work after');
+    expect(readdirSync(dir)).not.toContain('never.sqlite');
   });
 });
