@@ -14,7 +14,8 @@
 // hands the same arguments to the Node.js 24 that the install brought along (bin/runtime.js).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+// A namespace, not a named import: the Node.js 20 that hands over has no enableCompileCache.
+import * as nodeModule from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundledNode, isRuntime, RUNTIME_MAJOR } from './runtime.js';
@@ -64,7 +65,7 @@ function useCompileCache() {
   } catch {
     return;
   }
-  enableCompileCache(folder);
+  nodeModule.enableCompileCache?.(folder);
 }
 
 /**
@@ -77,7 +78,12 @@ function replace(args, flags, launcher) {
   if (typeof process.execve !== 'function') return false;
   const env = launcher ? { ...process.env, [LAUNCHER]: String(launcher) } : process.env;
   const command = [fileURLToPath(import.meta.url), ...process.argv.slice(2), ...args];
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...command], env);
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...command], env);
+  } catch {
+    // The system refused (a resource limit): the command goes on in this process, as where it cannot.
+    return false;
+  }
 }
 
 function relaunch() {

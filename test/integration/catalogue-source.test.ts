@@ -226,4 +226,23 @@ describe('CatalogueSource', () => {
     await expect(buildCatalogue(job, { deadlineMs: 1 })).rejects.toThrow('still at work after');
     expect(readdirSync(dir)).not.toContain('never.sqlite');
   });
+
+  it('names the cache folder it cannot write, and answers with an empty catalogue rather than an error', async () => {
+    const dir = await tempDir();
+    const bucket = new LocalBucket(join(dir, 'bucket'));
+    await bucket.put(releaseFileKey('20261101.1', 'json'), gzipDeterministic(renderDatasetJson(dataset('20261101.1', 'AURORA ROSSA'))));
+    // A file where the folder should be: nothing can be made under it, whoever runs the test.
+    writeFileSync(join(dir, 'not-a-folder'), '');
+    const log: Record<string, unknown>[] = [];
+    const cacheDir = join(dir, 'not-a-folder', 'cache');
+    const source = new CatalogueSource(bucket, {
+      served: () => '20261101.1',
+      refreshMs: 60_000,
+      deadlineMs: 10_000,
+      cacheDir,
+      log: (e) => void log.push(e),
+    });
+    expect((await source.index()).size).toBe(0);
+    expect(log).toContainEqual(expect.objectContaining({ event: 'catalogue.build_failed', error: expect.stringContaining(cacheDir) }));
+  });
 });

@@ -5,6 +5,7 @@ import type { Bucket } from '../../storage/bucket.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
 import { BackgroundRead, within, type BackgroundHealth } from '../../util/background-read.ts';
 import { cleanLeftovers } from '../../util/leftovers.ts';
+import { describeFailure } from '../../util/machine-fault.ts';
 import { buildCatalogue } from './build-catalogue.ts';
 import { CatalogueDb } from './catalogue-db.ts';
 import { CatalogueIndex } from './catalogue-index.ts';
@@ -22,8 +23,15 @@ export interface CatalogueSourceOptions {
   now?: () => number;
 }
 
-/** How long a page waits for a new release's rows, or a history that is due, before it answers from the last state. */
+/** How long a page waits for a history that is due, or its new catalogue, before it answers from the last state. */
 const GRACE_MS = 500;
+
+/**
+ * How long the first page after a release switch waits for the new release's catalogue (its
+ * builder starts a process: about a second at 10,000 products) before it answers from the last
+ * one: a switch is rare, and its pages should show it. Once per release and process.
+ */
+const RELEASE_GRACE_MS = 5_000;
 
 /** How long a catalogue that could not be built (its release's rows unreadable) waits before it is tried again. */
 const RETRY_MS = 30_000;
@@ -61,7 +69,7 @@ const keyOf = ({ version, history, unavailable }: CatalogueKey) => `${version ??
  * last index (logged), or none: an empty catalogue.
  */
 export class CatalogueSource {
-  private built: { key: string; index: CatalogueIndex } | null = null;
+  private built: { key: string; version: string | null; index: CatalogueIndex } | null = null;
   /** The catalogue the pages should show now: a build that ends after a newer one began is not taken. */
   private wanted = '';
   private building: { key: string; done: Promise<void> } | null = null;
@@ -115,9 +123,10 @@ export class CatalogueSource {
     this.wanted = key;
     if (this.built?.key !== key) {
       const building = this.build(key, wanted);
-      // Nothing to answer with yet: the pages wait. Otherwise a new catalogue gets a moment (a
-      // release switch is rare, its pages should show it), no more.
-      await (this.built === null ? building : within(building, GRACE_MS));
+      // Nothing to answer with yet: the pages wait. Otherwise a new catalogue gets a moment, a
+      // longer one for a new release (its pages should show it), no more.
+      if (this.built === null) await building;
+      else await within(building, this.built.version === wanted.version ? GRACE_MS : RELEASE_GRACE_MS);
     }
     return this.built?.index ?? CatalogueIndex.of(null, null, { historyUnavailable: wanted.unavailable });
   }
@@ -145,13 +154,16 @@ export class CatalogueSource {
       .then((index) => {
         if (this.wanted !== key && this.built !== null) return index.close();
         const last = this.built;
-        this.built = { key, index };
+        this.built = { key, version: wanted.version, index };
         this.failed = null;
         if (last) setTimeout(() => last.index.close(), RETIRE_AFTER_MS).unref();
       })
       .catch((error: unknown) => {
         this.failed = { key, retryAt: this.now() + RETRY_MS };
-        this.options.log({ ...(error as { logged?: object }).logged, error: (error as Error).message });
+        // A fault of the machine (the cache folder unwritable, the disk full) is named with what to do.
+        const { detail, remedy } = describeFailure(error);
+        const logged = (error as { logged?: object }).logged ?? { event: 'catalogue.build_failed', version: wanted.version };
+        this.options.log({ ...logged, error: remedy ? `${detail}. ${remedy}` : detail });
       })
       .finally(() => {
         if (this.building?.key === key) this.building = null;
