@@ -195,11 +195,13 @@ export class CatalogueSource {
     } catch (error) {
       throw Object.assign(error as Error, { logged: { event: 'catalogue.build_failed', version } });
     }
-    const index = new CatalogueIndex(new CatalogueDb(path), { historyUnavailable: unavailable });
-    // Open, the file is no longer needed by name (and a crash leaves nothing); where a system
-    // cannot unlink an open file, the leftover sweep of a later start removes it.
-    await unlink(path).catch(() => {});
-    return index;
+    try {
+      return new CatalogueIndex(new CatalogueDb(path), { historyUnavailable: unavailable });
+    } finally {
+      // Open, the file is no longer needed by name (and a crash leaves nothing); one that does not
+      // open is of no use. Where a system cannot unlink an open file, a later start's sweep removes it.
+      await unlink(path).catch(() => {});
+    }
   }
 }
 
