@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { REPO, type CliResult } from '../helpers/run-cli.ts';
 
 // The product as an operator installs it: `npm pack`, then `npm install -g --prefix` of the tarball
@@ -91,6 +92,13 @@ describe('the packed tarball', () => {
       const synced = await tariff(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', 'till', '--key-file', key, '--json']);
       expect(synced.status, synced.stderr).toBe(0);
       expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'updated', version: '20260722.1' });
+      // The catalogue is built by a process of its own, from the installed package's files.
+      const search = await fetch(`${url}/prodotti?q=toscano`);
+      expect(search.status).toBe(200);
+      expect(await search.text()).toContain('TOSCANO');
+      // It ends once its catalogue is written: nothing stays beside the service.
+      const children = () => spawnSync('ps', ['--ppid', String(service.pid), '-o', 'pid='], { encoding: 'utf8' }).stdout.trim();
+      await waitFor(() => children() === '', 'the catalogue builder to end');
     } finally {
       const stopped = new Promise((resolve) => service.once('exit', resolve));
       service.kill('SIGTERM');
