@@ -207,7 +207,7 @@ export class CurrentRelease {
   private async switchTo(manifest: Manifest, read: number): Promise<boolean> {
     const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
     // The codes from the sqlite file, read in place: parsing every row of the json file only for
-    // them would leave the service's heap grown by all the rows (docs/architecture.md, "Memory").
+    // them would leave the service's heap grown by all the rows (docs/architecture.md, "Memory and start-up").
     const sqlite = cache.get('sqlite') ?? (await this.bucket.get(releaseFileKey(manifest.version, 'sqlite')));
     if (!sqlite) throw new Error(`${releaseFileKey(manifest.version, 'sqlite')} is missing`);
     const admCodes = readAdmCodes(gunzip(sqlite));

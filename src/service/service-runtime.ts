@@ -3,7 +3,7 @@
  * allocation, up to 32 MB a semi-space here: a service answering pages at a steady rate kept
  * 64 MB of it committed for good. Bounded at 8 MB, the service's resident memory under bench:site
  * stays under 200 MB with the catalogue loaded, at no cost to its latency (docs/architecture.md,
- * "Memory"). Builds keep V8's defaults: they allocate in bursts, and end.
+ * "Memory and start-up"). Builds keep V8's defaults: they allocate in bursts, and end.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 
