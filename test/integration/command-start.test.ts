@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SERVICE_NODE_FLAGS } from '../../src/service/service-runtime.ts';
 import { CLI, REPO } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -47,5 +48,14 @@ describe('how the command starts', () => {
     chmodSync(join(shared, 'tariff'), 0o777);
     expect((await run(process.execPath, [CLI, '--version'], { ...env, XDG_CACHE_HOME: shared })).status).toBe(0);
     expect(readdirSync(join(shared, 'tariff', 'compile-cache'))).toEqual([]);
+  });
+
+  it("runs a service on flags the bundled runtime knows: one it did not would stop the service's start", async () => {
+    // V8's own flags, not Node.js's: an upgrade of the runtime may drop one, and `node` then refuses to start.
+    expect(await run(process.execPath, [...SERVICE_NODE_FLAGS, '-e', 'process.stdout.write("ok")'], { PATH: process.env.PATH! })).toEqual({
+      status: 0,
+      stdout: 'ok',
+      stderr: '',
+    });
   });
 });
