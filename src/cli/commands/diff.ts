@@ -4,18 +4,17 @@ import { diffDatasets } from '../../dataset/diff-datasets.ts';
 import type { Dataset } from '../../dataset/model.ts';
 import { errors } from '../../errors.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
-import { readCurrentManifest, readReleaseManifest, readReleaseRows } from '../../publish/bucket-releases.ts';
-import { readReleaseDataset } from '../../release/read-release.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { DIFF_ROWS_SHOWN, renderDiff } from '../render-diff.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
 
-/** A version the bucket keeps (YYYYMMDD.n), or `current`. */
-
 /** The rows of a release named on the command line: a folder or manifest.json, else a version the bucket keeps. */
 async function releaseRows(spec: string, bucket: () => Promise<Bucket>): Promise<Dataset> {
-  if (existsSync(spec) || !(spec === 'current' || isReleaseVersion(spec))) return (await readReleaseDataset(spec)).dataset;
+  // The engines and the bucket are loaded by a diff, not by --help.
+  if (existsSync(spec) || !(spec === 'current' || isReleaseVersion(spec)))
+    return (await (await import('../../release/read-release.ts')).readReleaseDataset(spec)).dataset;
+  const { readCurrentManifest, readReleaseManifest, readReleaseRows } = await import('../../publish/bucket-releases.ts');
   const store = await bucket();
   const manifest = spec === 'current' ? await readCurrentManifest(store) : await readReleaseManifest(store, spec);
   if (!manifest)

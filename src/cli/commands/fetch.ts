@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { fetchFromAuthority } from '../../pipeline/authority-sources.ts';
 import type { Runner } from '../context.ts';
 import { SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, withOptions } from '../shared-options.ts';
-import { StepReporter } from '../step-reporter.ts';
 
 export function registerFetch(program: Command, run: Runner): void {
   withOptions(program.command('fetch'), SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, ['--quiet', 'print only the result line'])
@@ -13,6 +11,11 @@ export function registerFetch(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, options: { quiet?: boolean }) => {
+        // Loaded by a run, not by --help or a mistyped option.
+        const [{ fetchFromAuthority }, { StepReporter }] = await Promise.all([
+          import('../../pipeline/authority-sources.ts'),
+          import('../step-reporter.ts'),
+        ]);
         const reporter = new StepReporter(ctx, options.quiet);
         const { reports } = await fetchFromAuthority(await ctx.settings(options), {
           dataDir: ctx.dataDir,

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
-import { readHistory } from '../../history/history-store.ts';
 import type { ProductHistory } from '../../history/price-history.ts';
-import { runHistoryImport, runHistoryRemove } from '../../pipeline/run-history-import.ts';
 import { oneLine } from '../../util/clean-text.ts';
 import { formatEuroCents } from '../../util/format-euro.ts';
 import { buildDate, type CommandFlags, type Runner } from '../context.ts';
@@ -45,6 +43,7 @@ export function registerHistory(program: Command, run: Runner): void {
         const admCode = parseTariffCode(code);
         if (admCode === null) throw errors.usage(`${code} is not a tariff code (digits, e.g. 20663)`);
         const bucket = await ctx.bucket(options);
+        const { readHistory } = await import('../../history/history-store.ts');
         const { history: recorded } = await readHistory(bucket);
         const product = recorded.products.find((entry) => entry.admCode === admCode);
         if (!product) throw errors.productNotInHistory(admCode, bucket.description);
@@ -63,6 +62,8 @@ export function registerHistory(program: Command, run: Runner): void {
       run(async (ctx, paths: string[], options: { date?: string }) => {
         const settings = await ctx.settings(options);
         const latest = buildDate(options.date, ctx.io.now());
+        // Loaded by a run, not by --help: the PDF reader and the pipeline.
+        const { runHistoryImport } = await import('../../pipeline/run-history-import.ts');
         const update = await runHistoryImport({
           ...ctx.writer(settings),
           env: ctx.io.env,
@@ -90,6 +91,7 @@ export function registerHistory(program: Command, run: Runner): void {
     .action(
       run(async (ctx, source: string, options: { apply?: boolean }) => {
         const settings = await ctx.settings(options);
+        const { runHistoryRemove } = await import('../../pipeline/run-history-import.ts');
         const removal = await runHistoryRemove({
           ...ctx.writer(settings),
           env: ctx.io.env,

@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
-import { dryRunLine } from '../../publish/plan-publication.ts';
 import { errors } from '../../errors.ts';
-import { runPublish } from '../../pipeline/run-publish.ts';
-import { listReleases, rollbackRelease } from '../../publish/bucket-releases.ts';
-import { signingOf } from '../../publish/signing-key-file.ts';
 import type { CommandFlags, Runner } from '../context.ts';
 import { BUCKET_OPTION, KEEP_OPTION, withOptions } from '../shared-options.ts';
-import { StepReporter } from '../step-reporter.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
 
 export function registerPublish(program: Command, run: Runner): void {
@@ -20,6 +15,12 @@ export function registerPublish(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, dir: string, options: { dryRun?: boolean }) => {
+        // Loaded by a run, not by --help or a mistyped option.
+        const [{ runPublish }, { dryRunLine }, { StepReporter }] = await Promise.all([
+          import('../../pipeline/run-publish.ts'),
+          import('../../publish/plan-publication.ts'),
+          import('../step-reporter.ts'),
+        ]);
         const reporter = new StepReporter(ctx);
         const settings = await ctx.settings(options);
         const { result, version, bucket, plan } = await runPublish({
@@ -56,6 +57,10 @@ export function registerPublish(program: Command, run: Runner): void {
       run(async (ctx, version: string, options: CommandFlags) => {
         if (!isReleaseVersion(version)) throw errors.usage(`${version} is not a version (YYYYMMDD.n)`);
         const bucket = await ctx.bucket(options);
+        const [{ signingOf }, { rollbackRelease }] = await Promise.all([
+          import('../../publish/signing-key-file.ts'),
+          import('../../publish/bucket-releases.ts'),
+        ]);
         const signing = await signingOf(await ctx.settings(), ctx.io.now);
         const result = await ctx.asBucketWriter(bucket, 'rollback', (leased) => rollbackRelease(leased, version, signing));
         const human =
@@ -75,6 +80,7 @@ export function registerPublish(program: Command, run: Runner): void {
     .action(
       run(async (ctx, options: CommandFlags) => {
         const bucket = await ctx.bucket(options);
+        const { listReleases } = await import('../../publish/bucket-releases.ts');
         const listing = await listReleases(bucket);
         const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);
         if (listing.incomplete.length > 0)

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
 import type { SourceReport } from '../../fetch/fetch-all.ts';
-import { describeReport } from '../../pipeline/describe-sources.ts';
-import { runRelease, type ReleaseSummary } from '../../pipeline/run-release.ts';
-import { dryRunLine } from '../../publish/plan-publication.ts';
+import type { ReleaseSummary } from '../../pipeline/run-release.ts';
+import type { dryRunLine } from '../../publish/plan-publication.ts';
 import type { Runner } from '../context.ts';
-import { StepReporter } from '../step-reporter.ts';
 import { BUCKET_OPTION, BUILD_OPTIONS, KEEP_OPTION, SOURCE_PAGE_OPTION, SOURCE_URL_OPTION, withOptions } from '../shared-options.ts';
 
 interface ReleaseOptions {
@@ -38,12 +36,12 @@ function shortFailure(report: SourceReport): string {
 const unrepairedOf = (summary: ReleaseSummary): string[] => summary.published?.unrepaired ?? [];
 
 /** The result line: what happened to the bucket, and whether any list failed or damage stayed. */
-function said(summary: ReleaseSummary): string {
+function said(summary: ReleaseSummary, planLine: typeof dryRunLine): string {
   const { version, published, plan } = summary;
   const outcome =
     summary.status === 'dry-run'
       ? plan
-        ? dryRunLine(plan)
+        ? planLine(plan)
         : `dry run: ${version}, nothing to publish`
       : summary.status === 'repaired'
         ? `repaired ${version}`
@@ -88,6 +86,13 @@ export function registerRelease(program: Command, run: Runner): void {
     )
     .action(
       run(async (ctx, options: ReleaseOptions) => {
+        // Loaded by a run, not by --help or a mistyped option: the pipeline is most of the command's start-up.
+        const [{ runRelease }, { describeReport }, { dryRunLine }, { StepReporter }] = await Promise.all([
+          import('../../pipeline/run-release.ts'),
+          import('../../pipeline/describe-sources.ts'),
+          import('../../publish/plan-publication.ts'),
+          import('../step-reporter.ts'),
+        ]);
         const reporter = new StepReporter(ctx, options.quiet);
         try {
           const summary = await runRelease({
@@ -109,7 +114,7 @@ export function registerRelease(program: Command, run: Runner): void {
             : {};
           const failures = failuresOf(summary);
           const ok = failures.length === 0 && unrepairedOf(summary).length === 0;
-          const line = said(summary);
+          const line = said(summary, dryRunLine);
           if (!ok && !ctx.json) {
             // Every failed list with its reason reaches stderr, --quiet or not: that is what cron must mail.
             if (options.quiet) for (const report of failures) ctx.io.stderr.write(`tariff: ${describeReport(report)}\n`);

@@ -2,9 +2,6 @@ import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { publicAddressWarning } from '../../service/public-address.ts';
 import { hasServiceFlags, SERVICE_NODE_FLAGS } from '../../service/service-runtime.ts';
-import { startService } from '../../service/start-service.ts';
-import { untilSignalled } from '../../service/until-signalled.ts';
-import { superviseWorkers } from '../../service/workers.ts';
 import type { CommandFlags, Runner } from '../context.ts';
 
 export function registerServe(program: Command, run: Runner): void {
@@ -28,7 +25,9 @@ export function registerServe(program: Command, run: Runner): void {
         const settings = await ctx.settings(options);
         const warning = publicAddressWarning(settings);
         if (warning && cluster.isPrimary) ctx.warn(warning);
+        // What each role runs is loaded by it, not by --help: the supervisor holds no service.
         if (settings.workers > 1 && cluster.isPrimary) {
+          const { superviseWorkers } = await import('../../service/workers.ts');
           await superviseWorkers({
             workers: settings.workers,
             shutdownGraceMs: settings.shutdownGraceMs,
@@ -38,6 +37,10 @@ export function registerServe(program: Command, run: Runner): void {
           // Every worker and listener is closed: nothing keeps the primary, which ends by itself.
           return;
         }
+        const [{ startService }, { untilSignalled }] = await Promise.all([
+          import('../../service/start-service.ts'),
+          import('../../service/until-signalled.ts'),
+        ]);
         const service = await startService({ settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.now, stdout: ctx.io.stdout });
         await untilSignalled(service);
         // A worker's IPC channel to the primary would keep it alive after its server closed.

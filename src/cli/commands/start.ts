@@ -1,13 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { runRelease } from '../../pipeline/run-release.ts';
-import { createKey } from '../../registry/create-key.ts';
 import { publicAddressWarning } from '../../service/public-address.ts';
 import { SERVICE_NODE_FLAGS } from '../../service/service-runtime.ts';
-import { endPdfReaders } from '../../source/pdf/read-pdf-runs.ts';
-import { startService } from '../../service/start-service.ts';
-import { untilSignalled } from '../../service/until-signalled.ts';
-import { readSources } from '../../fetch/read-sources.ts';
 import type { Settings } from '../../config/settings.ts';
 import { buildDate, type CommandContext, type Runner } from '../context.ts';
 
@@ -40,10 +34,17 @@ export function registerStart(program: Command, run: Runner): void {
           // Published, the process starts afresh as the service (the same pid, on the service's
           // flags), leaving behind the heap the build grew: one process serves, with a service's
           // memory. Where it cannot (Windows), it serves as it is.
+          const { endPdfReaders } = await import('../../source/pdf/read-pdf-runs.ts');
           await endPdfReaders();
           ctx.io.replace?.(['--serving'], SERVICE_NODE_FLAGS);
         }
 
+        // The serving half loads the service, not the pipeline that published.
+        const [{ createKey }, { startService }, { untilSignalled }] = await Promise.all([
+          import('../../registry/create-key.ts'),
+          import('../../service/start-service.ts'),
+          import('../../service/until-signalled.ts'),
+        ]);
         const demoKey = await ctx.withRegistry(async (registry) => {
           if (await registry.findAccount(DEMO_EMAIL)) {
             say(`demo account ${DEMO_EMAIL} exists; a new key: npm run tariff -- keys create ${DEMO_EMAIL}`);
@@ -74,6 +75,10 @@ export function registerStart(program: Command, run: Runner): void {
 
 /** The release pipeline of `tariff release`, on the bundled lists instead of the authority's pages. */
 async function publish(ctx: CommandContext, settings: Settings, date: string | undefined, say: (line: string) => void): Promise<void> {
+  const [{ runRelease }, { readSources }] = await Promise.all([
+    import('../../pipeline/run-release.ts'),
+    import('../../fetch/read-sources.ts'),
+  ]);
   const summary = await runRelease({
     ...ctx.writer(settings),
     env: ctx.io.env,

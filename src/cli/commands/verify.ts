@@ -1,21 +1,21 @@
 import type { Command } from 'commander';
 import { errors } from '../../errors.ts';
-import { verifyRelease } from '../../release/verify-release.ts';
-import { readCurrentManifest, readReleaseManifest } from '../../publish/bucket-releases.ts';
-import { verifyBucketRelease } from '../../publish/check-bucket-release.ts';
-import { currentSignatureProblems } from '../../publish/current-signing.ts';
-import { rebuildRelease } from '../../pipeline/rebuild-release.ts';
-import { sourceProblems } from '../../pipeline/source-retention.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
-
-/** A release version, as the bucket keeps it (YYYYMMDD.n). */
 
 /** The release a bucket holds, fetched and checked as a directory is (check-bucket-release.ts). */
 async function verifyInBucket(ctx: CommandContext, options: { bucket?: string }, version: string | undefined) {
   // The bucket --bucket, TARIFF_BUCKET or config.json names, as for `tariff releases`.
   const bucket = await ctx.bucket(options);
   if (version !== undefined && !isReleaseVersion(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
+  // Loaded by a check of a bucket, not by --help or a check of a folder.
+  const [{ readCurrentManifest, readReleaseManifest }, { verifyBucketRelease }, { currentSignatureProblems }, { sourceProblems }] =
+    await Promise.all([
+      import('../../publish/bucket-releases.ts'),
+      import('../../publish/check-bucket-release.ts'),
+      import('../../publish/current-signing.ts'),
+      import('../../pipeline/source-retention.ts'),
+    ]);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
     throw errors.releaseUnreadable(
@@ -35,6 +35,7 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
 async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }, version: string) {
   if (!isReleaseVersion(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
   const bucket = await ctx.bucket(options);
+  const { rebuildRelease } = await import('../../pipeline/rebuild-release.ts');
   const report = await rebuildRelease(bucket, version, { settings: await ctx.settings(), dataDir: ctx.dataDir });
   if (ctx.json) {
     ctx.result(report);
@@ -73,7 +74,8 @@ export function registerVerify(program: Command, run: Runner): void {
         // A folder is a release directory; a version, or nothing, is what the bucket holds.
         const inBucket = options.bucket !== undefined || target === undefined || isReleaseVersion(target);
         const where = inBucket ? `${options.bucket ?? 'the bucket'} ${target ?? 'current'}` : target!;
-        const report = inBucket ? await verifyInBucket(ctx, options, target) : { ...(await verifyRelease(target!)), signature: [] };
+        const verifyFolder = async (dir: string) => (await import('../../release/verify-release.ts')).verifyRelease(dir);
+        const report = inBucket ? await verifyInBucket(ctx, options, target) : { ...(await verifyFolder(target!)), signature: [] };
         const dir = where;
         if (ctx.json) {
           ctx.result(report);
