@@ -1,7 +1,8 @@
 // The figures a bench holds to a goal (docs/benchmarks.md): each printed as one line by the bench
 // that measured it, and, when BENCH_SUMMARY names a file, appended to it as a JSON line, for
 // `npm run bench` (bench/all.bench.ts) to print every bench's rows as one table.
-import { appendFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 
 export interface GoalRow {
   /** What was measured, as the table names it. */
@@ -48,8 +49,6 @@ export function reportGoal(row: GoalRow): void {
 
 /** The resident set of a bare `node` of this runtime, idle: the floor every process starts from. */
 export async function bareNodeRss(): Promise<number> {
-  const { spawn } = await import('node:child_process');
-  const { readFileSync } = await import('node:fs');
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: 'ignore' });
   await new Promise((resolve) => setTimeout(resolve, 500));
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

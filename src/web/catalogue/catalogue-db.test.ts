@@ -2,20 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Product } from '../../dataset/model.ts';
 import { emptyHistory, listObservations, recordObservations } from '../../history/price-history.ts';
 import { catalogueInMemory } from './catalogue-db.ts';
+import { cigarRow } from '../../../test/helpers/rows.ts';
 
-const product = (admCode: number, name: string, pricePerPackCents = 500): Product => ({
-  admCode,
-  name,
-  category: 'cigars',
-  pack: 'da 5 pezzi',
-  packQuantity: 5,
-  packUnit: 'pieces',
-  pricePerKgCents: null,
-  pricePerPackCents,
-  effectiveFrom: '2026-11-01',
-  referencePriceCents: null,
-  referenceUnit: null,
-});
+const product = (admCode: number, name: string, pricePerPackCents = 500): Product => cigarRow(admCode, { name, pricePerPackCents });
 
 describe('the catalogue database', () => {
   const history = recordObservations(

@@ -187,14 +187,11 @@ export class CatalogueSource {
     await mkdir(this.options.cacheDir, { recursive: true });
     const path = join(this.options.cacheDir, `.catalogue.${process.pid}-${(this.builds += 1)}.tmp`);
     const where = this.bucket.description;
-    try {
-      await buildCatalogue(
-        { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${HISTORY_KEY}`, path },
-        { deadlineMs: BUILD_DEADLINE_MS },
-      );
-    } catch (error) {
-      throw Object.assign(error as Error, { logged: { event: 'catalogue.build_failed', version } });
-    }
+    // A builder's failure is logged as the build's (build(), by default).
+    await buildCatalogue(
+      { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${HISTORY_KEY}`, path },
+      { deadlineMs: BUILD_DEADLINE_MS },
+    );
     try {
       return new CatalogueIndex(new CatalogueDb(path), { historyUnavailable: unavailable });
     } finally {
