@@ -49,7 +49,7 @@ try {
     history = recordObservations(history, listObservations(older, date, `listino-${date}.pdf`));
   }
   history = recordRelease(history, dataset);
-  await writeHistory(bucket, history, { manifest: null, file: null });
+  await writeHistory(bucket, history, { manifest: null }, []);
 
   const words = [...new Set(dataset.products.flatMap((p) => p.name.split(' ')))].filter((w) => w.length > 2);
   const next = random(7);

@@ -196,8 +196,8 @@ export const errors = {
   // The S3 adapter knows better than the catalogue which of credentials, bucket or network to check.
   bucketFailed: (where: string, detail: string, remedy?: string) =>
     new TariffError('bucket_failed', `${where}: ${detail}`, remedy ?? HINTS.bucket_failed),
-  versionConflict: (version: string, where: string) =>
-    fail('version_conflict', `${where}: version ${version} is already published with different files`),
+  versionConflict: (version: string, where: string, detail = 'is already published with different files') =>
+    fail('version_conflict', `${where}: version ${version} ${detail}`),
   dateNotToday: (date: string, today: string) =>
     fail('date_not_today', `--date ${date} is not today (${today}): the release would publish that day's tariff to the live bucket`, 2),
   versionBehind: (version: string, current: string, where: string) =>
@@ -213,8 +213,8 @@ export const errors = {
       3,
       { version, step },
     ),
-  releaseNotKept: (version: string, where: string, kept: string[]) =>
-    fail('release_not_kept', `${where}: version ${version} is not kept in the bucket (kept: ${kept.join(', ') || 'none'})`),
+  releaseNotKept: (version: string, where: string, kept: string[], why = 'is not kept in the bucket') =>
+    fail('release_not_kept', `${where}: version ${version} ${why} (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string, attempts = 1) => fail('fetch_failed', `${url}: ${detail}`, 1, { attempts }),
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>

@@ -64,7 +64,12 @@ export const settingsSchema = z.strictObject({
     .default(20),
   // How long a writer of the bucket waits for another to finish (its writer lock) before it gives up.
   ...wholes({ bucketLockWaitSeconds: 120 }),
-  ...wholes({ maxNotices: 20, lockStaleSeconds: 120, fetchMaxBytes: 64 * 1024 * 1024, fetchMaxRedirects: 5, fetchAttempts: 4 }),
+  // The writer lease's life: a lease stating more than an hour is not believed (publish/bucket-lease.ts).
+  lockStaleSeconds: whole(1, 3600).default(120),
+  // How long what a writer marks for deletion waits before a later run deletes it (docs/architecture.md,
+  // "Every bucket write"); 0 only where one writer ever runs, as in tests.
+  retentionHours: whole(0).default(24),
+  ...wholes({ maxNotices: 20, fetchMaxBytes: 64 * 1024 * 1024, fetchMaxRedirects: 5, fetchAttempts: 4 }),
   ...wholes({ fetchConnectTimeoutMs: 10_000, fetchHeadersTimeoutMs: 30_000, fetchBodyTimeoutMs: 60_000, fetchDeadlineSeconds: 180 }),
   ...wholes({ fetchRetryBaseMs: 2_000, fetchRetryMaxMs: 60_000 }),
   ...wholes({ s3ConnectTimeoutMs: 5_000, s3IdleTimeoutMs: 15_000, s3DeadlineSeconds: 60, s3Attempts: 3 }),

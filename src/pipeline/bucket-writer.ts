@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { Settings } from '../config/settings.ts';
-import { acquireBucketLease, letGoOf, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
+import { acquireBucketLease, LEASE_KEY, letGoOf, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
+import { errors } from '../errors.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
 import { holderState, thisProcess } from '../util/process-identity.ts';
@@ -69,10 +70,11 @@ async function rememberOf(dataDir: string, bucket: Bucket, change: Partial<Write
 export async function asBucketWriter<T>(
   bucket: Bucket,
   options: BucketWriterOptions,
-  work: (bucket: Bucket) => Promise<T>,
+  work: (bucket: Bucket, run: BucketWriterRun) => Promise<T>,
   wrote: (result: T) => boolean = () => false,
 ): Promise<T> {
-  if (options.dryRun) return work(bucket);
+  const retentionMs = options.settings.retentionHours * 3_600_000;
+  if (options.dryRun) return work(bucket, { storeNow: () => (options.machineNow ?? (() => new Date()))(), retentionMs });
   const { settings, dataDir } = options;
   const locked = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
   // Let go once, by whichever comes first: the run's end or a stop on a signal.
@@ -120,7 +122,12 @@ export async function asBucketWriter<T>(
       if (lease.warning && news) options.warn(lease.warning);
       // Under the lease no writer is writing: a folder's temporaries older than an hour are a killed one's.
       await bucket.removeLeftovers?.(options.machineNow?.() ?? new Date());
-      const result = await work(leased(bucket, lease));
+      const age = runAge();
+      // The store's own clock, read once from the lease it wrote: marks' ages are measured on it, never on this machine's.
+      const leaseWritten = (await bucket.modified(LEASE_KEY))?.getTime() ?? (options.machineNow?.() ?? new Date()).getTime();
+      const since = performance.now();
+      const storeNow = () => new Date(leaseWritten + (performance.now() - since));
+      const result = await work(leased(bucket, lease, age), { storeNow, retentionMs });
       // A run whose lease was taken while it worked (paused, cut off) cannot say what it left
       // current: another writer may have undone it. It says it lost the bucket instead of "done".
       await lease.check();
@@ -136,24 +143,71 @@ export async function asBucketWriter<T>(
   }
 }
 
-/** The bucket as a lease holder writes it: every write preceded by the check that the lease is still held. */
-function leased(bucket: Bucket, lease: BucketLease): Bucket {
+/** Two clocks from now on: a pause (SIGSTOP) moves the monotonic one, a suspended machine the wall one. */
+function runAge(): () => number {
+  const began = { monotonic: performance.now(), wall: Date.now() };
+  return () => Math.max(performance.now() - began.monotonic, Date.now() - began.wall);
+}
+
+/**
+ * The bucket as a writer that takes no lease writes it (a registry backup, which runs beside
+ * releases): its writes stop once the run is older than MAX_WRITER_RUN_MS, as a lease holder's do.
+ */
+export function writesOfOneRun(bucket: Bucket): Bucket {
+  return leased(bucket, null, runAge());
+}
+
+/**
+ * The longest a writer goes on writing after it took the bucket, on this machine's monotonic
+ * clock (which counts a paused process's time) and its wall clock alike. Deferred deletion waits
+ * longer than this (the retention), so a decision a writer made before a pause is never acted on
+ * after another writer could have changed what it was about.
+ */
+export const MAX_WRITER_RUN_MS = 60 * 60_000;
+
+/** What a run writing the bucket is given besides the bucket. */
+export interface BucketWriterRun {
+  /** The store's time now: when it wrote this run's lease, moved on by this machine's monotonic clock. */
+  storeNow(): Date;
+  /** How long a mark waits before its deletion (TARIFF_RETENTION_HOURS). */
+  retentionMs: number;
+}
+
+/**
+ * The bucket as a lease holder writes it: every write preceded by the check that the lease is
+ * still held and that the run is younger than MAX_WRITER_RUN_MS. These save work and make reports
+ * true; safety rests on the writes themselves (create-once, compare-and-swap, deferred deletion).
+ */
+function leased(bucket: Bucket, lease: BucketLease | null, age: () => number): Bucket {
+  const guard = async () => {
+    if (age() >= MAX_WRITER_RUN_MS)
+      throw errors.bucketLeaseLost(
+        bucket.description,
+        `this run took the bucket ${Math.round(age() / 60_000)} min ago (paused, or far too slow): a write this late could undo another writer's`,
+      );
+    await lease?.check();
+  };
   return {
     description: bucket.description,
     get: (key) => bucket.get(key),
     open: (key) => bucket.open(key),
     getTagged: (key) => bucket.getTagged(key),
+    modified: (key) => bucket.modified(key),
     list: (prefix) => bucket.list(prefix),
-    async put(key, data, contentType) {
-      await lease.check();
-      return bucket.put(key, data, contentType);
+    async create(key, data, contentType) {
+      await guard();
+      return bucket.create(key, data, contentType);
+    },
+    async overwrite(key, data, contentType, expected) {
+      await guard();
+      return bucket.overwrite(key, data, contentType, expected);
     },
     async putIfUnchanged(key, data, contentType, expected) {
-      await lease.check();
+      await guard();
       return bucket.putIfUnchanged(key, data, contentType, expected);
     },
     async delete(keys) {
-      await lease.check();
+      await guard();
       return bucket.delete(keys);
     },
   };

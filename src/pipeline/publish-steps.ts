@@ -1,7 +1,8 @@
 import { errors, isTariffError } from '../errors.ts';
 import { describeFailure } from '../util/machine-fault.ts';
 import { keepSources, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
-import { removeUnreferencedSources } from './source-retention.ts';
+import { collectGarbage } from './bucket-garbage.ts';
+import type { BucketWriterRun } from './bucket-writer.ts';
 import { CURRENT_KEY, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
 import type { CopySource } from '../publish/intact-copies.ts';
 import {
@@ -12,7 +13,15 @@ import {
   type PlannedRepair,
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
-import { readCurrentManifest, switchCurrent, verifyWritten, type PublishResult, type ReleaseFiles } from '../publish/bucket-releases.ts';
+import {
+  createRelease,
+  readCurrentManifest,
+  repairFile,
+  switchCurrent,
+  verifyWritten,
+  type PublishResult,
+  type ReleaseFiles,
+} from '../publish/bucket-releases.ts';
 import { releaseManifestOf, renderManifest, type Manifest } from '../release/manifest.ts';
 import type { Signing } from '../publish/current-signing.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -33,6 +42,10 @@ export interface PublishTarget {
    * data dir's snapshots), to keep in the bucket's sources/ before the switch; null when not at hand.
    */
   sources?: (sha256: string) => Promise<Uint8Array | null>;
+  /** The writer's clock and retention, for deferred deletion (absent in a dry run: nothing is marked). */
+  run?: BucketWriterRun;
+  /** The command, as a mark names who made it. */
+  command?: string;
 }
 
 /** A bucket error before the switch leaves the previous release current and whole: said so. */
@@ -64,6 +77,13 @@ export async function afterSwitch<T>(
   } catch (error) {
     // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
     if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
+    // "Published, needs no undoing" is said only while it is true: another writer may have moved on since.
+    const now = await readCurrentManifest(bucket).catch(() => null);
+    if (now?.version !== plan.version)
+      throw errors.bucketChanged(
+        `${bucket.description}${CURRENT_KEY}`,
+        `this run made ${plan.version} current, but another writer has made ${now?.version ?? 'another release'} current since; ${step} was left to that writer (${isTariffError(error) ? error.code : 'failed'})`,
+      );
     const { detail, remedy } = isTariffError(error) ? { detail: error.message, remedy: undefined } : describeFailure(error);
     throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, remedy);
   }
@@ -95,11 +115,11 @@ async function uploadStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
       await beforeSwitch(bucket, plan, async () => {
         for (const repair of plan.repairs) {
           say(repairLine(repair));
-          await bucket.put(repair.key, repair.bytes, 'application/gzip');
+          await repairFile(bucket, repair);
         }
         for (const upload of plan.uploads) {
           say(`${upload.key} (${upload.bytes.length} bytes)`);
-          await bucket.put(upload.key, upload.bytes, 'application/gzip');
+          await createRelease(bucket, plan.version, upload.key, upload.bytes, 'application/gzip');
         }
         await verifyWritten(bucket, writes);
       });
@@ -120,7 +140,13 @@ async function switchStep(runner: StepRunner, bucket: Bucket, plan: PublicationP
   await runner.effect('switch', {
     run: async (say) => {
       await beforeSwitch(bucket, plan, async () => {
-        await bucket.put(releaseManifestKey(move.to), Buffer.from(renderManifest(releaseManifestOf(manifest))), 'application/json');
+        await createRelease(
+          bucket,
+          move.to,
+          releaseManifestKey(move.to),
+          Buffer.from(renderManifest(releaseManifestOf(manifest))),
+          'application/json',
+        );
         await switchCurrent(bucket, next, plan.currentTag);
       });
       say(`${CURRENT_KEY} → ${move.to} (was ${move.from ?? 'none'})${signedUntil(next)}`);
@@ -163,25 +189,33 @@ async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPla
   });
 }
 
+/**
+ * Deferred deletion after the switch: the versions beyond --keep are marked (never the one
+ * current.json names now, read again), and what earlier runs marked more than the retention ago
+ * and no pointer names now is deleted (bucket-garbage.ts). A dry run, with no writer's clock, marks nothing.
+ */
 async function pruneStep(runner: StepRunner, target: PublishTarget, plan: PublicationPlan): Promise<void> {
+  const run = target.run;
+  if (!run) return runner.skip('prune', 'a dry run marks nothing');
   await runner.effect('prune', {
     run: async (say) => {
-      // The plan was made before the switch: another writer may have moved current.json since (a
-      // rollback after this run lost its lease). What it names now is never removed, nor, when it
-      // moved, any release this run's switch involved, whatever the plan said.
-      const planned = plan.prune.length + plan.clean.length > 0;
-      const current = planned ? (await readCurrentManifest(target.bucket))?.version : plan.version;
-      const spared = new Set(current === plan.version ? [current] : [current, plan.switch?.from, plan.version]);
-      const prune = plan.prune.filter((version) => !spared.has(version));
-      const clean = plan.clean.filter((version) => !spared.has(version));
-      await removeVersions(target.bucket, [...prune, ...clean]);
-      // The documents only the removed versions named go with them.
-      const sources = prune.length + clean.length > 0 ? await removeUnreferencedSources(target.bucket) : [];
-      const documents = sources.length > 0 ? ` (and ${sources.length} document(s) only they were built from)` : '';
-      say(`keep ${target.keep}: ${prune.length > 0 ? `removed ${prune.join(', ')}${documents}` : 'nothing to remove'}`);
-      for (const orphan of clean) say(`removed the incomplete version ${orphan}, left by an interrupted run`);
+      const retire = [...plan.prune, ...plan.clean].map((version) => ({
+        prefix: `${RELEASES_PREFIX}${version}/`,
+        reason: plan.prune.includes(version) ? `beyond --keep ${target.keep}` : 'an incomplete version, left by an interrupted run',
+      }));
+      const report = await collectGarbage(target.bucket, {
+        storeNow: run.storeNow(),
+        retentionMs: run.retentionMs,
+        by: `tariff ${target.command ?? 'publish'}`,
+        retire,
+      });
+      const hours = Math.round(run.retentionMs / 3_600_000);
+      const marked = report.marked.length > 0 ? `marked ${report.marked.join(', ')} for removal in ${hours} h` : 'nothing to mark';
+      say(`keep ${target.keep}: ${marked}`);
+      if (report.removed.length > 0) say(`removed ${report.removed.join(', ')} (marked more than ${hours} h ago)`);
+      if (report.kept.length > 0) say(`kept ${report.kept.join(', ')}: named again since it was marked`);
     },
-    wouldDo: () => [`keep ${target.keep}: remove ${[...plan.prune, ...plan.clean].join(', ') || 'nothing'}`],
+    wouldDo: () => [`keep ${target.keep}: mark ${[...plan.prune, ...plan.clean].join(', ') || 'nothing'} for removal`],
   });
 }
 
@@ -234,18 +268,4 @@ export function publicationResult(plan: PublicationPlan): PublishResult {
     ...(repaired.length > 0 ? { repaired } : {}),
     ...unrepaired,
   };
-}
-
-/**
- * Deletes whole versions. Each version's manifest goes first, so a removal cut short leaves an
- * incomplete version (cleaned next time), never a manifest that names missing files.
- */
-async function removeVersions(bucket: Bucket, versions: string[]): Promise<void> {
-  if (versions.length === 0) return;
-  const keys = await bucket.list(RELEASES_PREFIX);
-  for (const version of versions) {
-    const own = keys.filter((key) => key.startsWith(`${RELEASES_PREFIX}${version}/`));
-    await bucket.delete(own.filter((key) => key === releaseManifestKey(version)));
-    await bucket.delete(own.filter((key) => key !== releaseManifestKey(version)));
-  }
 }

@@ -1,5 +1,4 @@
 import { keepSources } from '../publish/bucket-sources.ts';
-import { removeUnreferencedSources } from './source-retention.ts';
 import { basename } from 'node:path';
 import { assembleDataset } from '../dataset/assemble-dataset.ts';
 import type { Dataset } from '../dataset/model.ts';
@@ -7,8 +6,8 @@ import { errors } from '../errors.ts';
 import { selectTariff } from '../dataset/select-tariff.ts';
 import { cleanSourceName, importRecord, removeImport, type ImportRecord } from '../history/history-imports.ts';
 import {
-  deleteImportRecord,
-  importedDigests,
+  digestOfImportKey,
+  importKeys,
   readHistoryForUpdate,
   readHistoryManifestForUpdate,
   readImportRecords,
@@ -63,7 +62,7 @@ export async function catchUpHistory(bucket: Bucket): Promise<HistoryUpdate | nu
   if (releases.length === 0) return null;
   const { history, tags } = await readHistoryForUpdate(bucket, known);
   const updated = releases.reduce<PriceHistory>((sum, dataset) => recordRelease(sum, dataset), history);
-  await writeHistory(bucket, updated, tags);
+  await writeHistory(bucket, updated, tags, await importKeys(bucket, known.manifest));
   return { releases: releases.map((d) => d.version), lists: [], products: updated.products.length };
 }
 
@@ -101,7 +100,8 @@ export interface ImportOptions {
  */
 export async function importHistory(bucket: Bucket, documents: SourceDocument[], options: ImportOptions): Promise<HistoryUpdate> {
   const read = await readHistoryForUpdate(bucket);
-  const imported = await importedDigests(bucket);
+  const included = await importKeys(bucket, read.manifest);
+  const imported = new Set(included.map(digestOfImportKey));
   let updated = read.history;
   const lists: HistoryUpdate['lists'] = [];
   const records: ImportRecord[] = [];
@@ -138,8 +138,9 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
       bytesOf,
     );
     // The records next: a history written without its record could not be taken back out.
-    for (const record of records) await writeImportRecord(bucket, record);
-    await writeHistory(bucket, updated, read.tags);
+    const keys: string[] = [];
+    for (const record of records) keys.push(await writeImportRecord(bucket, record));
+    await writeHistory(bucket, updated, read.tags, [...included, ...keys]);
   }
   return { releases: [], lists, products: updated.products.length };
 }
@@ -159,7 +160,9 @@ export interface HistoryRemoval {
  * SHA-256; with `apply` false, only says what it would do.
  */
 export async function removeHistoryImport(bucket: Bucket, name: string, apply: boolean): Promise<HistoryRemoval> {
-  const records = await readImportRecords(bucket);
+  const read = await readHistoryForUpdate(bucket);
+  const included = await importKeys(bucket, read.manifest);
+  const records = await readImportRecords(bucket, included);
   const matching = records.filter((record) => record.sha256 === name.toLowerCase() || record.source === cleanSourceName(name));
   if (matching.length === 0)
     throw errors.importNotFound(
@@ -172,14 +175,15 @@ export async function removeHistoryImport(bucket: Bucket, name: string, apply: b
       matching.map((record) => record.sha256),
     );
   const record = matching[0]!;
-  const read = await readHistoryForUpdate(bucket);
   const removal = removeImport(read.history, record);
-  if (apply) {
-    await writeHistory(bucket, removal.history, read.tags);
-    await deleteImportRecord(bucket, record.sha256);
-    // Its document goes too, unless a kept release was built from it.
-    await removeUnreferencedSources(bucket);
-  }
+  // The record and its document are then named by nothing: deferred deletion removes them later.
+  if (apply)
+    await writeHistory(
+      bucket,
+      removal.history,
+      read.tags,
+      included.filter((key) => key !== record.key),
+    );
   return {
     source: record.source,
     sha256: record.sha256,

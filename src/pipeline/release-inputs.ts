@@ -68,7 +68,7 @@ export async function previousInBucket(
 ): Promise<PreviousRelease> {
   const [manifest, kept] = await Promise.all([readCurrentManifest(bucket), listReleases(bucket)]);
   const dataset = manifest ? await readPublishedRows(bucket, manifest, say, copies) : null;
-  return { manifest, dataset, takenVersions: [...kept.versions, ...kept.incomplete] };
+  return { manifest, dataset, takenVersions: [...kept.versions, ...kept.incomplete, ...kept.marked] };
 }
 
 /** The release a --previous folder (or manifest.json) holds; none yet is the first build (cron's first run), not an error. */

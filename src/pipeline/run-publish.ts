@@ -7,7 +7,7 @@ import { summarisePlan, type PlanSummary } from '../publish/plan-publication.ts'
 import type { PublishResult, ReleaseFiles } from '../publish/bucket-releases.ts';
 import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '../release/manifest.ts';
 import { verifyRelease } from '../release/verify-release.ts';
-import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges, type BucketWriterRun } from './bucket-writer.ts';
 import { snapshotBytes } from './release-inputs.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -53,9 +53,10 @@ export async function runPublish(
   const runner = new StepRunner(options);
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
-  const publish = async (leased: Bucket) => {
+  const publish = async (leased: Bucket, run: BucketWriterRun) => {
     const sources = snapshotBytes(options.dataDir);
-    const plan = await publishSteps(runner, { bucket: leased, keep: settings.keep, copies, signing, sources }, release);
+    const target = { bucket: leased, keep: settings.keep, copies, signing, sources, run, command: 'publish' };
+    const plan = await publishSteps(runner, target, release);
     await afterSwitch(leased, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, leased));
     return plan;
   };

@@ -21,6 +21,8 @@ import { openBucket } from '../storage/open-bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { temporaryBeside, withTemporary, writeFileAtomic } from '../util/durable-write.ts';
 import { acquireLock } from '../util/run-lock.ts';
+import { collectGarbage } from './bucket-garbage.ts';
+import { writesOfOneRun } from './bucket-writer.ts';
 
 export interface RegistryBackupOptions {
   settings: Settings;
@@ -109,22 +111,55 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
       fingerprint: contents.fingerprint,
     };
     const key = `${BACKUPS_PREFIX}${record.file}`;
-    await destination.put(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip');
+    const guarded = writesOfOneRun(destination);
+    // Created once: a name is a time to the millisecond, and another backup under it is not this one.
+    if ((await guarded.create(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip')) === 'exists')
+      throw errors.backupDamaged(`${destination.description}${key}`, 'a backup of that name exists already; run again');
     // Read back before it counts: a backup is one only once its bytes are there whole.
     const back = await destination.get(key);
     if (!back || sha256Hex(back) !== record.sha256)
       throw errors.backupDamaged(`${destination.description}${key}`, 'what the destination holds is not what was written');
     const json = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
-    await destination.put(`${BACKUPS_PREFIX}${name}.json`, json, 'application/json');
-    await destination.put(LATEST_BACKUP_KEY, json, 'application/json');
-    const removed = expiredBackups(await destination.list(BACKUPS_PREFIX), options.keep);
-    await destination.delete(removed);
+    await guarded.create(`${BACKUPS_PREFIX}${name}.json`, json, 'application/json');
+    await nameLatest(guarded, record, json);
+    // The store's time, from the record it has just written: marks' ages are measured on it.
+    const storeNow = (await destination.modified(`${BACKUPS_PREFIX}${name}.json`)) ?? at;
+    const expired = expiredBackups(await destination.list(BACKUPS_PREFIX), options.keep);
+    const garbage = await collectGarbage(guarded, {
+      storeNow,
+      retentionMs: settings.retentionHours * 3_600_000,
+      by: 'tariff registry backup',
+      retire: expired.length > 0 ? [{ keys: expired, reason: `beyond --keep ${options.keep}` }] : [],
+    });
+    const removed = garbage.removed;
     await rememberBackup(dataDir, record, destination.description);
     return { record, where: `${destination.description}${key}`, removed };
   } finally {
     await unlock();
   }
 }
+
+/**
+ * Makes `record` the newest backup (latest.json) by compare-and-swap: never over a newer backup's
+ * record that another run wrote meanwhile (a paused backup that resumes leaves the newer one named).
+ */
+async function nameLatest(destination: Bucket, record: BackupRecord, json: Buffer): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const now = await destination.getTagged(LATEST_BACKUP_KEY);
+    const named = now ? backupRecordSchema.safeParse(safeJson(now.bytes)) : null;
+    if (named?.success && named.data.createdAt >= record.createdAt) return;
+    if ((await destination.putIfUnchanged(LATEST_BACKUP_KEY, json, 'application/json', now?.tag ?? null)) === 'written') return;
+  }
+  throw errors.bucketChanged(`${destination.description}${LATEST_BACKUP_KEY}`, 'other backups kept changing it; run again');
+}
+
+const safeJson = (bytes: Buffer): unknown => {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+};
 
 /** The last backup this data dir took, with where it went: for the operator looking at the machine. */
 async function rememberBackup(dataDir: string, record: BackupRecord, where: string): Promise<void> {

@@ -16,7 +16,7 @@ import { sha256Hex } from '../util/digests.ts';
 import { writeReleaseDir } from '../release/write-release-dir.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges, type BucketWriterRun } from './bucket-writer.ts';
 import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
@@ -86,12 +86,12 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
   return asBucketWriter(
     bucket,
     { ...options, command: 'release' },
-    (leased) => releaseRun(options, leased, today),
+    (leased, run) => releaseRun(options, leased, today, run),
     (summary) => summary.status === 'published',
   );
 }
 
-async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: string): Promise<ReleaseSummary> {
+async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: string, writer: BucketWriterRun): Promise<ReleaseSummary> {
   const { settings, dataDir } = options;
   const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-release-'));
   try {
@@ -125,7 +125,14 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
           barcodes: () => approvedBarcodes(options.barcodesFile, settings, dataDir),
           previous: (say) => previousInBucket(bucket, say, copies),
         },
-        publish: { bucket, copies, signing: await signingOf(settings, options.now), sources: snapshotBytes(dataDir) },
+        publish: {
+          bucket,
+          copies,
+          signing: await signingOf(settings, options.now),
+          sources: snapshotBytes(dataDir),
+          run: writer,
+          command: 'release',
+        },
         out: {
           dir: join(dataDir, 'releases', '{version}'),
           // The provenance names the snapshots of the authority's documents (bundled ones have none).

@@ -1,11 +1,14 @@
 import * as z from 'zod';
 import { errors } from '../errors.ts';
-import type { Bucket, TaggedObject } from '../storage/bucket.ts';
+import { NotAnObject, type Bucket, type TaggedObject } from '../storage/bucket.ts';
 import type { HolderState, ProcessIdentity } from '../util/process-identity.ts';
 import { sha256Hex } from '../util/digests.ts';
 
 /** The object in the bucket that says who writes it now: one writer at a time, across machines. */
 export const LEASE_KEY = 'writer-lock.json';
+
+/** The longest life a lease may state (TARIFF_LOCK_STALE_SECONDS is at most 3600). */
+const MAX_LEASE_TTL_MS = 3_600_000;
 
 const identitySchema = z.object({
   boot: z.string().nullable(),
@@ -23,8 +26,11 @@ const leaseSchema = z.object({
   /** The holder's clock, for people: another machine's time decides nothing here. */
   since: z.string(),
   expires: z.string(),
-  /** How long the holder lets the lease go unrenewed (it renews at a third of it). */
-  ttlMs: z.number().int().positive(),
+  /**
+   * How long the holder lets the lease go unrenewed (it renews at a third of it). More than an
+   * hour is not believed: the lease is then unreadable, waited out for the reader's own time to live.
+   */
+  ttlMs: z.number().int().positive().max(MAX_LEASE_TTL_MS),
   /** Renewals so far: every renewal changes the bytes, so a waiting writer sees the holder is alive. */
   renewals: z.number().int().nonnegative(),
   holder: identitySchema,
@@ -93,7 +99,15 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
   const deadline = options.now().getTime() + options.waitMs;
   let seen = (await options.sightings?.read()) ?? null;
   for (let wait = FIRST_RETRY_MS; ; wait = Math.min(wait * 2, MAX_RETRY_MS)) {
-    const existing = await bucket.getTagged(LEASE_KEY);
+    const existing = await bucket.getTagged(LEASE_KEY).catch((error: unknown) => {
+      // A folder or a FIFO where the lease should be: no writer can take it until someone moves it away.
+      if (error instanceof NotAnObject)
+        throw errors.bucketBusy(
+          `${bucket.description}${LEASE_KEY}`,
+          `${LEASE_KEY} is ${error.kind}, not a lease: move it away once no writer runs`,
+        );
+      throw error;
+    });
     const holder = existing ? parseHolder(existing) : null;
     const digest = existing ? sha256Hex(Buffer.concat([existing.bytes, Buffer.from(`\n${existing.tag}`)])) : null;
     if (existing && seen?.digest !== digest) seen = { digest: digest!, since: options.now().toISOString() };

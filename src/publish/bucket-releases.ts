@@ -4,6 +4,7 @@ import { openDatasetFile } from '../release/read-release.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { FORMATS, holdsDigest, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { markCovers, readMarks } from '../storage/deferred-deletions.ts';
 import { checkSigningKey, nextCurrent, type Signing } from './current-signing.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
@@ -62,6 +63,40 @@ export async function switchCurrent(bucket: Bucket, next: Manifest, tag: string 
   );
 }
 
+/**
+ * Creates one object of a release (a file, then its manifest), never replacing one: the same bytes
+ * there already are this release's (a run cut short, run again), other bytes are another writer's
+ * release of the same version (`version_conflict`), whenever that writer started.
+ */
+export async function createRelease(bucket: Bucket, version: string, key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+  if ((await bucket.create(key, bytes, contentType)) === 'written') return;
+  const there = await bucket.get(key);
+  if (there?.equals(bytes)) return;
+  throw errors.versionConflict(version, bucket.description, `is being published by another writer with other files (${key})`);
+}
+
+/**
+ * Writes a damaged file of a kept release again with the bytes its manifest names, only if it still
+ * holds the damage that was found (or is still missing): a repair by another writer meanwhile stands.
+ */
+export async function repairFile(bucket: Bucket, repair: { key: string; bytes: Uint8Array; version: string }): Promise<void> {
+  const there = await bucket.getTagged(repair.key);
+  if (there?.bytes.equals(repair.bytes)) return;
+  const written = there
+    ? await bucket.overwrite(repair.key, repair.bytes, 'application/gzip', there.tag)
+    : (await bucket.create(repair.key, repair.bytes, 'application/gzip')) === 'written'
+      ? 'written'
+      : 'conflict';
+  if (written === 'conflict') {
+    const now = await bucket.get(repair.key);
+    if (!now?.equals(repair.bytes))
+      throw errors.bucketChanged(
+        `${bucket.description}${repair.key}`,
+        `another writer wrote it while ${repair.version} was being repaired`,
+      );
+  }
+}
+
 /** The manifest a kept release carries (`releases/<version>/manifest.json`), or null when it has none. */
 export function readReleaseManifest(bucket: Bucket, version: string): Promise<Manifest | null> {
   return readManifestObject(bucket, releaseManifestKey(version));
@@ -102,9 +137,11 @@ export async function rollbackRelease(
   signing?: Signing,
 ): Promise<{ version: string; previousVersion: string | null; expires?: string }> {
   const manifest = await readManifestObject(bucket, releaseManifestKey(version));
-  const { complete } = completeVersionsIn(await bucket.list(RELEASES_PREFIX));
+  const { versions: kept, marked } = await listReleases(bucket);
   // An incomplete version (a crash left it without all its files) is not kept: it is never made current.
-  if (!manifest || !complete.includes(version)) throw errors.releaseNotKept(version, bucket.description, complete);
+  // Nor one marked for removal: a sweep may be deleting it (storage/deferred-deletions.ts).
+  if (!manifest || !kept.includes(version))
+    throw errors.releaseNotKept(version, bucket.description, kept, marked.includes(version) ? 'is marked for removal' : undefined);
   await verifyUploaded(bucket, manifest);
   await checkSigningKey(bucket, signing);
   const { manifest: current, tag } = await readCurrentForSwitch(bucket);
@@ -113,11 +150,23 @@ export async function rollbackRelease(
   return { version, previousVersion: current?.version ?? null, ...(next.expires ? { expires: next.expires } : {}) };
 }
 
-/** The versions kept whole in the bucket, oldest first, the current one, and the incomplete ones a crash left. */
-export async function listReleases(bucket: Bucket): Promise<{ versions: string[]; current: string | null; incomplete: string[] }> {
-  const [keys, current] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket)]);
+/**
+ * The versions kept whole in the bucket, oldest first, the current one, the incomplete ones a crash
+ * left, and those marked for removal (whole, but no longer kept: never rolled back to). The current
+ * one is always kept: a mark on it is dropped by the next sweep.
+ */
+export async function listReleases(
+  bucket: Bucket,
+): Promise<{ versions: string[]; current: string | null; incomplete: string[]; marked: string[] }> {
+  const [keys, current, marks] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket), readMarks(bucket)]);
   const { complete, orphans } = completeVersionsIn(keys);
-  return { versions: complete, current: current?.version ?? null, incomplete: orphans };
+  const isMarked = (version: string) => version !== current?.version && marks.some((mark) => markCovers(mark, releaseManifestKey(version)));
+  return {
+    versions: complete.filter((version) => !isMarked(version)),
+    current: current?.version ?? null,
+    incomplete: orphans,
+    marked: complete.filter(isMarked),
+  };
 }
 
 /** Reads back what the bucket holds for the manifest: every file whole, or a `bucket_failed` naming the first that is not. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digestOfSourceKey, missingSources, sourceKey, unreferencedSources } from './bucket-sources.ts';
+import { digestOfSourceKey, missingSources, sourceKey } from './bucket-sources.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -13,7 +13,7 @@ describe('sources kept in the bucket', () => {
     expect(digestOfSourceKey('sources/other')).toBeNull();
   });
 
-  it('says which documents the bucket lacks, each once, and which it keeps for nothing', () => {
+  it('says which documents the bucket lacks, each once, and reads the key of a fresh copy', () => {
     const keys = [`sources/${A}.pdf`];
     expect(
       missingSources(
@@ -25,6 +25,8 @@ describe('sources kept in the bucket', () => {
         keys,
       ),
     ).toEqual([{ sha256: B, name: 'b.pdf' }]);
-    expect(unreferencedSources([`sources/${A}.pdf`, `sources/${B}.xml`, 'sources/README'], new Set([B]))).toEqual([`sources/${A}.pdf`]);
+    // A fresh copy beside a marked one names the same document.
+    expect(digestOfSourceKey(`sources/${B}-0a1b2c3d.pdf`)).toBe(B);
+    expect(digestOfSourceKey(`sources/${B}-0a1b.pdf`)).toBeNull();
   });
 });

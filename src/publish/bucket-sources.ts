@@ -1,5 +1,6 @@
 import { errors } from '../errors.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { createOnce, markCovers, readMarks } from '../storage/deferred-deletions.ts';
 import { sha256Hex } from '../util/digests.ts';
 
 /**
@@ -23,9 +24,9 @@ export function sourceKey(ref: SourceRef): string {
   return `${SOURCES_PREFIX}${ref.sha256}${ext ? `.${ext}` : ''}`;
 }
 
-/** The digest a key of sources/ names, or null for another key. */
+/** The digest a key of sources/ names (`-<suffix>` when a marked copy was not reused), or null for another key. */
 export function digestOfSourceKey(key: string): string | null {
-  return /^sources\/([0-9a-f]{64})(?:\.[a-z0-9]{1,5})?$/.exec(key)?.[1] ?? null;
+  return /^sources\/([0-9a-f]{64})(?:-[0-9a-f]{8})?(?:\.[a-z0-9]{1,5})?$/.exec(key)?.[1] ?? null;
 }
 
 /** The documents of `refs` the bucket lacks (by digest), given its keys under sources/. */
@@ -34,25 +35,21 @@ export function missingSources(refs: SourceRef[], keys: string[]): SourceRef[] {
   return refs.filter((ref, i) => !present.has(ref.sha256) && refs.findIndex((other) => other.sha256 === ref.sha256) === i);
 }
 
-/** The keys of sources/ no reference names any more: what the last release or import that named them leaves behind. */
-export function unreferencedSources(keys: string[], referenced: ReadonlySet<string>): string[] {
-  return keys.filter((key) => {
-    const digest = digestOfSourceKey(key);
-    return digest !== null && !referenced.has(digest);
-  });
-}
-
 /**
- * Stores in the bucket every document of `refs` it lacks, from `bytesOf` (the run's own documents,
- * the data dir's snapshots), each read back and compared. Returns those stored, and those whose
- * bytes were not at hand (a release then cannot be built again from the bucket alone: said).
+ * Stores in the bucket every document of `refs` it lacks (or holds only marked for removal), from
+ * `bytesOf` (the run's own documents, the data dir's snapshots), each created once and read back.
+ * Returns those stored, and those whose bytes were not at hand (a release then cannot be built
+ * again from the bucket alone: said).
  */
 export async function keepSources(
   bucket: Bucket,
   refs: SourceRef[],
   bytesOf: (sha256: string) => Promise<Uint8Array | null>,
 ): Promise<{ stored: SourceRef[]; missing: SourceRef[] }> {
-  const lacking = missingSources(refs, await bucket.list(SOURCES_PREFIX));
+  const marks = await readMarks(bucket);
+  // A copy marked for removal may be deleted by a sweep under way: it does not count as kept.
+  const kept = (await bucket.list(SOURCES_PREFIX)).filter((key) => !marks.some((mark) => markCovers(mark, key)));
+  const lacking = missingSources(refs, kept);
   const stored: SourceRef[] = [];
   const missing: SourceRef[] = [];
   for (const ref of lacking) {
@@ -61,8 +58,10 @@ export async function keepSources(
       missing.push(ref);
       continue;
     }
-    const key = sourceKey(ref);
-    await bucket.put(key, bytes, 'application/octet-stream');
+    const named = sourceKey(ref);
+    const key = await createOnce(bucket, named, bytes, 'application/octet-stream', (suffix) =>
+      named.replace(ref.sha256, `${ref.sha256}-${suffix}`),
+    );
     const back = await bucket.get(key);
     if (!back || sha256Hex(back) !== ref.sha256)
       throw errors.bucketFailed(`${bucket.description}${key}`, 'what the bucket holds is not the document that was written');
@@ -71,10 +70,11 @@ export async function keepSources(
   return { stored, missing };
 }
 
-/** A document's bytes from the bucket by its digest, checked; null when the bucket does not keep it. */
+/** A document's bytes from the bucket by its digest, checked (the first whole copy); null when the bucket does not keep it. */
 export async function readSource(bucket: Bucket, sha256: string): Promise<Buffer | null> {
-  const key = (await bucket.list(`${SOURCES_PREFIX}${sha256}`)).find((candidate) => digestOfSourceKey(candidate) === sha256);
-  if (!key) return null;
-  const bytes = await bucket.get(key);
-  return bytes && sha256Hex(bytes) === sha256 ? bytes : null;
+  for (const key of (await bucket.list(`${SOURCES_PREFIX}${sha256}`)).filter((candidate) => digestOfSourceKey(candidate) === sha256)) {
+    const bytes = await bucket.get(key);
+    if (bytes && sha256Hex(bytes) === sha256) return bytes;
+  }
+  return null;
 }

@@ -42,8 +42,14 @@ export function resignReason(current: Manifest, signing: Signing | undefined): s
 
 /** The bucket's key list; empty before any key was created. */
 export async function readKeyList(bucket: Bucket): Promise<KeyList> {
-  const bytes = await bucket.get(KEYS_KEY);
-  if (!bytes) return { keys: [] };
+  return (await readKeyListForUpdate(bucket)).list;
+}
+
+/** The key list with the tag its change compares against (null: no list yet). */
+export async function readKeyListForUpdate(bucket: Bucket): Promise<{ list: KeyList; tag: string | null }> {
+  const object = await bucket.getTagged(KEYS_KEY);
+  if (!object) return { list: { keys: [] }, tag: null };
+  const bytes = object.bytes;
   let json: unknown = null;
   try {
     json = JSON.parse(bytes.toString('utf8'));
@@ -52,11 +58,17 @@ export async function readKeyList(bucket: Bucket): Promise<KeyList> {
   }
   const parsed = keyListSchema.safeParse(json);
   if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${KEYS_KEY}`, 'the key list in the bucket is not valid');
-  return parsed.data;
+  return { list: parsed.data, tag: object.tag };
 }
 
-export async function writeKeyList(bucket: Bucket, list: KeyList): Promise<void> {
-  await bucket.put(KEYS_KEY, Buffer.from(`${JSON.stringify(list, null, 2)}\n`), 'application/json');
+/** Replaces the key list only if it is still the one read (`tag`): another writer's key is never lost (`bucket_changed`). */
+export async function writeKeyList(bucket: Bucket, list: KeyList, tag: string | null): Promise<void> {
+  const written = await bucket.putIfUnchanged(KEYS_KEY, Buffer.from(`${JSON.stringify(list, null, 2)}\n`), 'application/json', tag);
+  if (written === 'conflict')
+    throw errors.bucketChanged(
+      `${bucket.description}${KEYS_KEY}`,
+      'another writer changed the key list meanwhile; nothing was written, run again',
+    );
 }
 
 /**

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import { generateSigningKey, inUse, type PublicKeyEntry } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { readKeyList, writeKeyList } from './current-signing.ts';
+import { readKeyListForUpdate, writeKeyList } from './current-signing.ts';
 
 /** Where `tariff signing-key create` puts a new private key without --out: beside the state, never in the bucket. */
 export const defaultKeyFile = (dataDir: string, keyId: string) => join(dataDir, 'signing-keys', `${keyId}.pem`);
@@ -19,7 +19,7 @@ export async function createSigningKey(
 ): Promise<{ entry: PublicKeyEntry; file: string }> {
   const { privatePem, entry } = generateSigningKey(options.now);
   const file = options.file ?? defaultKeyFile(options.dataDir, entry.keyId);
-  const list = await readKeyList(bucket);
+  const { list, tag } = await readKeyListForUpdate(bucket);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   try {
     await writeFile(file, privatePem, { mode: 0o600, flag: 'wx' });
@@ -29,7 +29,7 @@ export async function createSigningKey(
       `${file}: cannot write the private key (${code === 'EEXIST' ? 'the file exists; a key is never overwritten' : code})`,
     );
   }
-  await writeKeyList(bucket, { keys: [...list.keys, entry] });
+  await writeKeyList(bucket, { keys: [...list.keys, entry] }, tag);
   return { entry, file };
 }
 
@@ -38,11 +38,11 @@ export async function createSigningKey(
  * (docs/operations.md, "Rotating the signing key").
  */
 export async function retireSigningKey(bucket: Bucket, keyId: string, at: Date): Promise<PublicKeyEntry> {
-  const list = await readKeyList(bucket);
+  const { list, tag } = await readKeyListForUpdate(bucket);
   const entry = list.keys.find((candidate) => candidate.keyId === keyId);
   if (!entry) throw errors.usage(`${bucket.description}keys.json lists no key ${keyId} (tariff signing-key list)`);
   if (!inUse(entry, at)) throw errors.usage(`key ${keyId} is retired already (on ${entry.retiredAt})`);
   const retired = { ...entry, retiredAt: at.toISOString() };
-  await writeKeyList(bucket, { keys: list.keys.map((candidate) => (candidate.keyId === keyId ? retired : candidate)) });
+  await writeKeyList(bucket, { keys: list.keys.map((candidate) => (candidate.keyId === keyId ? retired : candidate)) }, tag);
   return retired;
 }

@@ -1,7 +1,8 @@
 import { errors } from '../errors.ts';
 import { FORMATS, sameDigest, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { completeVersionsIn, RELEASES_PREFIX, releaseFileKey, versionsToPrune } from './bucket-layout.ts';
+import { completeVersionsIn, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsToPrune } from './bucket-layout.ts';
+import { markCovers, readMarks } from '../storage/deferred-deletions.ts';
 import { compareVersions } from '../release/release-version.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
@@ -96,7 +97,19 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
       clean: [],
     };
   }
-  const { pruned, cleaned } = pruningPlan(await bucket.list(RELEASES_PREFIX), options.keep, manifest.version);
+  const marks = await readMarks(bucket);
+  const keys = await bucket.list(RELEASES_PREFIX);
+  // A version marked for removal is never published again: a sweep may be deleting its files.
+  if (keys.some((key) => key.startsWith(`${RELEASES_PREFIX}${manifest.version}/`) && marks.some((mark) => markCovers(mark, key))))
+    throw errors.versionConflict(manifest.version, bucket.description, 'is marked for removal: build again so that the version moves on');
+  const markedVersions = new Set(
+    completeVersionsIn(keys).complete.filter((v) => marks.some((mark) => markCovers(mark, releaseManifestKey(v)))),
+  );
+  const { pruned, cleaned } = pruningPlan(
+    keys.filter((key) => !markedVersions.has(key.split('/')[1]!)),
+    options.keep,
+    manifest.version,
+  );
   // The release it replaces stays kept for a rollback, unless pruned now: then its damage no longer matters.
   const kept = current && !pruned.includes(current.version) ? current : null;
   const { repairs, unrepairable } = kept ? await planRepairs(bucket, kept, copies) : { repairs: [], unrepairable: [] };

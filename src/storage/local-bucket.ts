@@ -1,25 +1,46 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import lockfile from 'proper-lockfile';
+import { Readable } from 'node:stream';
 import { sha256Hex } from '../util/digests.ts';
-import { writeFileAtomic } from '../util/durable-write.ts';
+import { syncFolder, temporaryBeside, withTemporary, writeFileAtomic, writeFileDurable } from '../util/durable-write.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
-import type { Bucket, BucketObject, ConditionalWrite, TaggedObject } from './bucket.ts';
+import { NotAnObject, type Bucket, type BucketObject, type ConditionalWrite, type CreateOnce, type TaggedObject } from './bucket.ts';
 
 /**
- * The folder's lock for a compare-and-swap (a directory, created atomically, also over NFS): held
- * for one comparison and one rename, so a writer waits at most a few seconds; one left by a killed
- * writer is taken over once its time is up.
+ * A key that changes (current.json, the history's manifest, keys.json, the lease) lives in a
+ * folder as its generations: `<key>.gen/000000000001`, `…/000000000002`, each created once and
+ * exclusively (link of a written temporary), readers taking the highest. A compare-and-swap is
+ * "create generation N+1 of the N I read": a second writer of N+1 gets EEXIST, however long it
+ * was paused, so no file time, clock or lock decides anything, and a replaced pointer never comes
+ * back. An empty generation is a deletion (a tombstone): a pointer is never zero bytes.
  */
-const CAS_LOCK = '.tariff-cas.lock';
-const CAS_LOCK_STALE_MS = 10_000;
-const CAS_LOCK_RETRIES = { retries: 100, minTimeout: 5, maxTimeout: 100, factor: 1.5 };
+const GENERATIONS = '.gen';
+const GENERATION_NAME = /^\d{12}$/;
+/**
+ * Generations older than this many below the highest are removed. A writer whose N+1 lands that
+ * far below the highest was paused across them (its N+1 may have been removed and so created
+ * again): it takes its write back and reports a conflict. Legitimate writes never trail so far.
+ */
+const KEEP_GENERATIONS = 64;
+/** How often a read retries when the generation it chose is removed under it. */
+const READ_TRIES = 8;
 
-/** A folder object's tag: its SHA-256, as S3 gives an MD5. */
-const tagOf = (bytes: Uint8Array) => `"${sha256Hex(bytes)}"`;
+const generationName = (n: number) => String(n).padStart(12, '0');
 
-/** A bucket in a local folder: each key is a file, written to a temporary name and renamed. */
+/** A folder object's tag: its SHA-256 for a plain file (as S3 gives an MD5), its generation for a pointer. */
+const plainTag = (bytes: Uint8Array) => `"${sha256Hex(bytes)}"`;
+const generationTag = (n: number) => `"g${generationName(n)}"`;
+
+/** The state of a key as a compare-and-swap sees it: the generation read (0: none yet) and the object's tag, null when absent. */
+interface KeyState {
+  generation: number;
+  object: TaggedObject | null;
+  /** The key is still a plain file of an older layout (or a write-once key): its first swap turns it into generations. */
+  plain: boolean;
+}
+
+/** A bucket in a local folder: each key a file, created once by link(); the keys that change as generations. */
 export class LocalBucket implements Bucket {
   readonly root: string;
   readonly description: string;
@@ -41,13 +62,119 @@ export class LocalBucket implements Bucket {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    const opened = await this.openFile(key);
-    if (!opened) return null;
-    try {
-      return await opened.handle.readFile();
-    } finally {
-      await opened.handle.close();
+    return (await this.getTagged(key))?.bytes ?? null;
+  }
+
+  async getTagged(key: string): Promise<TaggedObject | null> {
+    return (await this.state(key)).object;
+  }
+
+  async modified(key: string): Promise<Date | null> {
+    const generations = await this.generations(key);
+    const path = generations
+      ? generations.length > 0
+        ? join(this.generationsDir(key), generationName(generations.at(-1)!))
+        : null
+      : this.path(key);
+    if (!path) return null;
+    const info = await stat(path).catch(ifMissing(null));
+    return info ? info.mtime : null;
+  }
+
+  async open(key: string): Promise<BucketObject | null> {
+    if (await this.generations(key)) {
+      const object = await this.getTagged(key);
+      if (!object) return null;
+      return { size: object.bytes.length, body: Readable.from([object.bytes]) };
     }
+    // Opening first pins the file: a later change of the key does not change what this stream reads.
+    const opened = await this.openFile(this.path(key), key);
+    if (!opened) return null;
+    return { size: opened.size, body: opened.handle.createReadStream({ autoClose: true }) };
+  }
+
+  async create(key: string, data: Uint8Array, _contentType?: string): Promise<CreateOnce> {
+    const path = this.path(key);
+    return withPath(path, async () => {
+      await mkdir(dirname(path), { recursive: true });
+      return (await linkNew(path, data)) ? 'written' : 'exists';
+    });
+  }
+
+  async overwrite(key: string, data: Uint8Array, _contentType: string, expected: string): Promise<ConditionalWrite> {
+    const path = this.path(key);
+    return withPath(path, async () => {
+      const now = await this.getTagged(key);
+      if (now?.tag !== expected) return 'conflict';
+      // Every writer repairs a key with the bytes its immutable manifest names: a late rename writes the same bytes.
+      await writeFileAtomic(path, data);
+      return 'written';
+    });
+  }
+
+  async putIfUnchanged(key: string, data: Uint8Array, _contentType: string, expected: string | null): Promise<ConditionalWrite> {
+    if (data.length === 0) throw new Error(`${this.description}${key}: a pointer is never empty`);
+    return withPath(this.path(key), () => this.swap(key, data, expected));
+  }
+
+  /** Creates generation N+1 of the N read, if the object read is still the one `expected` names. */
+  private async swap(key: string, data: Uint8Array, expected: string | null): Promise<ConditionalWrite> {
+    const read = await this.state(key);
+    if ((read.object?.tag ?? null) !== expected) return 'conflict';
+    const dir = this.generationsDir(key);
+    await mkdir(dir, { recursive: true });
+    const next = read.generation + 1;
+    if (!(await linkNew(join(dir, generationName(next)), data))) return 'conflict';
+    const after = (await this.generations(key)) ?? [];
+    const highest = after.at(-1) ?? next;
+    if (highest - next >= KEEP_GENERATIONS) {
+      // Paused across many writers: this N+1 may be one removed before and created again. Taken back, refused.
+      await rm(join(dir, generationName(next)), { force: true });
+      return 'conflict';
+    }
+    // The plain file of the older layout is superseded by the generations: removed once they hold the key.
+    if (read.plain) await rm(this.path(key), { force: true });
+    for (const old of after.filter((n) => n <= highest - KEEP_GENERATIONS)) await rm(join(dir, generationName(old)), { force: true });
+    return 'written';
+  }
+
+  private generationsDir(key: string): string {
+    return this.path(key) + GENERATIONS;
+  }
+
+  /** The key's generations, lowest first; null when the key has none (a plain file, or nothing). */
+  private async generations(key: string): Promise<number[] | null> {
+    const names = await readdir(this.generationsDir(key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+      throw error;
+    });
+    if (!names) return null;
+    return names
+      .filter((name) => GENERATION_NAME.test(name))
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  private async state(key: string): Promise<KeyState> {
+    for (let attempt = 0; attempt < READ_TRIES; attempt += 1) {
+      const generations = await this.generations(key);
+      if (!generations || generations.length === 0) {
+        const bytes = await this.readPlain(key);
+        return { generation: 0, object: bytes ? { bytes, tag: plainTag(bytes) } : null, plain: bytes !== null };
+      }
+      const highest = generations.at(-1)!;
+      const opened = await this.openFile(join(this.generationsDir(key), generationName(highest)), key);
+      // Removed under this read (only generations far below the highest are): read the list again.
+      if (!opened) continue;
+      const bytes = await readAll(opened.handle);
+      return { generation: highest, object: bytes.length === 0 ? null : { bytes, tag: generationTag(highest) }, plain: false };
+    }
+    throw new Error(`${this.description}${key}: its generations kept changing while it was read`);
+  }
+
+  private async readPlain(key: string): Promise<Buffer | null> {
+    const opened = await this.openFile(this.path(key), key);
+    return opened ? readAll(opened.handle) : null;
   }
 
   /**
@@ -55,57 +182,26 @@ export class LocalBucket implements Bucket {
    * or a device put where a key should be would block a read, or never end it, so it is opened
    * without waiting (O_NONBLOCK, no effect on a regular file) and refused by name.
    */
-  private async openFile(key: string): Promise<{ handle: FileHandle; size: number } | null> {
-    const handle = await open(this.path(key), constants.O_RDONLY | constants.O_NONBLOCK).catch(ifMissing(null));
+  private async openFile(path: string, key: string): Promise<{ handle: FileHandle; size: number } | null> {
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(ifMissing(null));
     if (!handle) return null;
     const info = await handle.stat();
     if (!info.isFile()) {
       await handle.close();
-      throw new Error(`${this.description}${key} is not a regular file`);
+      throw new NotAnObject(`${this.description}${key}`, info.isDirectory() ? 'a folder' : info.isFIFO() ? 'a FIFO' : 'not a regular file');
     }
     return { handle, size: info.size };
   }
 
-  async getTagged(key: string): Promise<TaggedObject | null> {
-    const bytes = await this.get(key);
-    return bytes ? { bytes, tag: tagOf(bytes) } : null;
-  }
-
-  async putIfUnchanged(key: string, data: Uint8Array, _contentType: string, expected: string | null): Promise<ConditionalWrite> {
-    const path = this.path(key);
-    return withPath(path, () => this.compareAndSwap(key, path, data, expected));
-  }
-
-  private async compareAndSwap(key: string, path: string, data: Uint8Array, expected: string | null): Promise<ConditionalWrite> {
-    await mkdir(dirname(path), { recursive: true });
-    const unlock = await lockfile.lock(this.root, {
-      lockfilePath: join(this.root, CAS_LOCK),
-      realpath: false,
-      stale: CAS_LOCK_STALE_MS,
-      retries: CAS_LOCK_RETRIES,
-    });
-    try {
-      const now = await this.get(key);
-      if ((now === null ? null : tagOf(now)) !== expected) return 'conflict';
-      await writeFileAtomic(path, data);
-      return 'written';
-    } finally {
-      await unlock();
-    }
-  }
-
-  async open(key: string): Promise<BucketObject | null> {
-    // Opening first pins the file: a later rename over the key does not change what this stream reads.
-    const opened = await this.openFile(key);
-    if (!opened) return null;
-    return { size: opened.size, body: opened.handle.createReadStream({ autoClose: true }) };
-  }
-
-  async put(key: string, data: Uint8Array): Promise<void> {
+  /** Unconditional write, for tests that damage a bucket as a disk or an operator would: no writer of the product calls it. */
+  async put(key: string, data: Uint8Array, _contentType?: string): Promise<void> {
     const path = this.path(key);
     await withPath(path, async () => {
       await mkdir(dirname(path), { recursive: true });
-      await writeFileAtomic(path, data);
+      if (await this.generations(key)) {
+        const state = await this.state(key);
+        await linkNew(join(this.generationsDir(key), generationName(state.generation + 1)), data);
+      } else await writeFileAtomic(path, data);
     });
   }
 
@@ -115,19 +211,33 @@ export class LocalBucket implements Bucket {
       const entries = await readdir(dir, { withFileTypes: true }).catch(ifMissing([]));
       for (const entry of entries) {
         const path = join(dir, entry.name);
-        if (entry.isDirectory()) await walk(path);
-        else if (entry.isFile() && !entry.name.endsWith('.tmp')) keys.push(relative(this.root, path).split(sep).join('/'));
+        const key = relative(this.root, path).split(sep).join('/');
+        if (entry.isDirectory() && entry.name.endsWith(GENERATIONS)) {
+          const pointer = key.slice(0, -GENERATIONS.length);
+          if (await this.getTagged(pointer).catch(() => null)) keys.push(pointer);
+        } else if (entry.isDirectory()) await walk(path);
+        else if (entry.isFile() && !entry.name.endsWith('.tmp')) keys.push(key);
       }
     };
     // Only the folder that holds the prefix is read, not the whole bucket.
     const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     await walk(folder ? this.path(folder) : this.root);
-    return keys.filter((key) => key.startsWith(prefix)).sort();
+    return [...new Set(keys)].filter((key) => key.startsWith(prefix)).sort();
   }
 
   async delete(keys: string[]): Promise<void> {
     for (const key of keys) {
       const path = this.path(key);
+      const generations = await this.generations(key);
+      if (generations) {
+        // A pointer's deletion is its next generation, empty: never a gap a late writer could fill.
+        for (let attempt = 0; attempt < READ_TRIES; attempt += 1) {
+          const state = await this.state(key);
+          if (!state.object) break;
+          if (await linkNew(join(this.generationsDir(key), generationName(state.generation + 1)), new Uint8Array())) break;
+        }
+        continue;
+      }
       await rm(path, { force: true });
       // Folders only group keys: drop the ones left empty, as an object store would show them.
       for (let dir = dirname(path); dir.startsWith(this.root + sep); dir = dirname(dir)) {
@@ -141,6 +251,34 @@ export class LocalBucket implements Bucket {
       }
     }
   }
+}
+
+async function readAll(handle: FileHandle): Promise<Buffer> {
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates `path` with `data` only if no file has that name: written whole to a temporary beside
+ * it and flushed, then linked to the name (link() never replaces), the folder flushed. False when
+ * the name was taken.
+ */
+async function linkNew(path: string, data: Uint8Array): Promise<boolean> {
+  const created = await withTemporary(temporaryBeside(path), async (temporary) => {
+    await writeFileDurable(temporary, data);
+    return link(temporary, path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      },
+    );
+  });
+  if (created) await syncFolder(dirname(path));
+  return created;
 }
 
 function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -9,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
-import type { Bucket, BucketObject, ConditionalWrite, TaggedObject } from './bucket.ts';
+import type { Bucket, BucketObject, ConditionalWrite, CreateOnce, TaggedObject } from './bucket.ts';
 
 /** How long S3 calls may take (docs/operations.md): a store that accepts a connection and never answers cannot hold a run. */
 export interface S3Timeouts {
@@ -122,6 +123,36 @@ export class S3Bucket implements Bucket {
     });
   }
 
+  create(key: string, data: Uint8Array, contentType: string): Promise<CreateOnce> {
+    return this.call('write', key, async (signal) => {
+      try {
+        await this.putObject(key, data, contentType, signal, { IfNoneMatch: '*' });
+        return 'written';
+      } catch (error) {
+        if (isConditionFailed(error)) return 'exists';
+        throw error;
+      }
+    });
+  }
+
+  overwrite(key: string, data: Uint8Array, contentType: string, expected: string): Promise<ConditionalWrite> {
+    return this.putIfUnchanged(key, data, contentType, expected);
+  }
+
+  modified(key: string): Promise<Date | null> {
+    return this.call('read', key, async (signal) => {
+      try {
+        const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
+          abortSignal: signal,
+        });
+        return head.LastModified ?? null;
+      } catch (error) {
+        if (isMissingKey(error)) return null;
+        throw error;
+      }
+    });
+  }
+
   /** The deadline covers the call up to the first byte; the body then streams for as long as the reader reads. */
   open(key: string): Promise<BucketObject | null> {
     return this.call('read', key, (signal) => this.getObject(key, signal));
@@ -139,6 +170,7 @@ export class S3Bucket implements Bucket {
     }
   }
 
+  /** Unconditional write, for tests that damage a bucket as a disk or an operator would: no writer of the product calls it. */
   put(key: string, data: Uint8Array, contentType: string): Promise<void> {
     return this.call('write', key, (signal) => this.putObject(key, data, contentType, signal));
   }

@@ -58,10 +58,10 @@ class HeldStreams implements Bucket {
   private held = false;
   private wasOpened = false;
   private onOpen: () => void = () => {};
-  private readonly inner: Bucket;
+  private readonly inner: LocalBucket;
   private readonly key: string;
 
-  constructor(inner: Bucket, key: string) {
+  constructor(inner: LocalBucket, key: string) {
     this.inner = inner;
     this.key = key;
     this.description = inner.description;
@@ -70,7 +70,11 @@ class HeldStreams implements Bucket {
   getTagged = (key: string) => this.inner.getTagged(key);
   putIfUnchanged = (key: string, data: Uint8Array, contentType: string, expected: string | null) =>
     this.inner.putIfUnchanged(key, data, contentType, expected);
-  put = (key: string, data: Uint8Array, contentType: string) => this.inner.put(key, data, contentType);
+  put = (key: string, data: Uint8Array) => this.inner.put(key, data);
+  create = (key: string, data: Uint8Array, contentType: string) => this.inner.create(key, data, contentType);
+  overwrite = (key: string, data: Uint8Array, contentType: string, expected: string) =>
+    this.inner.overwrite(key, data, contentType, expected);
+  modified = (key: string) => this.inner.modified(key);
   list = (prefix: string) => this.inner.list(prefix);
   delete = (keys: string[]) => this.inner.delete(keys);
   async open(key: string) {

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS } from '../../src/config/settings.ts';
 import { manifestSchema, renderManifest, type Manifest } from '../../src/release/manifest.ts';
 import { signManifest } from '../../src/release/manifest-signature.ts';
 import { generateSigningKey, signerFromPem } from '../../src/release/signing-keys.ts';
-import type { Bucket } from '../../src/storage/bucket.ts';
+import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { openBucket } from '../../src/storage/open-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
@@ -28,7 +28,7 @@ let s3: S3Stand;
 let authority: AuthorityServer;
 let service: ServeProcess;
 let dataDir: string;
-let bucket: Bucket;
+let bucket: S3Bucket;
 let bucketUri: string;
 
 beforeAll(async () => {
@@ -36,7 +36,7 @@ beforeAll(async () => {
   [s3, authority, dataDir] = await Promise.all([startS3(), new AuthorityServer().start(), mkdtemp(join(tmpdir(), 'tariff-signed-'))]);
   for (const name of LISTS) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
   bucketUri = `s3://${s3.bucket}/signed`;
-  bucket = await openBucket(bucketUri, { dataDir, settings: DEFAULT_SETTINGS, env: s3.env });
+  bucket = (await openBucket(bucketUri, { dataDir, settings: DEFAULT_SETTINGS, env: s3.env })) as S3Bucket;
 });
 afterAll(async () => {
   await service?.stop();

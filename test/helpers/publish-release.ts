@@ -10,6 +10,8 @@ export interface PublishOptions {
   copies?: readonly CopySource[];
   /** Each step's lines, for the operator. */
   onStep?: StepReport;
+  /** How long a mark waits before a later publish deletes it (default 0: the next publish). */
+  retentionMs?: number;
 }
 
 /**
@@ -20,5 +22,6 @@ export interface PublishOptions {
  */
 export async function publishRelease(bucket: Bucket, release: ReleaseFiles, options: PublishOptions): Promise<PublishResult> {
   const runner = new StepRunner({ report: options.onStep });
-  return publicationResult(await publishSteps(runner, { bucket, keep: options.keep, copies: options.copies }, release));
+  const run = { storeNow: () => new Date(), retentionMs: options.retentionMs ?? 0 };
+  return publicationResult(await publishSteps(runner, { bucket, keep: options.keep, copies: options.copies, run }, release));
 }

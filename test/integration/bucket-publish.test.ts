@@ -48,17 +48,23 @@ async function releases(count: number): Promise<ReleaseFiles[]> {
 }
 
 /** A bucket that fails the way a crash or a broken network would, at one chosen key. */
-function failing(bucket: Bucket, failOn: (key: string) => boolean, mode: 'throw' | 'corrupt' = 'throw'): Bucket {
+function failing(bucket: TestBucket, failOn: (key: string) => boolean, mode: 'throw' | 'corrupt' = 'throw'): Bucket {
   return {
     description: bucket.description,
     get: (key) => bucket.get(key),
     getTagged: (key) => bucket.getTagged(key),
+    modified: (key) => bucket.modified(key),
     open: (key) => bucket.open(key),
     list: (prefix) => bucket.list(prefix),
     delete: (keys) => bucket.delete(keys),
-    async put(key, data, type) {
-      if (!failOn(key)) return bucket.put(key, data, type);
-      if (mode === 'corrupt') return bucket.put(key, data.subarray(0, data.length - 1), type);
+    async create(key, data, type) {
+      if (!failOn(key)) return bucket.create(key, data, type);
+      if (mode === 'corrupt') return bucket.create(key, data.subarray(0, data.length - 1), type);
+      throw new Error(`injected failure writing ${key}`);
+    },
+    async overwrite(key, data, type, expected) {
+      if (!failOn(key)) return bucket.overwrite(key, data, type, expected);
+      if (mode === 'corrupt') return bucket.overwrite(key, data.subarray(0, data.length - 1), type, expected);
       throw new Error(`injected failure writing ${key}`);
     },
     async putIfUnchanged(key, data, type, expected) {
@@ -78,7 +84,10 @@ afterAll(async () => {
   await s3?.close();
 });
 
-const backends: [string, () => Promise<Bucket>][] = [
+/** A bucket a test may also damage, as a disk or an operator would (an unconditional write). */
+type TestBucket = LocalBucket | S3Bucket;
+
+const backends: [string, () => Promise<TestBucket>][] = [
   ['local folder', async () => new LocalBucket(await tempDir())],
   ['S3 (s3rver)', async () => new S3Bucket({ bucket: s3.bucket, prefix: `run-${++s3Prefix}/tariff`, env: s3.env, pathStyle: true })],
 ];
@@ -190,18 +199,22 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       return {
         said,
         run: () =>
-          publishSteps(new StepRunner({ dryRun, report: (step, line) => said.push(`${step}: ${line}`) }), { bucket, keep: 2 }, all[2]!),
+          publishSteps(
+            new StepRunner({ dryRun, report: (step, line) => said.push(`${step}: ${line}`) }),
+            { bucket, keep: 2, run: { storeNow: () => new Date(), retentionMs: 86_400_000 } },
+            all[2]!,
+          ),
       };
     };
     const dry = lines(true);
     const planned = summarisePlan(await dry.run());
     expect(planned).toMatchObject({ current: '20261101.2', switch: { from: '20261101.2', to: '20261101.3' }, prune: ['20261101.1'] });
     expect(dry.said).toContain('switch: would make 20261101.3 current (was 20261101.2)');
-    expect(dry.said).toContain('prune: would keep 2: remove 20261101.1');
+    expect(dry.said).toContain('prune: would keep 2: mark 20261101.1 for removal');
     const real = lines(false);
     expect(summarisePlan(await real.run())).toEqual(planned);
     expect(real.said).toContain('switch: current.json → 20261101.3 (was 20261101.2)');
-    expect(real.said).toContain('prune: keep 2: removed 20261101.1');
+    expect(real.said).toContain('prune: keep 2: marked releases/20261101.1/ for removal in 24 h');
   });
 
   it('refuses in the plan, so a dry run fails as the run would: another release under the version, or an older version', async () => {
@@ -257,7 +270,19 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     const pruned: string[][] = [];
     for (const release of all) pruned.push((await publishRelease(bucket, release, { keep: 2 })).pruned);
     expect(pruned).toEqual([[], [], ['20261101.1'], ['20261101.2']]);
-    expect(await listReleases(bucket)).toEqual({ versions: ['20261101.3', '20261101.4'], current: '20261101.4', incomplete: [] });
+    // Each publish marks what falls beyond --keep; a later one deletes it (here at once: no retention).
+    expect(await listReleases(bucket)).toEqual({
+      versions: ['20261101.3', '20261101.4'],
+      current: '20261101.4',
+      incomplete: [],
+      marked: ['20261101.2'],
+    });
+    expect(await bucket.list('releases/20261101.1/')).toEqual([]);
+    // A marked release is no rollback target: a sweep may be deleting it.
+    await expect(rollbackRelease(bucket, '20261101.2')).rejects.toMatchObject({
+      code: 'release_not_kept',
+      message: expect.stringContaining('20261101.2 is marked for removal'),
+    });
 
     await expect(rollbackRelease(bucket, '20261101.3')).resolves.toEqual({ version: '20261101.3', previousVersion: '20261101.4' });
     expect((await readCurrentManifest(bucket))!).toEqual(all[2]!.manifest);

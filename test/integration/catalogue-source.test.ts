@@ -74,7 +74,8 @@ describe('CatalogueSource', () => {
     await writeHistory(
       bucket,
       recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
-      { manifest: null, file: null },
+      { manifest: null },
+      [],
     );
     expect((await source.index()).entry(1001)?.history).toBeNull();
     wait(60_000);
@@ -111,11 +112,11 @@ describe('CatalogueSource', () => {
     await put(dataset('20261101.1', 'AURORA ROSSA'));
     serve('20261101.1');
     const old = recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf'));
-    await writeHistory(bucket, old, { manifest: null, file: null });
+    await writeHistory(bucket, old, { manifest: null }, []);
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
 
-    // The history's manifest becomes a FIFO: a read of it would block for good.
-    const manifest = join(bucket.root, 'history/manifest.json');
+    // The history's manifest (its newest generation in a folder bucket) becomes a FIFO: a read of it would block for good.
+    const manifest = join(bucket.root, 'history/manifest.json.gen/000000000001');
     const saved = readFileSync(manifest);
     rmSync(manifest);
     execFileSync('mkfifo', [manifest]);
@@ -123,10 +124,10 @@ describe('CatalogueSource', () => {
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
     await source.refreshHistory();
     expect(log).toContainEqual(
-      expect.objectContaining({ event: 'catalogue.history_read_failed', error: expect.stringContaining('is not a regular file') }),
+      expect.objectContaining({ event: 'catalogue.history_read_failed', error: expect.stringContaining('is a FIFO, not an object') }),
     );
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
-    expect(source.health(600_000)).toMatchObject({ read: 'history', stale: false, problem: expect.stringContaining('not a regular file') });
+    expect(source.health(600_000)).toMatchObject({ read: 'history', stale: false, problem: expect.stringContaining('a FIFO') });
     wait(600_001);
     expect(source.health(600_000)).toMatchObject({ stale: true });
 
@@ -137,10 +138,7 @@ describe('CatalogueSource', () => {
       old,
       listObservations([{ ...dataset('x', 'AURORA ROSSA').products[0]!, pricePerPackCents: 650 }], '2024-10-10', 'new.pdf'),
     );
-    await writeHistory(bucket, newer, {
-      manifest: (await bucket.getTagged('history/manifest.json'))!.tag,
-      file: (await bucket.getTagged('history/history.json.gz'))!.tag,
-    });
+    await writeHistory(bucket, newer, { manifest: (await bucket.getTagged('history/manifest.json'))!.tag }, []);
     await source.refreshHistory();
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(2);
     expect(source.health(600_000)).toMatchObject({ stale: false, problem: null, failingSince: null });
@@ -172,7 +170,8 @@ describe('CatalogueSource', () => {
     await writeHistory(
       bucket,
       recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
-      { manifest: null, file: null },
+      { manifest: null },
+      [],
     );
     wait(60_000);
     await source.index();

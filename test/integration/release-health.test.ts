@@ -85,7 +85,7 @@ describe('/healthz and the signature of the served manifest', () => {
 describe('the signing keys a service serves', () => {
   it('keeps serving the manifest when keys.json is damaged, with the keys it read last, and says so once', async () => {
     const dir = await tempDir();
-    const local: Bucket = new LocalBucket(dir);
+    const local = new LocalBucket(dir);
     const events: Record<string, unknown>[] = [];
     const release = new CurrentRelease(local, { pollMs: 60_000, cacheBytes: 1, log: (event) => events.push(event) });
     const list = {

@@ -83,8 +83,14 @@ export function registerPublish(program: Command, run: Runner): void {
         const { listReleases } = await import('../../publish/bucket-releases.ts');
         const listing = await listReleases(bucket);
         const lines = listing.versions.map((v) => `${v}${v === listing.current ? '  (current)' : ''}`);
+        if (listing.marked.length > 0)
+          lines.push(
+            `marked for removal (no longer kept; deleted by a run once TARIFF_RETENTION_HOURS have passed): ${listing.marked.join(', ')}`,
+          );
         if (listing.incomplete.length > 0)
-          lines.push(`incomplete (left by a crashed run, removed by the next publish): ${listing.incomplete.join(', ')}`);
+          lines.push(
+            `incomplete (left by a crashed or refused run; marked, then removed by later publishes): ${listing.incomplete.join(', ')}`,
+          );
         ctx.result({ ...listing, bucket: bucket.description }, lines.join('\n') || 'no release');
       }),
     );

@@ -9,13 +9,19 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
   const bucket = await ctx.bucket(options);
   if (version !== undefined && !isReleaseVersion(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
   // Loaded by a check of a bucket, not by --help or a check of a folder.
-  const [{ readCurrentManifest, readReleaseManifest }, { verifyBucketRelease }, { currentSignatureProblems }, { sourceProblems }] =
-    await Promise.all([
-      import('../../publish/bucket-releases.ts'),
-      import('../../publish/check-bucket-release.ts'),
-      import('../../publish/current-signing.ts'),
-      import('../../pipeline/source-retention.ts'),
-    ]);
+  const [
+    { readCurrentManifest, readReleaseManifest },
+    { verifyBucketRelease },
+    { currentSignatureProblems },
+    { sourceProblems },
+    { bucketStateProblems },
+  ] = await Promise.all([
+    import('../../publish/bucket-releases.ts'),
+    import('../../publish/check-bucket-release.ts'),
+    import('../../publish/current-signing.ts'),
+    import('../../pipeline/source-retention.ts'),
+    import('../../pipeline/bucket-problems.ts'),
+  ]);
   const manifest = version ? await readReleaseManifest(bucket, version) : await readCurrentManifest(bucket);
   if (!manifest)
     throw errors.releaseUnreadable(
@@ -27,6 +33,9 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
   const signature = version ? [] : await currentSignatureProblems(bucket, manifest, ctx.io.now());
   // The documents the kept releases were built from: what lets anyone build them again from the bucket alone.
   const sources = await sourceProblems(bucket);
+  // What every reader trips on: the current release's own manifest, the history, the key list.
+  const state = version ? [] : await bucketStateProblems(bucket, manifest);
+  sources.push(...state);
   const problems = [...report.problems, ...signature, ...sources];
   return { ...report, ok: report.ok && signature.length === 0 && sources.length === 0, problems, signature };
 }

@@ -1,6 +1,6 @@
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HISTORY_KEY, readHistoryFile, readHistoryManifest } from '../../history/history-store.ts';
+import { historyFileKey, readHistoryFile, readHistoryManifest } from '../../history/history-store.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
 import { BackgroundRead, within, type BackgroundHealth } from '../../util/background-read.ts';
@@ -46,6 +46,8 @@ const RETIRE_AFTER_MS = 60_000;
 interface HistoryState {
   sha256: string | null;
   file: Buffer | null;
+  /** The file's key, for messages. */
+  key: string | null;
 }
 
 /** What one catalogue is made from; two catalogues of the same are the same. */
@@ -84,14 +86,15 @@ export class CatalogueSource {
   constructor(bucket: Bucket, options: CatalogueSourceOptions) {
     this.bucket = bucket;
     this.options = options;
-    let known: HistoryState = { sha256: null, file: null };
+    let known: HistoryState = { sha256: null, file: null, key: null };
     this.history = new BackgroundRead(
       'history',
       async () => {
         // The small manifest says whether the history changed: an unchanged one is not read whole.
         const manifest = await readHistoryManifest(bucket);
         const sha256 = manifest?.sha256 ?? null;
-        if (sha256 !== known.sha256) known = { sha256, file: await readHistoryFile(bucket, manifest) };
+        if (sha256 !== known.sha256)
+          known = { sha256, file: await readHistoryFile(bucket, manifest), key: manifest ? historyFileKey(manifest) : null };
         return known;
       },
       {
@@ -116,7 +119,7 @@ export class CatalogueSource {
    * and a new release's catalogue are read while the last index answers.
    */
   async index(): Promise<CatalogueIndex> {
-    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, file: null };
+    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, file: null, key: null };
     // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
     const wanted: CatalogueKey = { version: this.options.served(), history, unavailable: this.history.unavailable() };
     const key = keyOf(wanted);
@@ -189,7 +192,7 @@ export class CatalogueSource {
     const where = this.bucket.description;
     // A builder's failure is logged as the build's (build(), by default).
     await buildCatalogue(
-      { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${HISTORY_KEY}`, path },
+      { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${history.key ?? 'history/'}`, path },
       { deadlineMs: BUILD_DEADLINE_MS },
     );
     try {

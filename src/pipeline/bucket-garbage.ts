@@ -1,0 +1,147 @@
+import {
+  digestOfImportKey,
+  HISTORY_FILE_KEY,
+  HISTORY_IMPORTS_PREFIX,
+  HISTORY_PREFIX,
+  historyFileKey,
+  importKeys,
+  readHistoryManifest,
+  type HistoryManifest,
+} from '../history/history-store.ts';
+import { completeVersionsIn, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
+import { readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
+import { digestOfSourceKey, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
+import { markCovers, markForDeletion, readMarks, sweepPlan, type Mark } from '../storage/deferred-deletions.ts';
+import { BACKUPS_PREFIX, LATEST_BACKUP_KEY, recordKeyOf } from '../registry/backup/backup-record.ts';
+import { readLatestBackup } from '../registry/backup/latest-backup.ts';
+import type { Bucket } from '../storage/bucket.ts';
+
+/** What the bucket's pointers name now: nothing they name is marked, or deleted. */
+export interface LiveKeys {
+  /** The current release's folder. */
+  currentPrefix: string | null;
+  keys: Set<string>;
+  /** Documents (sources/) a kept release or an included import was built from, by digest. */
+  sourceDigests: Set<string>;
+  /** The history's manifest, when there is one: what it names is live, the other history files not. */
+  history: HistoryManifest | null;
+}
+
+/** Whether a key is one the pointers name now. Pure. */
+export function isLive(live: LiveKeys, key: string): boolean {
+  if (live.keys.has(key) || (live.currentPrefix !== null && key.startsWith(live.currentPrefix))) return true;
+  const digest = digestOfSourceKey(key);
+  return digest !== null && live.sourceDigests.has(digest);
+}
+
+/** Whether a mark names anything the pointers name now (then it is dropped, not acted on). Pure. */
+export const markIsLive = (live: LiveKeys, mark: Mark) =>
+  mark.keys.some((key) => isLive(live, key)) || (mark.prefix !== null && mark.prefix === live.currentPrefix);
+
+/**
+ * Reads what the bucket's pointers name, read again by every sweep just before it deletes:
+ * current.json's release, the sources of every kept release (complete and not marked), the
+ * history's file and the import records it includes with their documents, and the newest backup.
+ */
+export async function liveKeys(bucket: Bucket, marks: readonly Mark[]): Promise<LiveKeys> {
+  const [current, history, latest, releaseKeys] = await Promise.all([
+    readCurrentManifest(bucket),
+    readHistoryManifest(bucket),
+    readLatestBackup(bucket).catch(() => null),
+    bucket.list(RELEASES_PREFIX),
+  ]);
+  const keys = new Set<string>();
+  const sourceDigests = new Set<string>();
+  for (const doc of current?.provenance?.documents ?? []) sourceDigests.add(doc.sha256);
+  for (const version of completeVersionsIn(releaseKeys).complete) {
+    if (marks.some((mark) => markCovers(mark, releaseManifestKey(version)))) continue;
+    const manifest = await readReleaseManifest(bucket, version).catch(() => null);
+    for (const doc of manifest?.provenance?.documents ?? []) sourceDigests.add(doc.sha256);
+  }
+  if (history) {
+    keys.add(historyFileKey(history));
+    for (const key of await importKeys(bucket, history)) {
+      keys.add(key);
+      sourceDigests.add(digestOfImportKey(key));
+    }
+  }
+  if (latest) {
+    keys.add(LATEST_BACKUP_KEY);
+    keys.add(`${BACKUPS_PREFIX}${latest.file}`);
+    keys.add(recordKeyOf(`${BACKUPS_PREFIX}${latest.file}`));
+  }
+  return { currentPrefix: current ? `${RELEASES_PREFIX}${current.version}/` : null, keys, sourceDigests, history };
+}
+
+export interface GarbageOptions {
+  /** The store's time now (bucket-writer.ts: the lease's write time, moved on by this machine's monotonic clock). */
+  storeNow: Date;
+  retentionMs: number;
+  /** The command marking, for people reading a mark. */
+  by: string;
+  /** Whole groups the caller retires now: versions beyond --keep, backups beyond --keep. */
+  retire?: { keys?: string[]; prefix?: string; reason: string }[];
+}
+
+export interface GarbageReport {
+  /** What was marked now, a line each ("releases/20261101.1/", "sources/….pdf"). */
+  marked: string[];
+  /** What was deleted now (marked by an earlier run, past the retention, named by no pointer). */
+  removed: string[];
+  /** Marks dropped because a pointer names what they marked again. */
+  kept: string[];
+}
+
+const describe = (mark: Pick<Mark, 'keys' | 'prefix'>) => [...(mark.prefix ? [mark.prefix] : []), ...mark.keys];
+
+/**
+ * Deferred deletion, one pass: the marks past the retention whose keys no pointer names are
+ * acted on (keys deleted, a release's manifest first, then the mark), the marks whose keys a
+ * pointer names again are dropped, and what no pointer names now is marked for a later pass:
+ * the groups the caller retires, releases a crashed or refused writer left incomplete, documents,
+ * history files and import records nothing names.
+ */
+export async function collectGarbage(bucket: Bucket, options: GarbageOptions): Promise<GarbageReport> {
+  const marks = await readMarks(bucket);
+  const live = await liveKeys(bucket, marks);
+  const plan = sweepPlan(marks, options.storeNow, options.retentionMs, (mark) => markIsLive(live, mark));
+  const report: GarbageReport = { marked: [], removed: [], kept: [] };
+  for (const mark of plan.cancelled) {
+    await bucket.delete([mark.key]);
+    report.kept.push(...describe(mark));
+  }
+  for (const mark of plan.due) {
+    const under = mark.prefix ? await bucket.list(mark.prefix) : [];
+    // A release's manifest first: a removal cut short leaves an incomplete version, never a manifest naming missing files.
+    const manifests = under.filter((key) => key.endsWith('/manifest.json'));
+    await bucket.delete(manifests);
+    await bucket.delete([...under.filter((key) => !manifests.includes(key)), ...mark.keys]);
+    await bucket.delete([mark.key]);
+    report.removed.push(...describe(mark));
+  }
+  const waiting = [...plan.waiting, ...plan.due];
+  const covered = (key: string) => waiting.some((mark) => markCovers(mark, key));
+  const retire = async (body: { keys?: string[]; prefix?: string; reason: string }) => {
+    const keys = (body.keys ?? []).filter((key) => !isLive(live, key) && !covered(key));
+    const prefix = body.prefix && body.prefix !== live.currentPrefix && !covered(body.prefix) ? body.prefix : null;
+    if (keys.length === 0 && prefix === null) return;
+    await markForDeletion(bucket, { keys, prefix, reason: body.reason, by: options.by });
+    report.marked.push(...describe({ keys, prefix }));
+  };
+  for (const group of options.retire ?? []) await retire(group);
+  const releaseKeys = await bucket.list(RELEASES_PREFIX);
+  for (const version of completeVersionsIn(releaseKeys).orphans)
+    await retire({
+      prefix: `${RELEASES_PREFIX}${version}/`,
+      reason: 'an incomplete version, left by a writer that crashed or was refused',
+    });
+  for (const key of await bucket.list(SOURCES_PREFIX))
+    if (digestOfSourceKey(key)) await retire({ keys: [key], reason: 'a document no kept release or import names' });
+  // Without a manifest nothing says which history files count: none is marked (a first write may be under way).
+  for (const key of live.history ? await bucket.list(HISTORY_PREFIX) : []) {
+    const file = HISTORY_FILE_KEY.test(key);
+    const record = key.startsWith(HISTORY_IMPORTS_PREFIX) && live.history!.imports !== undefined;
+    if (file || record) await retire({ keys: [key], reason: 'a history file or import record the history no longer names' });
+  }
+  return report;
+}
