@@ -143,5 +143,6 @@ export async function collectGarbage(bucket: Bucket, options: GarbageOptions): P
     const record = key.startsWith(HISTORY_IMPORTS_PREFIX) && live.history!.imports !== undefined;
     if (file || record) await retire({ keys: [key], reason: 'a history file or import record the history no longer names' });
   }
+  for (const list of [report.marked, report.removed, report.kept]) list.sort();
   return report;
 }

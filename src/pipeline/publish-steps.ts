@@ -211,7 +211,8 @@ async function pruneStep(runner: StepRunner, target: PublishTarget, plan: Public
       });
       const hours = Math.round(run.retentionMs / 3_600_000);
       const marked = report.marked.length > 0 ? `marked ${report.marked.join(', ')} for removal in ${hours} h` : 'nothing to mark';
-      say(`keep ${target.keep}: ${marked}`);
+      // A run that published says what it kept; one that changed nothing says only what it removed.
+      if (plan.switch || report.marked.length > 0) say(`keep ${target.keep}: ${marked}`);
       if (report.removed.length > 0) say(`removed ${report.removed.join(', ')} (marked more than ${hours} h ago)`);
       if (report.kept.length > 0) say(`kept ${report.kept.join(', ')}: named again since it was marked`);
     },
@@ -230,7 +231,10 @@ export async function applyPlan(runner: StepRunner, target: PublishTarget, manif
   const move = plan.switch;
   if (!move) {
     if (plan.next) await signStep(runner, target.bucket, plan, plan.next);
-    for (const step of ['switch', 'prune']) runner.skip(step, `${plan.version} is current already`);
+    runner.skip('switch', `${plan.version} is current already`);
+    // Deletions marked by earlier runs fall due with time: every run sweeps, a run with nothing new too.
+    if (runner.dryRun) runner.skip('prune', `${plan.version} is current already`);
+    else await pruneStep(runner, target, plan);
     return;
   }
   await switchStep(runner, target.bucket, plan, manifest, move);

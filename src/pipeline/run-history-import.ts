@@ -1,6 +1,7 @@
 import { readSources } from '../fetch/read-sources.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { collectGarbage } from './bucket-garbage.ts';
 import { keepInSnapshots, snapshotBytes } from './release-inputs.ts';
 import { importHistory, removeHistoryImport, type HistoryRemoval, type HistoryUpdate } from './record-history.ts';
 
@@ -25,9 +26,12 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   // Kept in the snapshots as read (their bytes are let go once parsed): the import keeps them in the bucket's sources/.
   const documents = await readSources(options.paths, settings, { parse: true, keep: keepInSnapshots(dataDir, () => options.now) });
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, (leased) =>
-    importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) }),
-  );
+  const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, async (leased, run) => {
+    const done = await importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) });
+    // What the new history no longer names (the file it replaced) is marked, what was marked long ago deleted.
+    await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history import' });
+    return done;
+  });
   return { ...update, bucket: bucket.description };
 }
 
@@ -37,8 +41,11 @@ export async function runHistoryRemove(
 ): Promise<HistoryRemoval & { bucket: string }> {
   const { settings, dataDir } = options;
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
-  const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, (leased) =>
-    removeHistoryImport(leased, options.source, options.apply),
-  );
+  const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, async (leased, run) => {
+    const done = await removeHistoryImport(leased, options.source, options.apply);
+    // The record and the document taken out are marked here, and deleted by a run after the retention.
+    if (options.apply) await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history remove' });
+    return done;
+  });
   return { ...removal, bucket: bucket.description };
 }

@@ -188,7 +188,7 @@ export class LocalBucket implements Bucket {
     const info = await handle.stat();
     if (!info.isFile()) {
       await handle.close();
-      throw new NotAnObject(`${this.description}${key}`, info.isDirectory() ? 'a folder' : info.isFIFO() ? 'a FIFO' : 'not a regular file');
+      throw new NotAnObject(`${this.description}${key}`, info.isDirectory() ? 'a folder' : info.isFIFO() ? 'a FIFO' : 'a special file');
     }
     return { handle, size: info.size };
   }

@@ -3,6 +3,7 @@ import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
 import type { Bucket } from './bucket.ts';
 import { LocalBucket } from './local-bucket.ts';
+import { withWriteFailpoint } from './write-failpoint.ts';
 
 /**
  * Opens the bucket a URI names: `s3://bucket/prefix` for S3-compatible storage, `file:///path` or
@@ -11,6 +12,13 @@ import { LocalBucket } from './local-bucket.ts';
  * @example await openBucket('s3://releases/tariff', { dataDir: './var', settings, env: process.env })
  */
 export async function openBucket(
+  uri: string | undefined,
+  options: { dataDir: string; settings: Settings; env: NodeJS.ProcessEnv },
+): Promise<Bucket> {
+  return withWriteFailpoint(await openBucketAt(uri, options), options.env);
+}
+
+async function openBucketAt(
   uri: string | undefined,
   options: { dataDir: string; settings: Settings; env: NodeJS.ProcessEnv },
 ): Promise<Bucket> {

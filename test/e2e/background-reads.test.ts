@@ -7,6 +7,7 @@ import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { bucketKeyPath } from '../helpers/bucket-folder.ts';
 
 let service: RunningServe | null = null;
 afterEach(async () => {
@@ -30,7 +31,7 @@ describe('requests never wait on a read of the bucket', () => {
     expect((await page(product)).status).toBe(200);
 
     // The history's manifest becomes a FIFO: a plain read of it would block for good.
-    const manifest = join(dataDir, 'bucket/history/manifest.json');
+    const manifest = bucketKeyPath(join(dataDir, 'bucket'), 'history/manifest.json');
     const saved = readFileSync(manifest);
     rmSync(manifest);
     execFileSync('mkfifo', [manifest]);
@@ -41,7 +42,7 @@ describe('requests never wait on a read of the bucket', () => {
     const stale = await page(`${service.url}/healthz`);
     expect(stale.status).toBe(503);
     expect((await stale.json()).background).toContainEqual(
-      expect.objectContaining({ read: 'history', stale: true, problem: expect.stringContaining('is not a regular file') }),
+      expect.objectContaining({ read: 'history', stale: true, problem: expect.stringContaining('is a FIFO, not an object') }),
     );
     expect((await page(product)).status).toBe(200);
 

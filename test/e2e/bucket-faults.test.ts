@@ -278,6 +278,12 @@ describe('what crashed runs leave behind', () => {
     const second = await build('second', '2026-12-01', first);
     const published = JSON.parse((await cli(['publish', second, '--json'])).stdout);
     expect(published.cleaned).toEqual(['20261020.1', '20261122.7']);
+    // Marked, not removed: a writer paused in the middle of its upload may still finish it.
+    expect(readdirSync(bucket).sort()).toEqual(['20261020.1', '20261101.1', '20261122.7', '20261201.1']);
+    // Once the retention has passed, the next run removes them, whatever it had to publish.
+    const swept = await cli(['publish', second], { TARIFF_RETENTION_HOURS: '0' });
+    expect(swept.status, swept.stderr).toBe(0);
+    expect(swept.stderr).toContain('prune: removed releases/20261020.1/, releases/20261122.7/ (marked more than 0 h ago)');
     expect(readdirSync(bucket).sort()).toEqual(['20261101.1', '20261201.1']);
   });
 

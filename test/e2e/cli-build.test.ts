@@ -9,6 +9,7 @@ import { REPO, runCli } from '../helpers/run-cli.ts';
 import { startServe } from '../helpers/serve-process.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { tempDir, writeTree } from '../helpers/temp-dir.ts';
+import { readBucketKey } from '../helpers/bucket-folder.ts';
 
 const SAMPLE_TARIFF = join(REPO, 'fixtures/sample/tariff');
 const SAMPLE_BARCODES = join(REPO, 'fixtures/sample/barcodes.csv');
@@ -191,7 +192,7 @@ describe('tariff start (npm start)', () => {
     const dataDir = await tempDir();
     const service = await startServe(['start', '--date', '2026-11-22'], { TARIFF_DATA_DIR: dataDir });
     try {
-      expect(readdirSync(join(dataDir, 'bucket'))).toContain('current.json');
+      expect(readBucketKey(join(dataDir, 'bucket'), 'current.json')).not.toBeNull();
       const stderr = await service.stderr();
       const key = /API key \(shown only now\): (ttd_\S+)/.exec(stderr)?.[1];
       expect(key).toBeDefined();

@@ -8,6 +8,7 @@ import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3 } from '../helpers/s3-server.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { readBucketKey } from '../helpers/bucket-folder.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
 const cleanups: (() => unknown)[] = [];
@@ -81,7 +82,7 @@ describe.skipIf(!asRoot)('faults of the machine, named as such (needs root: anot
     expect(disk, 'a tmpfs could not be mounted').not.toBeNull();
     cleanups.push(() => disk!.close());
     const { cli } = await published(dataDir);
-    const before = readFileSync(join(dataDir, 'bucket/current.json'));
+    const before = readBucketKey(join(dataDir, 'bucket'), 'current.json')!;
     const next = join(dataDir, 'next');
     expect(
       (await cli(['build', '--source', SAMPLE, '--date', '2026-12-01', '--out', next, '--previous', join(dataDir, 'build')])).status,
@@ -92,7 +93,7 @@ describe.skipIf(!asRoot)('faults of the machine, named as such (needs root: anot
     expect(failed.stderr).toContain(`${join(dataDir, 'bucket')}/`);
     expect(failed.stderr).toContain('no space left on the device (ENOSPC)');
     expect(failed.stderr).not.toMatch(NOT_A_BUG);
-    expect(readFileSync(join(dataDir, 'bucket/current.json')).equals(before)).toBe(true);
+    expect(readBucketKey(join(dataDir, 'bucket'), 'current.json')!.equals(before)).toBe(true);
     expect((await cli(['verify', '--bucket', join(dataDir, 'bucket')])).status).toBe(0);
   });
 

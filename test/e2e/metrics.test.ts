@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { onDay, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { readBucketJson, bucketKeyPath } from '../helpers/bucket-folder.ts';
 
 const TOKEN = 'metriche-segrete-0123456789';
 /** The service's clock: the day after the August release, so ages and expiries are exact. */
@@ -24,7 +25,7 @@ afterEach(async () => {
 });
 
 const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, '--data-dir', dataDir], { env });
-const currentManifest = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+const currentManifest = () => readBucketJson(join(dataDir, 'bucket'), 'current.json');
 
 /** One sample of the exposition text: `name{a="1",b="2"} value`, found by its name and labels (any order). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -105,7 +106,7 @@ describe('GET /metrics', () => {
 
     // Then the bucket's current manifest breaks: a failed read of the bucket.
     const failed = service.logged((entry) => entry.event === 'release.refresh_failed');
-    writeFileSync(join(dataDir, 'bucket', 'current.json'), '{ not json');
+    writeFileSync(bucketKeyPath(join(dataDir, 'bucket'), 'current.json'), '{ not json');
     await failed;
 
     const scraped = await get(scrapeUrl, { authorization: `Bearer ${TOKEN}` });

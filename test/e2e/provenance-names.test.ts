@@ -7,6 +7,7 @@ import { runRelease } from '../../src/pipeline/run-release.ts';
 import { resolveSettings } from '../../src/config/resolve-settings.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { readBucketKey } from '../helpers/bucket-folder.ts';
 
 const BUNDLED = join(REPO, 'fixtures/adm');
 
@@ -44,7 +45,7 @@ describe('the public manifest names no folder of the builder', () => {
       warn: () => {},
     });
     expect(summary.status).toBe('published');
-    const manifest = readFileSync(join(dataDir, 'bucket/current.json'), 'utf8');
+    const manifest = readBucketKey(join(dataDir, 'bucket'), 'current.json')!.toString('utf8');
     expect(manifest).not.toContain(REPO);
     const rebuilt = await runCli(['verify', '--rebuild', summary.version, '--data-dir', dataDir]);
     expect(rebuilt.stderr).toBe('');

@@ -6,6 +6,7 @@ import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { readBucketJson } from '../helpers/bucket-folder.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
 const LISTS = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'];
@@ -27,7 +28,7 @@ const release = (date: string, extra: string[] = [], env: Record<string, string>
     env: { TARIFF_SOURCE_URLS: LISTS.map((name) => authority.url(`/${name}`)).join(' '), ...onDay(date), ...env },
     ...how,
   });
-const current = () => JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+const current = () => readBucketJson(join(dataDir, 'bucket'), 'current.json');
 const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
 
 describe('tariff release over a sequence of days', () => {
@@ -226,7 +227,7 @@ describe('tariff release over a sequence of days', () => {
     expect(next.stderr).toMatch(/write: would write 20261201\.1 in .*releases\/20261201\.1/);
     expect(next.stderr).toMatch(/upload: would upload releases\/20261201\.1\/dataset\.json\.gz \(\d+ bytes\)/);
     expect(next.stderr).toContain('switch: would make 20261201.1 current (was 20261101.1)');
-    expect(next.stderr).toContain('prune: would keep 30: remove nothing');
+    expect(next.stderr).toContain('prune: would keep 30: mark nothing for removal');
     expect(next.stderr).toMatch(/verify: 20261201\.1: json, sqlite and docdb match the manifest/);
     expect(tree()).toEqual(published);
     expect(current().version).toBe('20261101.1');

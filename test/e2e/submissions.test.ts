@@ -7,6 +7,7 @@ import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { readBucketJson } from '../helpers/bucket-folder.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
 const gtin = (body: string) => body + gs1CheckDigit(body);
@@ -214,7 +215,7 @@ describe('moderation and the next release', () => {
     const first = await release();
     // The bucket already holds the sample, and one vote is not a quorum: nothing new to publish, nothing said.
     expect(first).toMatchObject({ status: 0, stdout: '' });
-    const before = JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+    const before = readBucketJson(join(dataDir, 'bucket'), 'current.json');
 
     const listed = JSON.parse((await cli(['barcodes', 'list', '--status', 'to_confirm', '--json'])).stdout);
     expect(listed).toMatchObject([{ barcode: '8001001001005', status: 'to_confirm', votes: 1 }]);
@@ -245,7 +246,7 @@ describe('moderation and the next release', () => {
     const after = await release();
     const [date, n] = before.version.split('.');
     expect(after.stdout).toBe(`published ${date}.${Number(n) + 1} (was ${before.version})\n`);
-    const current = JSON.parse(readFileSync(join(dataDir, 'bucket', 'current.json'), 'utf8'));
+    const current = readBucketJson(join(dataDir, 'bucket'), 'current.json');
     expect(current.counts.barcodes).toBe(before.counts.barcodes + 1);
 
     const audit = JSON.parse((await cli(['barcodes', 'list', '--json'])).stdout);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { freePort } from '../helpers/machine.ts';
 import { onDay, REPO } from '../helpers/run-cli.ts';
+import { readBucketJson } from '../helpers/bucket-folder.ts';
 
 // The container image as an operator runs it (.ci/run: npm run test:image): built by `npm run
 // image` twice (one digest), served, asked with the key it prints, stopped, and run once as the
@@ -132,7 +133,7 @@ describe('the container image', () => {
         ).stdout;
       expect(await release()).toBe('published 20261101.1 (was none)\n');
       expect(await release()).toBe('');
-      expect(JSON.parse(readFileSync(join(bucket, 'current.json'), 'utf8')).version).toBe('20261101.1');
+      expect(readBucketJson(bucket, 'current.json').version).toBe('20261101.1');
     } finally {
       await authority.close();
     }

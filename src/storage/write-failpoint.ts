@@ -1,0 +1,48 @@
+import { appendFileSync } from 'node:fs';
+import type { Bucket } from './bucket.ts';
+
+/**
+ * A failpoint for the tests of paused writers (test/e2e/paused-writers.test.ts), off unless its
+ * variables are set: with TARIFF_TEST_BUCKET_WRITES=<file>, every write this process makes to a
+ * bucket is appended to that file as one line ("create releases/…/dataset.json.gz") just before it
+ * is made; with TARIFF_TEST_PAUSE_BEFORE_WRITE=<n> as well, the process stops itself (SIGSTOP)
+ * right there before its nth write, as a long GC pause, a VM migration or a closed laptop would
+ * stop it between its last check and its write, and goes on from there when sent SIGCONT.
+ */
+export function withWriteFailpoint(bucket: Bucket, env: NodeJS.ProcessEnv): Bucket {
+  const log = env.TARIFF_TEST_BUCKET_WRITES;
+  if (!log) return bucket;
+  const pauseAt = Number(env.TARIFF_TEST_PAUSE_BEFORE_WRITE ?? 0);
+  let writes = 0;
+  const before = (operation: string, keys: string) => {
+    writes += 1;
+    appendFileSync(log, `${operation} ${keys}\n`);
+    if (writes === pauseAt) process.kill(process.pid, 'SIGSTOP');
+  };
+  return {
+    description: bucket.description,
+    get: (key) => bucket.get(key),
+    open: (key) => bucket.open(key),
+    getTagged: (key) => bucket.getTagged(key),
+    modified: (key) => bucket.modified(key),
+    list: (prefix) => bucket.list(prefix),
+    removeLeftovers: bucket.removeLeftovers?.bind(bucket),
+    create(key, data, contentType) {
+      before('create', key);
+      return bucket.create(key, data, contentType);
+    },
+    overwrite(key, data, contentType, expected) {
+      before('overwrite', key);
+      return bucket.overwrite(key, data, contentType, expected);
+    },
+    putIfUnchanged(key, data, contentType, expected) {
+      before('swap', key);
+      return bucket.putIfUnchanged(key, data, contentType, expected);
+    },
+    delete(keys) {
+      if (keys.length === 0) return bucket.delete(keys);
+      before('delete', keys.join(' '));
+      return bucket.delete(keys);
+    },
+  };
+}
