@@ -78,8 +78,8 @@ export async function afterSwitch<T>(
     // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
     if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
     // "Published, needs no undoing" is said only while it is true: another writer may have moved on since.
-    const now = await readCurrentManifest(bucket).catch(() => null);
-    if (now?.version !== plan.version)
+    const now = await readCurrentManifest(bucket).catch(() => undefined);
+    if (now !== undefined && now?.version !== plan.version)
       throw errors.bucketChanged(
         `${bucket.description}${CURRENT_KEY}`,
         `this run made ${plan.version} current, but another writer has made ${now?.version ?? 'another release'} current since; ${step} was left to that writer (${isTariffError(error) ? error.code : 'failed'})`,

@@ -44,7 +44,8 @@ export async function runHistoryRemove(
   const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, async (leased, run) => {
     const done = await removeHistoryImport(leased, options.source, options.apply);
     // The record and the document taken out are marked here, and deleted by a run after the retention.
-    if (options.apply) await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history remove' });
+    if (options.apply)
+      await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history remove' });
     return done;
   });
   return { ...removal, bucket: bucket.description };

@@ -68,10 +68,20 @@ describe('the machine that built the releases lost, and the authority’s docume
   it('keeps a document as long as a kept release or an import names it, and removes it with the last', async () => {
     const dataDir = await tempDir();
     const bucket = join(dataDir, 'bucket');
+    // No retention: what a run marks, the next run deletes (deferred deletion, docs/architecture.md).
     const release = (date: string, keep = '1') =>
       runCli(['release', '--quiet', '--data-dir', dataDir], {
-        env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, TARIFF_KEEP: keep, ...onDay(date) },
+        env: {
+          TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`,
+          TARIFF_KEEP: keep,
+          TARIFF_RETENTION_HOURS: '0',
+          ...onDay(date),
+        },
       });
+    /** Two runs with nothing new: the first deletes the releases marked and marks their documents, the second deletes those. */
+    const settle = async () => {
+      for (let run = 0; run < 2; run += 1) expect((await release('2026-12-01')).status).toBe(0);
+    };
     await republishCigarillos('470,00', '4,70');
     expect((await release('2026-12-01')).status).toBe(0);
     const sources = () => readdirSync(join(bucket, 'sources')).sort();
@@ -79,6 +89,7 @@ describe('the machine that built the releases lost, and the authority’s docume
     await republishCigarillos('480,00', '4,80');
     // Keep 1: the first release is pruned, and the one document only it was built from goes with it.
     expect((await release('2026-12-01')).status).toBe(0);
+    await settle();
     const secondSources = sources();
     expect(secondSources).toHaveLength(firstSources.length);
     expect(firstSources.filter((name) => !secondSources.includes(name))).toHaveLength(1);
@@ -90,6 +101,9 @@ describe('the machine that built the releases lost, and the authority’s docume
     expect(sources()).toHaveLength(secondSources.length + 1);
     const removed = await runCli(['history', 'remove', 'listino-sigari-2023-10-31.pdf', '--apply', '--data-dir', dataDir]);
     expect(removed.status, removed.stderr).toBe(0);
+    // Marked by the removal, deleted by the next run.
+    expect(sources()).toHaveLength(secondSources.length + 1);
+    await settle();
     expect(sources()).toEqual(secondSources);
   });
 });

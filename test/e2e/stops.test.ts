@@ -11,6 +11,7 @@ import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { readBucketKey } from '../helpers/bucket-folder.ts';
 
 // Writers stopped by SIGTERM or SIGINT, as systemd, a container runtime or an operator's Ctrl-C
 // stop them: what they hold is let go, one line says so, and the shell's status for the signal.
@@ -53,7 +54,7 @@ describe('tariff release stopped while it fetches', () => {
       authority.lists.set(path, { body: readFileSync(CIGARETTES), stalls: 1 });
       const env = { ...onDay('2026-11-22'), TARIFF_SOURCE_URLS: authority.url(path) };
       const run = started(['release', '--quiet', '--data-dir', dataDir], env);
-      await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the run to hold the bucket');
+      await waitFor(() => readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the run to hold the bucket');
       // Stalled on the list (the next run's request is then answered whole).
       await waitFor(() => authority.requestsFor(path).length > 0, 'the run to fetch the list');
       run.child.kill(signal);
@@ -64,7 +65,7 @@ describe('tariff release stopped while it fetches', () => {
           `^tariff: stopped by ${signal} before it finished \\(.*the writer lease of folder ${dataDir}/bucket/ let go.*\\); what it did not finish is left for the next run\\n$`,
         ),
       );
-      expect(existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the lease is let go').toBe(false);
+      expect(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the lease is let go').toBe(false);
       expect(existsSync(join(dataDir, 'release.lock')), 'the lock is let go').toBe(false);
 
       const next = await runCli(['release', '--quiet', '--data-dir', dataDir], { env });
@@ -96,11 +97,11 @@ describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (th
       authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES), stalls: 1 });
       const env = { ...process.env, ...onDay('2026-11-22'), ...mark.env, TARIFF_SOURCE_URLS: authority.url('/sigarette.xml') };
       const launcher = spawn(machineNode!, [CLI, 'release', '--quiet', '--data-dir', dataDir], { env, stdio: 'ignore' });
-      await waitFor(() => existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the command to hold the bucket');
+      await waitFor(() => readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the command to hold the bucket');
       await waitFor(() => authority.requestsFor('/sigarette.xml').length > 0, 'the command to fetch the list');
       launcher.kill('SIGKILL');
       await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 5_000);
-      expect(existsSync(join(dataDir, 'bucket', LEASE_KEY)), 'the lease is let go').toBe(false);
+      expect(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the lease is let go').toBe(false);
     } finally {
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
       await authority.close();
