@@ -17,7 +17,12 @@ export default defineConfig({
       // The pure core's tests share their processes (no state of their own outlives a test): seconds, not a fork per file.
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
       // The integration and end-to-end files keep a process each: their helpers register hooks and open services.
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['test/packed/**', 'test/image/**'] } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['test/packed/**', 'test/image/**', 'test/paused/**'] },
+      },
+      // Writers stopped before each of their bucket writes while another runs (npm run test:paused): its own step in CI.
+      { extends: true, test: { name: 'paused', include: ['test/paused/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },
       // The packed tarball installed as an operator would (npm run test:packed): once, in CI.
       { extends: true, test: { name: 'packed', include: ['test/packed/**/*.test.ts'], testTimeout: 600_000 } },
       // The container image built with podman and run as an operator would (npm run test:image): once, in CI.

@@ -8,7 +8,7 @@ import {
   readHistoryManifest,
   type HistoryManifest,
 } from '../history/history-store.ts';
-import { completeVersionsIn, RELEASES_PREFIX, releaseManifestKey } from '../publish/bucket-layout.ts';
+import { completeVersionsIn, RELEASES_PREFIX } from '../publish/bucket-layout.ts';
 import { readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { digestOfSourceKey, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
 import { markCovers, markForDeletion, readMarks, sweepPlan, type Mark } from '../storage/deferred-deletions.ts';
@@ -20,6 +20,8 @@ import type { Bucket } from '../storage/bucket.ts';
 export interface LiveKeys {
   /** The current release's folder. */
   currentPrefix: string | null;
+  /** The folders of the releases kept now: the current one and the newest `keep` complete ones. */
+  keptPrefixes: Set<string>;
   keys: Set<string>;
   /** Documents (sources/) a kept release or an included import was built from, by digest. */
   sourceDigests: Set<string>;
@@ -36,14 +38,16 @@ export function isLive(live: LiveKeys, key: string): boolean {
 
 /** Whether a mark names anything the pointers name now (then it is dropped, not acted on). Pure. */
 export const markIsLive = (live: LiveKeys, mark: Mark) =>
-  mark.keys.some((key) => isLive(live, key)) || (mark.prefix !== null && mark.prefix === live.currentPrefix);
+  mark.keys.some((key) => isLive(live, key)) || (mark.prefix !== null && live.keptPrefixes.has(mark.prefix));
 
 /**
  * Reads what the bucket's pointers name, read again by every sweep just before it deletes:
- * current.json's release, the sources of every kept release (complete and not marked), the
- * history's file and the import records it includes with their documents, and the newest backup.
+ * current.json's release and the newest `keep` complete ones (a mark on one of those is stale: made
+ * before a rollback, or by a writer keeping fewer), the documents of every complete release there,
+ * the history's file and the import records it includes with their documents, and the newest backup.
+ * A document goes only once no release there names it: after its last release, a retention later.
  */
-export async function liveKeys(bucket: Bucket, marks: readonly Mark[]): Promise<LiveKeys> {
+export async function liveKeys(bucket: Bucket, keep: number): Promise<LiveKeys> {
   const [current, history, latest, releaseKeys] = await Promise.all([
     readCurrentManifest(bucket),
     readHistoryManifest(bucket),
@@ -53,8 +57,9 @@ export async function liveKeys(bucket: Bucket, marks: readonly Mark[]): Promise<
   const keys = new Set<string>();
   const sourceDigests = new Set<string>();
   for (const doc of current?.provenance?.documents ?? []) sourceDigests.add(doc.sha256);
-  for (const version of completeVersionsIn(releaseKeys).complete) {
-    if (marks.some((mark) => markCovers(mark, releaseManifestKey(version)))) continue;
+  const complete = completeVersionsIn(releaseKeys).complete;
+  const kept = new Set([...complete.slice(-Math.max(keep, 1)), ...(current ? [current.version] : [])]);
+  for (const version of complete) {
     const manifest = await readReleaseManifest(bucket, version).catch(() => null);
     for (const doc of manifest?.provenance?.documents ?? []) sourceDigests.add(doc.sha256);
   }
@@ -70,7 +75,13 @@ export async function liveKeys(bucket: Bucket, marks: readonly Mark[]): Promise<
     keys.add(`${BACKUPS_PREFIX}${latest.file}`);
     keys.add(recordKeyOf(`${BACKUPS_PREFIX}${latest.file}`));
   }
-  return { currentPrefix: current ? `${RELEASES_PREFIX}${current.version}/` : null, keys, sourceDigests, history };
+  return {
+    currentPrefix: current ? `${RELEASES_PREFIX}${current.version}/` : null,
+    keptPrefixes: new Set([...kept].map((version) => `${RELEASES_PREFIX}${version}/`)),
+    keys,
+    sourceDigests,
+    history,
+  };
 }
 
 export interface GarbageOptions {
@@ -79,6 +90,8 @@ export interface GarbageOptions {
   retentionMs: number;
   /** The command marking, for people reading a mark. */
   by: string;
+  /** How many complete releases this writer keeps (--keep, TARIFF_KEEP): a mark on one of them is dropped. */
+  keep: number;
   /** Whole groups the caller retires now: versions beyond --keep, backups beyond --keep. */
   retire?: { keys?: string[]; prefix?: string; reason: string }[];
 }
@@ -103,7 +116,7 @@ const describe = (mark: Pick<Mark, 'keys' | 'prefix'>) => [...(mark.prefix ? [ma
  */
 export async function collectGarbage(bucket: Bucket, options: GarbageOptions): Promise<GarbageReport> {
   const marks = await readMarks(bucket);
-  const live = await liveKeys(bucket, marks);
+  const live = await liveKeys(bucket, options.keep);
   const plan = sweepPlan(marks, options.storeNow, options.retentionMs, (mark) => markIsLive(live, mark));
   const report: GarbageReport = { marked: [], removed: [], kept: [] };
   for (const mark of plan.cancelled) {
@@ -123,7 +136,7 @@ export async function collectGarbage(bucket: Bucket, options: GarbageOptions): P
   const covered = (key: string) => waiting.some((mark) => markCovers(mark, key));
   const retire = async (body: { keys?: string[]; prefix?: string; reason: string }) => {
     const keys = (body.keys ?? []).filter((key) => !isLive(live, key) && !covered(key));
-    const prefix = body.prefix && body.prefix !== live.currentPrefix && !covered(body.prefix) ? body.prefix : null;
+    const prefix = body.prefix && !live.keptPrefixes.has(body.prefix) && !covered(body.prefix) ? body.prefix : null;
     if (keys.length === 0 && prefix === null) return;
     await markForDeletion(bucket, { keys, prefix, reason: body.reason, by: options.by });
     report.marked.push(...describe({ keys, prefix }));

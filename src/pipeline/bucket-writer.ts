@@ -62,8 +62,8 @@ async function rememberOf(dataDir: string, bucket: Bucket, change: Partial<Write
  * Runs `work` as the bucket's only writer: under the data dir's lock (runs on this machine), then
  * the bucket's writer lease (runs anywhere). Every command that writes a bucket goes through here,
  * and writes only through the bucket given to `work`: each of its writes first checks that the
- * lease is still this run's, so a writer that lost it stops (`bucket_lease_lost`) before writing,
- * and a run that lost it after its last write says so rather than reporting what it did.
+ * lease is still this run's, so a writer that lost it stops (`bucket_lease_lost`) before writing.
+ * The lease saves work; what keeps the bucket whole is each write's own condition.
  * A store that ignores conditional writes is said once per bucket and data dir (again when that
  * changes, or when `wrote` says the run wrote a release): a cron run with nothing new prints nothing.
  */
@@ -127,10 +127,9 @@ export async function asBucketWriter<T>(
       const leaseWritten = (await bucket.modified(LEASE_KEY))?.getTime() ?? (options.machineNow?.() ?? new Date()).getTime();
       const since = performance.now();
       const storeNow = () => new Date(leaseWritten + (performance.now() - since));
+      // What the run reports is checked by the run itself against the bucket (publish-steps.ts,
+      // confirmCurrent), not by the lease: a write that landed counts, whoever holds the lease now.
       const result = await work(leased(bucket, lease, age), { storeNow, retentionMs });
-      // A run whose lease was taken while it worked (paused, cut off) cannot say what it left
-      // current: another writer may have undone it. It says it lost the bucket instead of "done".
-      await lease.check();
       if (lease.warning && !news && wrote(result)) options.warn(lease.warning);
       return result;
     } finally {

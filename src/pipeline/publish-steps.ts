@@ -75,18 +75,26 @@ export async function afterSwitch<T>(
   try {
     return await work();
   } catch (error) {
-    // A run that lost the bucket stops saying so: what it switched may be another writer's to undo by now.
-    if (!plan?.switch || (isTariffError(error) && error.code === 'bucket_lease_lost')) throw error;
+    if (!plan?.switch) throw error;
     // "Published, needs no undoing" is said only while it is true: another writer may have moved on since.
-    const now = await readCurrentManifest(bucket).catch(() => undefined);
-    if (now !== undefined && now?.version !== plan.version)
-      throw errors.bucketChanged(
-        `${bucket.description}${CURRENT_KEY}`,
-        `this run made ${plan.version} current, but another writer has made ${now?.version ?? 'another release'} current since; ${step} was left to that writer (${isTariffError(error) ? error.code : 'failed'})`,
-      );
+    await confirmCurrent(bucket, plan.version, `${step} was left to that writer (${isTariffError(error) ? error.code : 'failed'})`);
     const { detail, remedy } = isTariffError(error) ? { detail: error.message, remedy: undefined } : describeFailure(error);
     throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, remedy);
   }
+}
+
+/**
+ * A run's last word on what it made current, read from the bucket: current.json still names
+ * `version`, or `bucket_changed` says which release another writer made current since. A bucket
+ * that cannot be read now leaves the report as it was (the next run tells).
+ */
+export async function confirmCurrent(bucket: Bucket, version: string, left = 'nothing of this run was undone'): Promise<void> {
+  const now = await readCurrentManifest(bucket).catch(() => undefined);
+  if (now !== undefined && now?.version !== version)
+    throw errors.bucketChanged(
+      `${bucket.description}${CURRENT_KEY}`,
+      `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since; ${left}`,
+    );
 }
 
 const repairLine = (repair: PlannedRepair) => `repair ${repair.key} from ${repair.from} (${repair.problem.replace(`${repair.key} `, '')})`;
@@ -207,6 +215,7 @@ async function pruneStep(runner: StepRunner, target: PublishTarget, plan: Public
         storeNow: run.storeNow(),
         retentionMs: run.retentionMs,
         by: `tariff ${target.command ?? 'publish'}`,
+        keep: target.keep,
         retire,
       });
       const hours = Math.round(run.retentionMs / 3_600_000);

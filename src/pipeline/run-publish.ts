@@ -12,7 +12,7 @@ import { snapshotBytes } from './release-inputs.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { afterSwitch, publicationResult, publishSteps } from './publish-steps.ts';
+import { afterSwitch, confirmCurrent, publicationResult, publishSteps } from './publish-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface PublishRunOptions extends BucketWriterEdges {
@@ -58,6 +58,7 @@ export async function runPublish(
     const target = { bucket: leased, keep: settings.keep, copies, signing, sources, run, command: 'publish' };
     const plan = await publishSteps(runner, target, release);
     await afterSwitch(leased, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, leased));
+    if (!options.dryRun && plan.switch) await confirmCurrent(leased, plan.version);
     return plan;
   };
   const plan = await asBucketWriter(bucket, { ...options, command: 'publish' }, publish, (done) => done.switch !== null);

@@ -129,6 +129,7 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
       storeNow,
       retentionMs: settings.retentionHours * 3_600_000,
       by: 'tariff registry backup',
+      keep: settings.keep,
       retire: expired.length > 0 ? [{ keys: expired, reason: `beyond --keep ${options.keep}` }] : [],
     });
     const removed = garbage.removed;

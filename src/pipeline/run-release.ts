@@ -21,7 +21,7 @@ import { dateInRome } from '../util/dates.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import { fetchFromAuthority } from './authority-sources.ts';
 import { signingOf } from '../publish/signing-key-file.ts';
-import { afterSwitch, publicationResult } from './publish-steps.ts';
+import { afterSwitch, confirmCurrent, publicationResult } from './publish-steps.ts';
 import { historyStep, type HistoryUpdate } from './record-history.ts';
 import { approvedBarcodes, previousInBucket, snapshotBytes } from './release-inputs.ts';
 import { publicDocumentName } from '../source/document-name.ts';
@@ -157,6 +157,7 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
       );
     // After the switch, and on every run: a run that failed here catches up on the next one.
     const history = await afterSwitch(bucket, switched, 'recording the price history', () => historyStep(runner, bucket));
+    if (switched?.switch) await confirmCurrent(bucket, switched.version);
     const status = options.dryRun ? 'dry-run' : published && published.status !== 'already-current' ? published.status : 'unchanged';
     return {
       status,

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireBucketLease, LEASE_KEY, type LeaseOptions, type LeaseSighting } from '../../src/publish/bucket-lease.ts';
 import { holderState, type ProcessIdentity } from '../../src/util/process-identity.ts';
@@ -177,5 +180,48 @@ describe('the bucket writer lease', () => {
     expect(await bucket.putIfUnchanged('current.json', Buffer.from('b'), 'application/json', tag)).toBe('written');
     expect(await bucket.putIfUnchanged('current.json', Buffer.from('c'), 'application/json', tag)).toBe('conflict');
     expect((await bucket.get('current.json'))!.toString()).toBe('b');
+  });
+
+  it('a lease stating a life beyond an hour is not believed: waited out for the reader’s own life, never for its own', async () => {
+    const bucket = new LocalBucket(await tempDir());
+    const { options } = writers();
+    const holder = {
+      owner: 'tariff release',
+      host: 'cron-2',
+      pid: 7,
+      since: '2026-11-25T09:00:00.000Z',
+      expires: '2026-11-25T09:02:00.000Z',
+      ttlMs: Number.MAX_SAFE_INTEGER,
+      renewals: 0,
+      holder: identity(7),
+    };
+    await bucket.put(LEASE_KEY, Buffer.from(JSON.stringify(holder)));
+    await expect(acquireBucketLease(bucket, options('tariff publish', 101, { waitMs: 1_000 }))).rejects.toMatchObject({
+      code: 'bucket_busy',
+      message: expect.stringMatching(/a lease this version cannot read .*taken over if it is not renewed within 1[12]\d s/),
+    });
+    // Its own time to live (120 s) on its own clock, not 9e15 ms: then it is taken over.
+    const next = await acquireBucketLease(bucket, options('tariff publish', 102, { waitMs: 130_000 }));
+    expect(await holderIn(bucket)).toMatchObject({ pid: 102 });
+    await next.release();
+  });
+
+  it.each([
+    ['a folder', (path: string) => mkdirSync(path)],
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+  ])('%s where the lease should be: bucket_busy at once, naming it, never a bug or a wait', async (kind, make) => {
+    const dir = await tempDir();
+    make(join(dir, LEASE_KEY));
+    const { options } = writers();
+    let slept = 0;
+    const sleep = async () => void (slept += 1);
+    await expect(acquireBucketLease(new LocalBucket(dir), options('tariff publish', 101, { waitMs: 60_000, sleep }))).rejects.toMatchObject(
+      {
+        code: 'bucket_busy',
+        message: expect.stringContaining(`writer-lock.json is ${kind}, not a lease: move it away once no writer runs`),
+      },
+    );
+    // Refused at the first look: it will not go away by waiting.
+    expect(slept).toBe(0);
   });
 });

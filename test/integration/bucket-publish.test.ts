@@ -10,6 +10,7 @@ import { summarisePlan } from '../../src/publish/plan-publication.ts';
 import { buildRelease } from '../../src/pipeline/build-release.ts';
 import type { Format } from '../../src/release/manifest.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
+import { markForDeletion } from '../../src/storage/deferred-deletions.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
@@ -124,7 +125,7 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       'plan: 20261101.1 is current and whole: nothing to do',
       'upload: skipped: nothing to upload',
       'switch: skipped: 20261101.1 is current already',
-      'prune: skipped: 20261101.1 is current already',
+      // The prune ran (it sweeps what earlier runs marked) and, with nothing due, said nothing.
     ]);
   });
 
@@ -290,5 +291,21 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
       code: 'release_not_kept',
       message: expect.stringContaining('kept: 20261101.3, 20261101.4'),
     });
+  });
+
+  it('a mark made before a rollback (a paused writer’s) never removes the release current again, nor one within --keep', async () => {
+    const bucket = await open();
+    const all = await releases(3);
+    for (const release of all) await publishRelease(bucket, release, { keep: 30 });
+    // A writer keeping 1 marked .1 and .3 while they were beyond its --keep; .3 is current again since.
+    for (const version of ['20261101.1', '20261101.3'])
+      await markForDeletion(bucket, { keys: [], prefix: `releases/${version}/`, reason: 'beyond --keep 1', by: 'test' });
+    expect((await listReleases(bucket)).marked).toEqual(['20261101.1']);
+    // The next run (no retention here, so every mark is due) keeps what it keeps itself: both stay, their marks dropped.
+    const steps: string[] = [];
+    await publishRelease(bucket, all[2]!, { keep: 30, onStep: (step, line) => steps.push(`${step}: ${line}`) });
+    expect(steps).toContain('prune: kept releases/20261101.1/, releases/20261101.3/: named again since it was marked');
+    expect(await listReleases(bucket)).toMatchObject({ versions: ['20261101.1', '20261101.2', '20261101.3'], marked: [] });
+    await expect(rollbackRelease(bucket, '20261101.1')).resolves.toMatchObject({ version: '20261101.1' });
   });
 });

@@ -1,0 +1,403 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { expect } from 'vitest';
+import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import type { LocalBucket } from '../../src/storage/local-bucket.ts';
+import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
+import { sha256Hex } from '../../src/util/digests.ts';
+import { AuthorityServer } from '../helpers/authority-server.ts';
+import { CLI, onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/**
+ * The pause matrix of docs/architecture.md ("Every bucket write"): writer A, a real process, is
+ * stopped (SIGSTOP, by the failpoint of src/storage/write-failpoint.ts) right before each of its
+ * bucket writes in turn; its lease is taken from it (as its expiry would); writer B, another
+ * machine, runs one command to completion; then A resumes. Whatever the pair and the moment:
+ * what B reported done is intact, current.json moved only by switches someone reported (or that
+ * happened before the pause), the bucket verifies, and A's report is true.
+ */
+
+const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
+const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
+const DOCUMENT_A = join(REPO, 'fixtures/adm/listino-sigari-2023-10-31.pdf');
+const DOCUMENT_B = join(REPO, 'fixtures/adm/listino-sigarette-2023-10-10.pdf');
+const DAY = '2026-11-22';
+
+/** A bucket the harness reads, seeds and takes the lease from directly (not through a writer). */
+export type RawBucket = LocalBucket | S3Bucket;
+
+/** Where one scenario runs: a bucket of its own, seeded from the base state. */
+export interface Backend {
+  name: string;
+  /** The environment every command needs to reach the store. */
+  env: Record<string, string>;
+  /** A fresh bucket holding the base state; its URI and a raw handle on it. */
+  fresh(base: Base): Promise<{ uri: string; raw: RawBucket }>;
+  /** The base state's bucket, written once by `prepare` (`root` is prepare's folder). */
+  base(root: string): { uri: string; raw: RawBucket };
+}
+
+/** What every scenario starts from: built releases, signing keys, a data dir per machine, the base bucket. */
+export interface Base {
+  /** Where it lies (the base bucket of a folder backend too): removed by `close`. */
+  root: string;
+  template: string;
+  builds: Record<'r3a' | 'r3b' | 'r4b', string>;
+  signingKey: string;
+  spareKeyId: string;
+  authority: AuthorityServer;
+}
+
+export type Role = 'A' | 'B';
+export const A_COMMANDS = [
+  'publish',
+  'release',
+  'rollback',
+  'signing-key create',
+  'signing-key retire',
+  'history import',
+  'history remove',
+  'registry backup',
+] as const;
+export const B_COMMANDS = [...A_COMMANDS, 'publish-next'] as const;
+export type Command = (typeof B_COMMANDS)[number];
+
+/** A GTIN-13 of AURORA ROSSA (1001) numbered `n`, with its check digit. */
+function barcode(n: number): string {
+  const body = `800100${String(n).padStart(6, '0')}`;
+  const sum = [...body].reduce((total, digit, i) => total + Number(digit) * (i % 2 === 0 ? 1 : 3), 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+function barcodesFile(dir: string, n: number): string {
+  const path = join(dir, `barcodes-${n}.csv`);
+  writeFileSync(path, `barcode,admCode,kind,units\n${barcode(n)},1001,pack,1\n`);
+  return path;
+}
+
+const ok = (result: CliResult, what: string) => expect(result.status, `${what}: ${result.stderr}`).toBe(0);
+
+/**
+ * The base state, once per backend: releases .1 and .2 published and signed (key K0; a spare K1
+ * listed), the liquids list imported into the history, a registry with one account; and, built
+ * beside it, A's and B's own .3 (other barcodes, so other bytes) and B's .4.
+ */
+export async function prepare(backend: Backend): Promise<Base> {
+  // Kept for every test of the file (tempDir's are removed after each): removed by `close`.
+  const root = mkdtempSync(join(tmpdir(), 'tariff-paused-'));
+  const template = join(root, 'template');
+  const authority = await new AuthorityServer().start();
+  authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES) });
+  const { uri } = backend.base(root);
+  const env = { ...backend.env, ...onDay(DAY), TARIFF_BUCKET: uri };
+  const cli = (args: string[], extra: Record<string, string> = {}) =>
+    runCli([...args, '--data-dir', template], { env: { ...env, ...extra } });
+  const build = async (name: string, n: number, previous: string | null) => {
+    const out = join(root, 'builds', name);
+    const args = ['build', '--source', CIGARETTES, '--barcodes', barcodesFile(root, n), '--date', DAY, '--out', out];
+    ok(await cli([...args, ...(previous ? ['--previous', previous] : [])]), `build ${name}`);
+    return out;
+  };
+  const signingKey = JSON.parse((await cli(['signing-key', 'create', '--json'])).stdout).file as string;
+  const spareKeyId = JSON.parse((await cli(['signing-key', 'create', '--json'])).stdout).keyId as string;
+  const signed = { TARIFF_SIGNING_KEY: signingKey };
+  const r1 = await build('r1', 1, null);
+  const r2 = await build('r2', 2, r1);
+  const builds = { r3a: await build('r3a', 3, r2), r3b: await build('r3b', 4, r2), r4b: '' };
+  builds.r4b = await build('r4b', 5, builds.r3a);
+  for (const folder of [r1, r2]) ok(await cli(['publish', folder], signed), `publish ${folder}`);
+  ok(await cli(['history', 'import', LIQUIDS]), 'history import');
+  ok(await cli(['accounts', 'create', 'cassa@example.it', '--type', 'User']), 'accounts create');
+  return { root, template, builds, signingKey, spareKeyId, authority };
+}
+
+/** Ends what `prepare` started and removes what it wrote. */
+export async function close(base: Base | undefined): Promise<void> {
+  if (!base) return;
+  await base.authority.close();
+  rmSync(base.root, { recursive: true, force: true });
+}
+
+/** The command's arguments and environment, as machine `role` runs it (A and B publish other bytes, import other lists). */
+function commandOf(base: Base, command: Command, role: Role): string[] {
+  switch (command) {
+    case 'publish':
+      return ['publish', role === 'A' ? base.builds.r3a : base.builds.r3b];
+    case 'publish-next':
+      return ['publish', base.builds.r4b];
+    case 'release':
+      return ['release', '--barcodes', barcodesFile(base.root, role === 'A' ? 6 : 7)];
+    case 'rollback':
+      return ['rollback', '20261101.1'];
+    case 'signing-key create':
+      return ['signing-key', 'create'];
+    case 'signing-key retire':
+      return ['signing-key', 'retire', base.spareKeyId];
+    case 'history import':
+      return ['history', 'import', role === 'A' ? DOCUMENT_A : DOCUMENT_B];
+    case 'history remove':
+      return ['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply'];
+    case 'registry backup':
+      return ['registry', 'backup'];
+  }
+}
+
+/** One scenario's outcome, for the judge. */
+interface Outcome {
+  command: Command;
+  result: CliResult;
+  /** What its --json said, when it succeeded. */
+  said: Record<string, unknown> | null;
+}
+
+/** What a run reported as made current, when it reports a switch (or a release already current). */
+function reportedCurrent(outcome: Outcome): string | null {
+  if (outcome.result.status !== 0 || !outcome.said) return null;
+  if (!['publish', 'publish-next', 'release', 'rollback'].includes(outcome.command)) return null;
+  return (outcome.said.version as string | undefined) ?? null;
+}
+
+/** Reads the current release's version straight from the bucket. */
+async function currentOf(raw: RawBucket): Promise<string | null> {
+  const bytes = await raw.get('current.json');
+  return bytes ? (JSON.parse(bytes.toString()).version as string) : null;
+}
+
+/** The state of a paused process by /proc (T: stopped), or null once it has ended. */
+function processState(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0]!;
+  } catch {
+    return null;
+  }
+}
+
+async function until(check: () => boolean, what: string, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Every scenario of one pair: A runs `a` stopped before its 1st write, then its 2nd …, until a run
+ * of A makes no more writes; each time B runs `b` while A is stopped. Returns how many moments
+ * were tried; fails with every scenario that broke a promise, named.
+ */
+export async function pausePair(backend: Backend, base: Base, a: Command, b: Command): Promise<number> {
+  const failures: string[] = [];
+  let moment = 1;
+  for (; moment <= 60; moment += 1) {
+    const paused = await scenario(backend, base, a, b, moment, failures);
+    if (!paused) break;
+  }
+  expect(failures, `${a} paused, ${b} run meanwhile`).toEqual([]);
+  if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} stopped at ${moment - 1} write(s), ${b} meanwhile`);
+  return moment - 1;
+}
+
+/** One scenario: returns false when A made fewer writes than `moment` (it ran through, unpaused). */
+async function scenario(backend: Backend, base: Base, a: Command, b: Command, moment: number, failures: string[]): Promise<boolean> {
+  const dir = await tempDir();
+  const { uri, raw } = await backend.fresh(base);
+  const machine = (role: Role) => {
+    const dataDir = join(dir, role);
+    cpSync(base.template, dataDir, { recursive: true });
+    return dataDir;
+  };
+  const env = (role: Role, dataDir: string) => ({
+    ...backend.env,
+    ...onDay(DAY),
+    NO_COLOR: '1',
+    TARIFF_BUCKET: uri,
+    TARIFF_KEEP: '1',
+    TARIFF_SIGNING_KEY: base.signingKey,
+    TARIFF_SOURCE_URLS: base.authority.url('/sigarette.xml'),
+    TARIFF_TEST_BUCKET_WRITES: join(dir, `${role}-writes.log`),
+    TARIFF_DATA_DIR: dataDir,
+  });
+  const where = `${backend.name}: ${a} stopped before its write ${moment}, ${b} run meanwhile`;
+  const dataA = machine('A');
+  const dataB = machine('B');
+  const argsA = [...commandOf(base, a, 'A'), '--json', '--data-dir', dataA];
+  const child = spawn(process.execPath, [CLI, ...argsA], {
+    cwd: REPO,
+    env: { ...process.env, ...env('A', dataA), TARIFF_TEST_PAUSE_BEFORE_WRITE: String(moment) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
+  const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  const log = join(dir, 'A-writes.log');
+  const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+  let ended = false;
+  void exited.then(() => (ended = true));
+  await until(() => ended || (linesOf(log).length >= moment && processState(child.pid!) === 'T'), `${where}: A to stop`);
+  if (ended) {
+    await exited;
+    return false;
+  }
+  const pausedAt = linesOf(log)[moment - 1]!;
+  const atPause = await currentOf(raw);
+  // A's lease runs out while it is stopped: taken from it here rather than waited for.
+  await raw.delete([LEASE_KEY]);
+  const resultB = await runCli([...commandOf(base, b, 'B'), '--json', '--data-dir', dataB], { env: env('B', dataB) });
+  const afterB = await currentOf(raw);
+  child.kill('SIGCONT');
+  const statusA = await exited;
+  const resultA = { status: statusA, ...out };
+  const outcome = (command: Command, result: CliResult): Outcome => ({
+    command,
+    result,
+    said: result.status === 0 ? parseJson(result.stdout) : null,
+  });
+  const outcomeA = outcome(a, resultA);
+  const outcomeB = outcome(b, resultB);
+  const final = await currentOf(raw);
+  const verified = await runCli(['verify', '--bucket', uri, '--data-dir', dataB], { env: env('B', dataB) });
+  const problems = [
+    ...truthful('A', outcomeA, final),
+    ...truthful('B', outcomeB, afterB),
+    ...(await intact(raw, base, outcomeB, 'B')),
+    ...(await intact(raw, base, outcomeA, 'A')),
+    ...movedOnlyByReports({ atPause, afterB, final }, outcomeA, outcomeB, linesOf(log).slice(moment - 1)),
+    ...(verified.status === 0 ? [] : [`verify --bucket exits ${verified.status}: ${verified.stderr.trim()}`]),
+    ...((await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
+  ];
+  if (problems.length > 0)
+    failures.push(
+      `${where} (${pausedAt}): ${problems.join('; ')}\n  A exit ${resultA.status}: ${resultA.stderr.trim().split('\n').slice(-2).join(' | ')}\n  B exit ${resultB.status}: ${resultB.stderr.trim().split('\n').slice(-2).join(' | ')}`,
+    );
+  return true;
+}
+
+function parseJson(text: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** A report is true: never "a bug", a named failure, exit 3 only while the release it names is current. */
+function truthful(role: Role, outcome: Outcome, currentThen: string | null): string[] {
+  const { result } = outcome;
+  const problems: string[] = [];
+  if (/internal error|This is a bug/.test(result.stderr)) problems.push(`${role} says it met a bug`);
+  // 2 is a refusal of what was asked (a key retired meanwhile by the other): named too.
+  if (![0, 1, 2, 3].includes(result.status)) problems.push(`${role} exits ${result.status}`);
+  if ([1, 2].includes(result.status) && !/^tariff: /m.test(result.stderr)) problems.push(`${role} fails without saying why`);
+  if (result.status === 3) {
+    const named = /tariff: (\d{8}\.\d+) is now the current release/.exec(result.stderr)?.[1];
+    if (named !== currentThen) problems.push(`${role} exits 3 saying ${named} is current, while ${currentThen} is`);
+  }
+  return problems;
+}
+
+/** What a run reported done is there, whole, when the other has finished too. */
+async function intact(raw: RawBucket, base: Base, outcome: Outcome, role: Role): Promise<string[]> {
+  if (outcome.result.status !== 0 || !outcome.said) return [];
+  const said = outcome.said;
+  const problems: string[] = [];
+  const manifestOf = async (version: string) => {
+    const bytes = await raw.get(`releases/${version}/manifest.json`);
+    return bytes ? (JSON.parse(bytes.toString()) as { files: Record<string, { sha256: string; size: number }> }) : null;
+  };
+  const whole = async (version: string, expected?: string) => {
+    const manifest = await manifestOf(version);
+    if (!manifest) return problems.push(`${role}'s ${version} has no manifest in the bucket`);
+    if (expected) {
+      const built = JSON.parse(readFileSync(join(expected, 'manifest.json'), 'utf8')) as { files: Record<string, { sha256: string }> };
+      for (const format of Object.keys(built.files))
+        if (built.files[format]!.sha256 !== manifest.files[format]?.sha256)
+          problems.push(`${role}'s ${version} holds another release's ${format}`);
+    }
+    for (const [format, digest] of Object.entries(manifest.files)) {
+      const name = { json: 'dataset.json.gz', sqlite: 'dataset.sqlite.gz', docdb: 'dataset.docdb.gz' }[format]!;
+      const bytes = await raw.get(`releases/${version}/${name}`);
+      if (!bytes || sha256Hex(bytes) !== digest.sha256) problems.push(`${role}'s ${version} ${format} is not whole`);
+    }
+    return 0;
+  };
+  const keys = async () =>
+    JSON.parse((await raw.get('keys.json'))?.toString() ?? '{"keys":[]}') as { keys: { keyId: string; retiredAt: string | null }[] };
+  const imports = async () => {
+    const manifest = JSON.parse((await raw.get('history/manifest.json'))!.toString()) as { imports?: string[]; file: string };
+    const file = await raw.get(`history/${manifest.file}`);
+    if (!file) problems.push(`the history file ${manifest.file} is missing`);
+    else gunzipSync(file);
+    return (manifest.imports ?? []).map((key) => key.slice('history/imports/'.length, 'history/imports/'.length + 64));
+  };
+  switch (outcome.command) {
+    case 'publish':
+    case 'publish-next': {
+      const folder = outcome.command === 'publish-next' ? base.builds.r4b : role === 'A' ? base.builds.r3a : base.builds.r3b;
+      await whole(said.version as string, folder);
+      break;
+    }
+    case 'release':
+      if (said.status === 'published') await whole(said.version as string);
+      break;
+    case 'rollback':
+      await whole('20261101.1');
+      break;
+    case 'signing-key create':
+      if (!(await keys()).keys.some((key) => key.keyId === said.keyId))
+        problems.push(`${role}'s key ${String(said.keyId)} is gone from keys.json`);
+      break;
+    case 'signing-key retire':
+      if (!(await keys()).keys.find((key) => key.keyId === base.spareKeyId)?.retiredAt)
+        problems.push(`${role}'s retirement of the spare key is gone`);
+      break;
+    case 'history import': {
+      const digest = sha256Hex(readFileSync(role === 'A' ? DOCUMENT_A : DOCUMENT_B));
+      if (!(await imports()).includes(digest)) problems.push(`${role}'s import is gone from the history`);
+      break;
+    }
+    case 'history remove':
+      if ((await imports()).includes(sha256Hex(readFileSync(LIQUIDS))))
+        problems.push(`the liquids list ${role} removed is back in the history`);
+      break;
+    case 'registry backup': {
+      const record = (said.record ?? {}) as { file?: string; sha256?: string };
+      const bytes = record.file ? await raw.get(`backups/registry/${record.file}`) : null;
+      if (!bytes || sha256Hex(bytes) !== record.sha256) problems.push(`${role}'s backup ${String(record.file)} is not whole`);
+      break;
+    }
+  }
+  return problems;
+}
+
+/**
+ * current.json moved only by a switch someone made: B's run leaves it at what B reported (or as
+ * it was when A stopped, if B switched nothing); A, resumed, leaves it at what A reported, or as B
+ * left it. A switch that A made before it was stopped is what B found.
+ */
+function movedOnlyByReports(
+  seen: { atPause: string | null; afterB: string | null; final: string | null },
+  outcomeA: Outcome,
+  outcomeB: Outcome,
+  writesAfterPause: string[],
+): string[] {
+  const problems: string[] = [];
+  const byB = reportedCurrent(outcomeB);
+  if (byB !== null && seen.afterB !== byB) problems.push(`B reported ${byB} current, but ${seen.afterB} is`);
+  if (byB === null && outcomeB.result.status !== 3 && seen.afterB !== seen.atPause)
+    problems.push(`current.json moved from ${seen.atPause} to ${seen.afterB} while B reported no switch`);
+  const byA = reportedCurrent(outcomeA);
+  const aSwapped = writesAfterPause.some((line) => line === 'swap current.json');
+  // A stopped as it let its lease go, its work done and checked: B's switch came after A's last look.
+  const lastLook = writesAfterPause[0] === `delete ${LEASE_KEY}` && seen.atPause === byA && byB === seen.final;
+  if (byA !== null && seen.final !== byA && !lastLook) problems.push(`A reported ${byA} current, but ${seen.final} is`);
+  if (byA === null && outcomeA.result.status !== 3 && seen.final !== seen.afterB)
+    problems.push(
+      `current.json moved from ${seen.afterB} to ${seen.final} after A resumed, while A reported no switch${aSwapped ? ' (A swapped it)' : ''}`,
+    );
+  return problems;
+}
