@@ -5,19 +5,25 @@ import type { Bucket } from './bucket.ts';
  * A failpoint for the tests of paused writers (test/e2e/paused-writers.test.ts), off unless its
  * variables are set: with TARIFF_TEST_BUCKET_WRITES=<file>, every write this process makes to a
  * bucket is appended to that file as one line ("create releases/…/dataset.json.gz") just before it
- * is made; with TARIFF_TEST_PAUSE_BEFORE_WRITE=<n> as well, the process stops itself (SIGSTOP)
- * right there before its nth write, as a long GC pause, a VM migration or a closed laptop would
- * stop it between its last check and its write, and goes on from there when sent SIGCONT.
+ * is made; with TARIFF_TEST_PAUSE_BEFORE_WRITE=<n> (or =<line>, "swap current.json") as well, the
+ * process stops itself (SIGSTOP) right there before its nth write (or its first write of that line),
+ * as a long GC pause, a VM migration or a closed laptop would stop it between its last check and
+ * its write, and goes on from there when sent SIGCONT.
  */
 export function withWriteFailpoint(bucket: Bucket, env: NodeJS.ProcessEnv): Bucket {
   const log = env.TARIFF_TEST_BUCKET_WRITES;
   if (!log) return bucket;
-  const pauseAt = Number(env.TARIFF_TEST_PAUSE_BEFORE_WRITE ?? 0);
+  const pause = env.TARIFF_TEST_PAUSE_BEFORE_WRITE ?? '';
+  const pauseAt = /^\d+$/.test(pause) ? Number(pause) : 0;
   let writes = 0;
+  let paused = false;
   const before = (operation: string, keys: string) => {
     writes += 1;
-    appendFileSync(log, `${operation} ${keys}\n`);
-    if (writes === pauseAt) process.kill(process.pid, 'SIGSTOP');
+    const line = `${operation} ${keys}`;
+    appendFileSync(log, `${line}\n`);
+    if (paused || (writes !== pauseAt && (pauseAt > 0 || !line.startsWith(pause) || pause === ''))) return;
+    paused = true;
+    process.kill(process.pid, 'SIGSTOP');
   };
   return {
     description: bucket.description,

@@ -11,6 +11,7 @@ import { startServe, type RunningServe } from '../helpers/serve-process.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { bucketKeyPath, readBucketJson } from '../helpers/bucket-folder.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample');
 // Short S3 bounds, so a partition is met in seconds, not minutes.
@@ -318,5 +319,28 @@ describe('what crashed runs leave behind', () => {
     expect(again.stdout.trim()).toBe(JSON.parse(manifest).version);
     expect(readFileSync(join(out, 'manifest.json'), 'utf8')).toBe(manifest);
     rmSync(join(dataDir, 'build', '.release.building-x1y2z3'), { recursive: true, force: true });
+  });
+});
+
+describe('verify --bucket sees what a reader would trip on', () => {
+  it('the current release without its own manifest, a history that does not match its digest, a key list that does not parse: each named, exit 1', async () => {
+    const first = await build('first');
+    expect((await cli(['publish', first])).status).toBe(0);
+    const bucket = join(dataDir, 'bucket');
+    expect((await cli(['verify', '--bucket', bucket])).status).toBe(0);
+
+    rmSync(join(bucket, 'releases/20261101.1/manifest.json'));
+    const historyFile = join(bucket, 'history', readBucketJson(bucket, 'history/manifest.json').file);
+    flipByte(historyFile);
+    writeFileSync(bucketKeyPath(bucket, 'keys.json'), '{"keys": "damaged"');
+    const verified = await cli(['verify', '--bucket', bucket]);
+    expect(verified.status).toBe(1);
+    expect(verified.stderr).toContain(
+      `releases/20261101.1/manifest.json is missing: current.json names a release the bucket does not keep`,
+    );
+    expect(verified.stderr).toMatch(
+      /history-[0-9a-f]{64}\.json\.gz: not a readable price history: its SHA-256 is not the [0-9a-f]{64} its manifest names/,
+    );
+    expect(verified.stderr).toContain('keys.json: the key list in the bucket is not valid');
   });
 });

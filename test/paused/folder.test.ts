@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { A_COMMANDS, B_COMMANDS, close, pausePair, prepare, type Backend, type Base } from './paused-writers.ts';
+import { A_COMMANDS, B_COMMANDS, close, pausedWriterCases, pausePair, prepare, type Backend, type Base } from './paused-writers.ts';
 
 // The pause matrix on a folder bucket (test/paused/paused-writers.ts): npm run test:paused, its own step in .ci/run.
 let base: Base;
@@ -33,4 +33,8 @@ describe.each(A_COMMANDS)('a folder bucket: %s stopped before each of its writes
       expect(moments, 'A was stopped at one write at least').toBeGreaterThan(0);
     },
   );
+});
+
+describe('a folder bucket: the cases of a paused writer, one by one', () => {
+  pausedWriterCases(backend, () => base);
 });

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import type { LocalBucket } from '../../src/storage/local-bucket.ts';
 import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
@@ -146,8 +146,8 @@ function commandOf(base: Base, command: Command, role: Role): string[] {
   }
 }
 
-/** One scenario's outcome, for the judge. */
-interface Outcome {
+/** One run's outcome, for the judge. */
+export interface Outcome {
   command: Command;
   result: CliResult;
   /** What its --json said, when it succeeded. */
@@ -193,16 +193,43 @@ export async function pausePair(backend: Backend, base: Base, a: Command, b: Com
   const failures: string[] = [];
   let moment = 1;
   for (; moment <= 60; moment += 1) {
-    const paused = await scenario(backend, base, a, b, moment, failures);
-    if (!paused) break;
+    const run = await runScenario(backend, base, a, b, moment);
+    if (!run) break;
+    if (run.problems.length > 0) failures.push(describeRun(run));
   }
   expect(failures, `${a} paused, ${b} run meanwhile`).toEqual([]);
   if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} stopped at ${moment - 1} write(s), ${b} meanwhile`);
   return moment - 1;
 }
 
-/** One scenario: returns false when A made fewer writes than `moment` (it ran through, unpaused). */
-async function scenario(backend: Backend, base: Base, a: Command, b: Command, moment: number, failures: string[]): Promise<boolean> {
+/** One scenario as it went: where A stopped, what each said, current.json at each turn, and what broke. */
+export interface ScenarioRun {
+  where: string;
+  pausedAt: string;
+  a: Outcome;
+  b: Outcome;
+  current: { atPause: string | null; afterB: string | null; final: string | null };
+  problems: string[];
+  uri: string;
+  raw: RawBucket;
+}
+
+export const describeRun = (run: ScenarioRun) =>
+  `${run.where} (${run.pausedAt}): ${run.problems.join('; ')}\n  A exit ${run.a.result.status}: ${lastLines(run.a.result.stderr)}\n  B exit ${run.b.result.status}: ${lastLines(run.b.result.stderr)}`;
+
+const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' | ');
+
+/**
+ * One scenario: A stopped before its write `pauseAt` (a number: its nth; a line such as
+ * "swap current.json": its first write of it). Null when A made no such write (it ran through).
+ */
+export async function runScenario(
+  backend: Backend,
+  base: Base,
+  a: Command,
+  b: Command,
+  pauseAt: number | string,
+): Promise<ScenarioRun | null> {
   const dir = await tempDir();
   const { uri, raw } = await backend.fresh(base);
   const machine = (role: Role) => {
@@ -221,13 +248,13 @@ async function scenario(backend: Backend, base: Base, a: Command, b: Command, mo
     TARIFF_TEST_BUCKET_WRITES: join(dir, `${role}-writes.log`),
     TARIFF_DATA_DIR: dataDir,
   });
-  const where = `${backend.name}: ${a} stopped before its write ${moment}, ${b} run meanwhile`;
+  const where = `${backend.name}: ${a} stopped before its write ${pauseAt}, ${b} run meanwhile`;
   const dataA = machine('A');
   const dataB = machine('B');
   const argsA = [...commandOf(base, a, 'A'), '--json', '--data-dir', dataA];
   const child = spawn(process.execPath, [CLI, ...argsA], {
     cwd: REPO,
-    env: { ...process.env, ...env('A', dataA), TARIFF_TEST_PAUSE_BEFORE_WRITE: String(moment) },
+    env: { ...process.env, ...env('A', dataA), TARIFF_TEST_PAUSE_BEFORE_WRITE: String(pauseAt) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
@@ -236,13 +263,18 @@ async function scenario(backend: Backend, base: Base, a: Command, b: Command, mo
   const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
   const log = join(dir, 'A-writes.log');
   const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+  const stoppedAt = () => (typeof pauseAt === 'number' ? pauseAt : linesOf(log).findIndex((line) => line.startsWith(pauseAt)) + 1);
   let ended = false;
   void exited.then(() => (ended = true));
-  await until(() => ended || (linesOf(log).length >= moment && processState(child.pid!) === 'T'), `${where}: A to stop`);
+  await until(
+    () => ended || (stoppedAt() > 0 && linesOf(log).length >= stoppedAt() && processState(child.pid!) === 'T'),
+    `${where}: A to stop`,
+  );
   if (ended) {
     await exited;
-    return false;
+    return null;
   }
+  const moment = stoppedAt();
   const pausedAt = linesOf(log)[moment - 1]!;
   const atPause = await currentOf(raw);
   // A's lease runs out while it is stopped: taken from it here rather than waited for.
@@ -251,30 +283,26 @@ async function scenario(backend: Backend, base: Base, a: Command, b: Command, mo
   const afterB = await currentOf(raw);
   child.kill('SIGCONT');
   const statusA = await exited;
-  const resultA = { status: statusA, ...out };
   const outcome = (command: Command, result: CliResult): Outcome => ({
     command,
     result,
     said: result.status === 0 ? parseJson(result.stdout) : null,
   });
-  const outcomeA = outcome(a, resultA);
+  const outcomeA = outcome(a, { status: statusA, ...out });
   const outcomeB = outcome(b, resultB);
   const final = await currentOf(raw);
   const verified = await runCli(['verify', '--bucket', uri, '--data-dir', dataB], { env: env('B', dataB) });
+  const current = { atPause, afterB, final };
   const problems = [
     ...truthful('A', outcomeA, final),
     ...truthful('B', outcomeB, afterB),
     ...(await intact(raw, base, outcomeB, 'B')),
     ...(await intact(raw, base, outcomeA, 'A')),
-    ...movedOnlyByReports({ atPause, afterB, final }, outcomeA, outcomeB, linesOf(log).slice(moment - 1)),
+    ...movedOnlyByReports(current, outcomeA, outcomeB, linesOf(log).slice(moment - 1)),
     ...(verified.status === 0 ? [] : [`verify --bucket exits ${verified.status}: ${verified.stderr.trim()}`]),
     ...((await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
   ];
-  if (problems.length > 0)
-    failures.push(
-      `${where} (${pausedAt}): ${problems.join('; ')}\n  A exit ${resultA.status}: ${resultA.stderr.trim().split('\n').slice(-2).join(' | ')}\n  B exit ${resultB.status}: ${resultB.stderr.trim().split('\n').slice(-2).join(' | ')}`,
-    );
-  return true;
+  return { where, pausedAt, a: outcomeA, b: outcomeB, current, problems, uri, raw };
 }
 
 function parseJson(text: string): Record<string, unknown> | null {
@@ -400,4 +428,67 @@ function movedOnlyByReports(
       `current.json moved from ${seen.afterB} to ${seen.final} after A resumed, while A reported no switch${aSwapped ? ' (A swapped it)' : ''}`,
     );
   return problems;
+}
+
+/** The code a failed run's --json names. */
+const codeOf = (outcome: Outcome): string | undefined => (parseJson(outcome.result.stdout)?.error as { code?: string } | undefined)?.code;
+
+/**
+ * The cases found on the code before this design (issue 55), each a named scenario of the matrix:
+ * every one of them broke a promise then, and keeps it now.
+ */
+export function pausedWriterCases(backend: Backend, base: () => Base): void {
+  const run = async (a: Command, b: Command, line: string) => {
+    const scenario = await runScenario(backend, base(), a, b, line);
+    expect(scenario, `${a} makes a write "${line}"`).not.toBeNull();
+    expect(scenario!.problems, describeRun(scenario!)).toEqual([]);
+    return scenario!;
+  };
+  it('bytes under a published name never change: A, stopped before its first upload, is refused when B published the version with other bytes', async () => {
+    const { a, b, current } = await run('publish', 'publish', 'create releases/20261101.3/dataset.json.gz');
+    expect(b.result.status).toBe(0);
+    expect([a.result.status, codeOf(a)]).toEqual([1, 'version_conflict']);
+    expect(current.final).toBe('20261101.3');
+  });
+  it('a replaced pointer never comes back: A, stopped before its switch, is refused once B has made 20261101.4 current', async () => {
+    const { a, current } = await run('publish', 'publish-next', 'swap current.json');
+    expect([a.result.status, codeOf(a)]).toEqual([1, 'bucket_changed']);
+    expect(current.final).toBe('20261101.4');
+  });
+  it('the history stays whole: A, stopped before naming its new history, is refused once B has imported another list', async () => {
+    const { a, b } = await run('history import', 'history import', 'swap history/manifest.json');
+    expect(b.result.status).toBe(0);
+    expect([a.result.status, codeOf(a)]).toEqual([1, 'bucket_changed']);
+  });
+  it('a rollback target survives a prune that decided before it: marked by A, kept and its mark dropped by the next run', async () => {
+    const scenario = await run('publish', 'rollback', 'create deletions/');
+    expect(scenario.current.final).toBe('20261101.1');
+    // A made 20261101.3 current, but B rolled back since: A says so.
+    expect([scenario.a.result.status, codeOf(scenario.a)]).toEqual([1, 'bucket_changed']);
+    const listed = await runCli(['releases', '--json', '--bucket', scenario.uri], { env: backend.env });
+    expect(JSON.parse(listed.stdout)).toMatchObject({ current: '20261101.1' });
+    // The next writer's sweep, with every mark due (no retention), keeps the current release and drops A's mark.
+    const next = await runCli(['history', 'import', DOCUMENT_B, '--bucket', scenario.uri, '--data-dir', await tempDir()], {
+      env: { ...backend.env, TARIFF_RETENTION_HOURS: '0', TARIFF_KEEP: '1' },
+    });
+    expect(next.status, next.stderr).toBe(0);
+    const after = JSON.parse((await runCli(['releases', '--json', '--bucket', scenario.uri], { env: backend.env })).stdout);
+    expect(after).toMatchObject({ current: '20261101.1', marked: [] });
+    expect(after.versions).toContain('20261101.1');
+    const verified = await runCli(['verify', '--bucket', scenario.uri, '--data-dir', await tempDir()], { env: backend.env });
+    expect(verified.status, verified.stderr).toBe(0);
+  });
+  it('a signing key is never lost: A, stopped before writing keys.json, is refused once B has added its own key', async () => {
+    const { a, b } = await run('signing-key create', 'signing-key create', 'swap keys.json');
+    expect(b.result.status).toBe(0);
+    expect([a.result.status, codeOf(a)]).toEqual([1, 'bucket_changed']);
+  });
+  it('a true report: A, stopped after its switch at its history, says another writer made 20261101.4 current, never "needs no undoing"', async () => {
+    const { a, current } = await run('publish', 'publish-next', 'swap history/manifest.json');
+    expect(current.atPause).toBe('20261101.3');
+    expect(current.final).toBe('20261101.4');
+    expect([a.result.status, codeOf(a)]).toEqual([1, 'bucket_changed']);
+    expect(a.result.stderr).toContain('this run made 20261101.3 current, but another writer has made 20261101.4 current since');
+    expect(a.result.stderr).not.toContain('needs no undoing');
+  });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { A_COMMANDS, B_COMMANDS, close, pausePair, prepare, type Backend, type Base } from './paused-writers.ts';
+import { A_COMMANDS, B_COMMANDS, close, pausedWriterCases, pausePair, prepare, type Backend, type Base } from './paused-writers.ts';
 
 // The pause matrix on the S3 stand-in that honours conditional writes (test/paused/paused-writers.ts).
 let s3: S3Stand;
@@ -40,4 +40,8 @@ describe.each(A_COMMANDS)('an S3 bucket: %s stopped before each of its writes', 
       expect(moments, 'A was stopped at one write at least').toBeGreaterThan(0);
     },
   );
+});
+
+describe('an S3 bucket: the cases of a paused writer, one by one', () => {
+  pausedWriterCases(backend, () => base);
 });
