@@ -29,7 +29,12 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, async (leased, run) => {
     const done = await importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) });
     // What the new history no longer names (the file it replaced) is marked, what was marked long ago deleted.
-    await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history import', keep: settings.keep });
+    await collectGarbage(leased, {
+      storeNow: run.storeNow(),
+      retentionMs: run.retentionMs,
+      by: 'tariff history import',
+      keep: settings.keep,
+    });
     return done;
   });
   return { ...update, bucket: bucket.description };
@@ -45,7 +50,12 @@ export async function runHistoryRemove(
     const done = await removeHistoryImport(leased, options.source, options.apply);
     // The record and the document taken out are marked here, and deleted by a run after the retention.
     if (options.apply)
-      await collectGarbage(leased, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: 'tariff history remove', keep: settings.keep });
+      await collectGarbage(leased, {
+        storeNow: run.storeNow(),
+        retentionMs: run.retentionMs,
+        by: 'tariff history remove',
+        keep: settings.keep,
+      });
     return done;
   });
   return { ...removal, bucket: bucket.description };

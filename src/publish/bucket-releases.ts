@@ -150,7 +150,10 @@ export async function rollbackRelease(
   // The report is of the bucket as it is now: another writer may have moved on since the switch.
   const now = await readCurrentManifest(bucket).catch(() => undefined);
   if (now !== undefined && now?.version !== version)
-    throw errors.bucketChanged(`${bucket.description}${CURRENT_KEY}`, `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since`);
+    throw errors.bucketChanged(
+      `${bucket.description}${CURRENT_KEY}`,
+      `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since`,
+    );
   return { version, previousVersion: current?.version ?? null, ...(next.expires ? { expires: next.expires } : {}) };
 }
 
