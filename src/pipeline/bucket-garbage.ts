@@ -116,7 +116,7 @@ const describe = (mark: Pick<Mark, 'keys' | 'prefix'>) => [...(mark.prefix ? [ma
  */
 export async function collectGarbage(bucket: Bucket, options: GarbageOptions): Promise<GarbageReport> {
   const marks = await readMarks(bucket);
-  const live = await liveKeys(bucket, options.keep);
+  let live = await liveKeys(bucket, options.keep);
   const plan = sweepPlan(marks, options.storeNow, options.retentionMs, (mark) => markIsLive(live, mark));
   const report: GarbageReport = { marked: [], removed: [], kept: [] };
   for (const mark of plan.cancelled) {
@@ -132,7 +132,9 @@ export async function collectGarbage(bucket: Bucket, options: GarbageOptions): P
     await bucket.delete([mark.key]);
     report.removed.push(...describe(mark));
   }
-  const waiting = [...plan.waiting, ...plan.due];
+  // What the deletions just made unnamed (a removed release's documents) is marked in this same pass.
+  if (plan.due.length > 0) live = await liveKeys(bucket, options.keep);
+  const waiting = plan.waiting;
   const covered = (key: string) => waiting.some((mark) => markCovers(mark, key));
   const retire = async (body: { keys?: string[]; prefix?: string; reason: string }) => {
     const keys = (body.keys ?? []).filter((key) => !isLive(live, key) && !covered(key));

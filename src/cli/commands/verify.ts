@@ -30,7 +30,10 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
     );
   const report = await verifyBucketRelease(bucket, manifest);
   // The current manifest is the one clients take: its signature and expiry are checked as theirs are.
-  const signature = version ? [] : await currentSignatureProblems(bucket, manifest, ctx.io.now());
+  // A key list that cannot be read is one problem among the others, not the end of the check.
+  const signature = version
+    ? []
+    : await currentSignatureProblems(bucket, manifest, ctx.io.now()).catch((error: unknown) => [(error as Error).message]);
   // The documents the kept releases were built from: what lets anyone build them again from the bucket alone.
   const sources = await sourceProblems(bucket);
   // What every reader trips on: the current release's own manifest, the history, the key list.
