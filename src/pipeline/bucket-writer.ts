@@ -7,6 +7,7 @@ import type { Settings } from '../config/settings.ts';
 import { acquireBucketLease, LEASE_KEY, letGoOf, type BucketLease, type LeaseSighting } from '../publish/bucket-lease.ts';
 import { errors } from '../errors.ts';
 import type { Bucket } from '../storage/bucket.ts';
+import { beforeWrites } from '../storage/before-writes.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
 import { holderState, thisProcess } from '../util/process-identity.ts';
 import { onStop } from '../util/orderly-stop.ts';
@@ -186,28 +187,5 @@ function leased(bucket: Bucket, lease: BucketLease | null, age: () => number): B
       );
     await lease?.check();
   };
-  return {
-    description: bucket.description,
-    get: (key) => bucket.get(key),
-    open: (key) => bucket.open(key),
-    getTagged: (key) => bucket.getTagged(key),
-    modified: (key) => bucket.modified(key),
-    list: (prefix) => bucket.list(prefix),
-    async create(key, data, contentType) {
-      await guard();
-      return bucket.create(key, data, contentType);
-    },
-    async overwrite(key, data, contentType, expected) {
-      await guard();
-      return bucket.overwrite(key, data, contentType, expected);
-    },
-    async putIfUnchanged(key, data, contentType, expected) {
-      await guard();
-      return bucket.putIfUnchanged(key, data, contentType, expected);
-    },
-    async delete(keys) {
-      await guard();
-      return bucket.delete(keys);
-    },
-  };
+  return beforeWrites(bucket, guard);
 }

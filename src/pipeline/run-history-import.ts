@@ -1,6 +1,7 @@
 import { readSources } from '../fetch/read-sources.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { asBucketWriter, type BucketWriterEdges } from './bucket-writer.ts';
+import { asBucketWriter, type BucketWriterEdges, type BucketWriterRun } from './bucket-writer.ts';
+import type { Bucket } from '../storage/bucket.ts';
 import { collectGarbage } from './bucket-garbage.ts';
 import { keepInSnapshots, snapshotBytes } from './release-inputs.ts';
 import { importHistory, removeHistoryImport, type HistoryRemoval, type HistoryUpdate } from './record-history.ts';
@@ -18,6 +19,13 @@ export interface HistoryImportOptions extends HistoryRunOptions {
 }
 
 /**
+ * What a history command's new history no longer names (the file it replaced, a record and
+ * document taken out) is marked, and what was marked a retention ago deleted.
+ */
+const sweep = (bucket: Bucket, run: BucketWriterRun, command: string, keep: number) =>
+  collectGarbage(bucket, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: `tariff ${command}`, keep });
+
+/**
  * `tariff history import`: as the bucket's only writer (a release run writes the history too),
  * reads the archived lists into the bucket's price history.
  */
@@ -28,13 +36,7 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
   const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, async (leased, run) => {
     const done = await importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) });
-    // What the new history no longer names (the file it replaced) is marked, what was marked long ago deleted.
-    await collectGarbage(leased, {
-      storeNow: run.storeNow(),
-      retentionMs: run.retentionMs,
-      by: 'tariff history import',
-      keep: settings.keep,
-    });
+    await sweep(leased, run, 'history import', settings.keep);
     return done;
   });
   return { ...update, bucket: bucket.description };
@@ -48,14 +50,7 @@ export async function runHistoryRemove(
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
   const removal = await asBucketWriter(bucket, { ...options, command: 'history remove', dryRun: !options.apply }, async (leased, run) => {
     const done = await removeHistoryImport(leased, options.source, options.apply);
-    // The record and the document taken out are marked here, and deleted by a run after the retention.
-    if (options.apply)
-      await collectGarbage(leased, {
-        storeNow: run.storeNow(),
-        retentionMs: run.retentionMs,
-        by: 'tariff history remove',
-        keep: settings.keep,
-      });
+    if (options.apply) await sweep(leased, run, 'history remove', settings.keep);
     return done;
   });
   return { ...removal, bucket: bucket.description };

@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import { beforeWrites } from './before-writes.ts';
 import type { Bucket } from './bucket.ts';
 
 /**
@@ -17,38 +18,12 @@ export function withWriteFailpoint(bucket: Bucket, env: NodeJS.ProcessEnv): Buck
   const pauseAt = /^\d+$/.test(pause) ? Number(pause) : 0;
   let writes = 0;
   let paused = false;
-  const before = (operation: string, keys: string) => {
+  return beforeWrites(bucket, (kind, keys) => {
     writes += 1;
-    const line = `${operation} ${keys}`;
+    const line = `${kind} ${keys.join(' ')}`;
     appendFileSync(log, `${line}\n`);
-    if (paused || (writes !== pauseAt && (pauseAt > 0 || !line.startsWith(pause) || pause === ''))) return;
+    if (paused || (writes !== pauseAt && (pauseAt > 0 || pause === '' || !line.startsWith(pause)))) return;
     paused = true;
     process.kill(process.pid, 'SIGSTOP');
-  };
-  return {
-    description: bucket.description,
-    get: (key) => bucket.get(key),
-    open: (key) => bucket.open(key),
-    getTagged: (key) => bucket.getTagged(key),
-    modified: (key) => bucket.modified(key),
-    list: (prefix) => bucket.list(prefix),
-    removeLeftovers: bucket.removeLeftovers?.bind(bucket),
-    create(key, data, contentType) {
-      before('create', key);
-      return bucket.create(key, data, contentType);
-    },
-    overwrite(key, data, contentType, expected) {
-      before('overwrite', key);
-      return bucket.overwrite(key, data, contentType, expected);
-    },
-    putIfUnchanged(key, data, contentType, expected) {
-      before('swap', key);
-      return bucket.putIfUnchanged(key, data, contentType, expected);
-    },
-    delete(keys) {
-      if (keys.length === 0) return bucket.delete(keys);
-      before('delete', keys.join(' '));
-      return bucket.delete(keys);
-    },
-  };
+  });
 }
