@@ -267,18 +267,27 @@ async function readAll(handle: FileHandle): Promise<Buffer> {
  * the name was taken.
  */
 async function linkNew(path: string, data: Uint8Array): Promise<boolean> {
-  const created = await withTemporary(temporaryBeside(path), async (temporary) => {
-    await writeFileDurable(temporary, data);
-    return link(temporary, path).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EEXIST') return false;
-        throw error;
-      },
-    );
-  });
-  if (created) await syncFolder(dirname(path));
-  return created;
+  for (let attempt = 1; ; attempt += 1) {
+    // Its folder is made first: another writer's deletion drops a folder it leaves empty, and may
+    // have dropped this one since the caller made it (then made again, a few times at most).
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      const created = await withTemporary(temporaryBeside(path), async (temporary) => {
+        await writeFileDurable(temporary, data);
+        return link(temporary, path).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'EEXIST') return false;
+            throw error;
+          },
+        );
+      });
+      if (created) await syncFolder(dirname(path));
+      return created;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw error;
+    }
+  }
 }
 
 function ifMissing<T>(value: T): (error: NodeJS.ErrnoException) => T {

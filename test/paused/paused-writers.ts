@@ -123,7 +123,7 @@ export async function close(base: Base | undefined): Promise<void> {
 }
 
 /** The command's arguments and environment, as machine `role` runs it (A and B publish other bytes, import other lists). */
-function commandOf(base: Base, command: Command, role: Role): string[] {
+function commandOf(base: Base, command: Command, role: Role, uri: string): string[] {
   switch (command) {
     case 'publish':
       return ['publish', role === 'A' ? base.builds.r3a : base.builds.r3b];
@@ -142,7 +142,7 @@ function commandOf(base: Base, command: Command, role: Role): string[] {
     case 'history remove':
       return ['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply'];
     case 'registry backup':
-      return ['registry', 'backup'];
+      return ['registry', 'backup', '--to', uri];
   }
 }
 
@@ -251,7 +251,7 @@ export async function runScenario(
   const where = `${backend.name}: ${a} stopped before its write ${pauseAt}, ${b} run meanwhile`;
   const dataA = machine('A');
   const dataB = machine('B');
-  const argsA = [...commandOf(base, a, 'A'), '--json', '--data-dir', dataA];
+  const argsA = [...commandOf(base, a, 'A', uri), '--json', '--data-dir', dataA];
   const child = spawn(process.execPath, [CLI, ...argsA], {
     cwd: REPO,
     env: { ...process.env, ...env('A', dataA), TARIFF_TEST_PAUSE_BEFORE_WRITE: String(pauseAt) },
@@ -279,7 +279,7 @@ export async function runScenario(
   const atPause = await currentOf(raw);
   // A's lease runs out while it is stopped: taken from it here rather than waited for.
   await raw.delete([LEASE_KEY]);
-  const resultB = await runCli([...commandOf(base, b, 'B'), '--json', '--data-dir', dataB], { env: env('B', dataB) });
+  const resultB = await runCli([...commandOf(base, b, 'B', uri), '--json', '--data-dir', dataB], { env: env('B', dataB) });
   const afterB = await currentOf(raw);
   child.kill('SIGCONT');
   const statusA = await exited;
