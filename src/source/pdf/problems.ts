@@ -29,10 +29,13 @@ function pageRanges(pages: number[]): string {
  * the first few others with their page and row; `tariff inspect` lists every one.
  */
 export function summariseProblems(problems: Problem[]): string {
+  // Each problem added to its group in place: linear in the problems, however many share a detail.
   const groups = new Map<string, Problem[]>();
   for (const problem of problems) {
     const key = problem.row === null ? problem.detail : `\u0000${groups.size}`;
-    groups.set(key, [...(groups.get(key) ?? []), problem]);
+    const group = groups.get(key);
+    if (group) group.push(problem);
+    else groups.set(key, [problem]);
   }
   const said = [...groups.values()].map((group) => {
     const first = group[0]!;
