@@ -17,9 +17,11 @@ import { init } from '@embedpdf/pdfium';
 // Never outlive the command. Its channel closing ends an idle reader at once ('disconnect'), but
 // a reader inside one long PDFium call runs no JavaScript until it returns: a thread of its own
 // checks that the command is still its parent and, once it is not (killed, even with SIGKILL),
-// ends the process whatever the main thread is doing.
+// ends the process whatever the main thread is doing. Every end is SIGKILL of itself: Node's exit
+// sequence (process.exit) stops the watchdog thread first and was seen never to finish, leaving a
+// reader with no channel and no watchdog alive for good; a reader has nothing to flush.
 const parent = process.ppid;
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 new Worker(
   `const { workerData } = require('node:worker_threads');
    setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 200);`,

@@ -10,8 +10,9 @@ import { gunzip } from '../../release/gzip.ts';
 import type { CatalogueJob, CatalogueReply } from './build-catalogue.ts';
 import { writeCatalogue } from './catalogue-db.ts';
 
-// The service that started it is gone: so is its work.
-process.once('disconnect', () => process.exit(0));
+// The service that started it is gone: so is its work, by the one end that cannot hang (Node's exit
+// sequence can; the file it was writing is a leftover the next service sweeps).
+process.once('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 process.once('message', (job: CatalogueJob) => {
   let reply: CatalogueReply;
   try {
