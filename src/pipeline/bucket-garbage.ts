@@ -11,7 +11,7 @@ import {
 import { completeVersionsIn, RELEASES_PREFIX } from '../publish/bucket-layout.ts';
 import { readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { digestOfSourceKey, SOURCES_PREFIX } from '../publish/bucket-sources.ts';
-import { markCovers, markForDeletion, readMarks, sweepPlan, type Mark } from '../storage/deferred-deletions.ts';
+import { forgetMarks, markCovers, markForDeletion, readMarks, sweepPlan, type Mark } from '../storage/deferred-deletions.ts';
 import { BACKUPS_PREFIX, LATEST_BACKUP_KEY, recordKeyOf } from '../registry/backup/backup-record.ts';
 import { readLatestBackup } from '../registry/backup/latest-backup.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -150,14 +150,16 @@ export async function collectGarbage(bucket: Bucket, options: GarbageOptions): P
       prefix: `${RELEASES_PREFIX}${version}/`,
       reason: 'an incomplete version, left by a writer that crashed or was refused',
     });
-  for (const key of await bucket.list(SOURCES_PREFIX))
-    if (digestOfSourceKey(key)) await retire({ keys: [key], reason: 'a document no kept release or import names' });
+  // The objects named by nothing, one mark for all of them: a mark is a durable write, one a pass.
+  const unnamed = (await bucket.list(SOURCES_PREFIX)).filter((key) => digestOfSourceKey(key));
   // Without a manifest nothing says which history files count: none is marked (a first write may be under way).
   for (const key of live.history ? await bucket.list(HISTORY_PREFIX) : []) {
     const file = HISTORY_FILE_KEY.test(key);
     const record = key.startsWith(HISTORY_IMPORTS_PREFIX) && live.history!.imports !== undefined;
-    if (file || record) await retire({ keys: [key], reason: 'a history file or import record the history no longer names' });
+    if (file || record) unnamed.push(key);
   }
+  await retire({ keys: unnamed, reason: 'documents, history files and import records that nothing names' });
   for (const list of [report.marked, report.removed, report.kept]) list.sort();
+  forgetMarks(bucket);
   return report;
 }

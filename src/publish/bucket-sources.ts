@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { createOnce, markCovers, readMarks } from '../storage/deferred-deletions.ts';
+import { createOnce, markCovers, marksOf } from '../storage/deferred-deletions.ts';
 import { sha256Hex } from '../util/digests.ts';
 
 /**
@@ -46,7 +46,7 @@ export async function keepSources(
   refs: SourceRef[],
   bytesOf: (sha256: string) => Promise<Uint8Array | null>,
 ): Promise<{ stored: SourceRef[]; missing: SourceRef[] }> {
-  const marks = await readMarks(bucket);
+  const marks = await marksOf(bucket);
   // A copy marked for removal may be deleted by a sweep under way: it does not count as kept.
   const kept = (await bucket.list(SOURCES_PREFIX)).filter((key) => !marks.some((mark) => markCovers(mark, key)));
   const lacking = missingSources(refs, kept);

@@ -2,7 +2,7 @@ import { errors } from '../errors.ts';
 import { FORMATS, sameDigest, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { completeVersionsIn, RELEASES_PREFIX, releaseFileKey, releaseManifestKey, versionsToPrune } from './bucket-layout.ts';
-import { markCovers, readMarks } from '../storage/deferred-deletions.ts';
+import { markCovers, marksOf } from '../storage/deferred-deletions.ts';
 import { compareVersions } from '../release/release-version.ts';
 import { bucketFileDamage } from './check-bucket-release.ts';
 import { intactFile, type CopySource } from './intact-copies.ts';
@@ -97,7 +97,7 @@ export async function planPublication(bucket: Bucket, release: ReleaseFiles, opt
       clean: [],
     };
   }
-  const marks = await readMarks(bucket);
+  const marks = await marksOf(bucket);
   const keys = await bucket.list(RELEASES_PREFIX);
   // A version marked for removal is never published again: a sweep may be deleting its files.
   if (keys.some((key) => key.startsWith(`${RELEASES_PREFIX}${manifest.version}/`) && marks.some((mark) => markCovers(mark, key))))

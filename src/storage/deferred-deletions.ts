@@ -40,16 +40,46 @@ export async function markForDeletion(bucket: Bucket, body: Pick<MarkBody, 'keys
     `${JSON.stringify({ keys: [...body.keys].sort(), prefix: body.prefix, reason: body.reason, by: body.by }, null, 2)}\n`,
   );
   await bucket.create(markKey(body), bytes, 'application/json');
+  forgetMarks(bucket);
+}
+
+/** Drops what marksOf read for this bucket object: after its own marks changed. */
+export function forgetMarks(bucket: Bucket): void {
+  seenMarks.delete(bucket);
+}
+
+/**
+ * The marks as one run of a writer sees them, read once per bucket object (a writer's bucket is
+ * its own object for its run): to tell whether something it is about to rely on is marked. A mark
+ * made after that read is younger than the run, so no sweep acts on it before the run is over
+ * (MAX_WRITER_RUN_MS is far below the retention). A sweep reads afresh (readMarks).
+ */
+const seenMarks = new WeakMap<Bucket, Promise<Mark[]>>();
+export function marksOf(bucket: Bucket): Promise<Mark[]> {
+  let marks = seenMarks.get(bucket);
+  if (!marks) {
+    marks = readMarks(bucket);
+    seenMarks.set(bucket, marks);
+    // A failed read is not kept: the next caller reads again.
+    marks.catch(() => seenMarks.delete(bucket));
+  }
+  return marks;
 }
 
 /** Every mark in the bucket. A mark that does not parse is left alone (it names nothing this version deletes). */
 export async function readMarks(bucket: Bucket): Promise<Mark[]> {
   const marks: Mark[] = [];
-  for (const key of await bucket.list(DELETIONS_PREFIX)) {
-    const [bytes, marked] = await Promise.all([bucket.get(key), bucket.modified(key)]);
-    if (!bytes || !marked) continue;
-    const parsed = markSchema.safeParse(safeJson(bytes));
-    if (parsed.success) marks.push({ ...parsed.data, key, marked });
+  const keys = await bucket.list(DELETIONS_PREFIX);
+  // A few at a time: each is two small reads (its bytes, its time), and a bucket may hold dozens.
+  for (let i = 0; i < keys.length; i += 8) {
+    const read = await Promise.all(
+      keys.slice(i, i + 8).map(async (key) => ({ key, bytes: await bucket.get(key), marked: await bucket.modified(key) })),
+    );
+    for (const { key, bytes, marked } of read) {
+      if (!bytes || !marked) continue;
+      const parsed = markSchema.safeParse(safeJson(bytes));
+      if (parsed.success) marks.push({ ...parsed.data, key, marked });
+    }
   }
   return marks;
 }
@@ -103,7 +133,7 @@ export async function createOnce(
 ): Promise<string> {
   if ((await bucket.create(key, bytes, contentType)) === 'written') return key;
   const there = await bucket.get(key);
-  if (there?.equals(bytes) && !(await readMarks(bucket)).some((mark) => markCovers(mark, key))) return key;
+  if (there?.equals(bytes) && !(await marksOf(bucket)).some((mark) => markCovers(mark, key))) return key;
   for (let attempt = 0; attempt < 4; attempt += 1) {
     const other = fresh(randomBytes(4).toString('hex'));
     if ((await bucket.create(other, bytes, contentType)) === 'written') return other;
