@@ -128,7 +128,7 @@ export async function asBucketWriter<T>(
       const leaseWritten = (await bucket.modified(LEASE_KEY))?.getTime() ?? (options.machineNow?.() ?? new Date()).getTime();
       const since = performance.now();
       const storeNow = () => new Date(leaseWritten + (performance.now() - since));
-      // What the run reports is checked by the run itself against the bucket (publish-steps.ts,
+      // What the run reports is checked by the run itself against the bucket (publish/bucket-releases.ts,
       // confirmCurrent), not by the lease: a write that landed counts, whoever holds the lease now.
       const result = await work(leased(bucket, lease, age), { storeNow, retentionMs });
       if (lease.warning && !news && wrote(result)) options.warn(lease.warning);

@@ -14,8 +14,8 @@ import {
   type PublicationPlan,
 } from '../publish/plan-publication.ts';
 import {
+  confirmCurrent,
   createRelease,
-  readCurrentManifest,
   repairFile,
   switchCurrent,
   verifyWritten,
@@ -42,8 +42,8 @@ export interface PublishTarget {
    * data dir's snapshots), to keep in the bucket's sources/ before the switch; null when not at hand.
    */
   sources?: (sha256: string) => Promise<Uint8Array | null>;
-  /** The writer's clock and retention, for deferred deletion (absent in a dry run: nothing is marked). */
-  run?: BucketWriterRun;
+  /** The writer's clock and retention, for deferred deletion. */
+  run: BucketWriterRun;
   /** The command, as a mark names who made it. */
   command?: string;
 }
@@ -81,20 +81,6 @@ export async function afterSwitch<T>(
     const { detail, remedy } = isTariffError(error) ? { detail: error.message, remedy: undefined } : describeFailure(error);
     throw errors.publishedIncomplete(plan.version, bucket.description, step, detail, remedy);
   }
-}
-
-/**
- * A run's last word on what it made current, read from the bucket: current.json still names
- * `version`, or `bucket_changed` says which release another writer made current since. A bucket
- * that cannot be read now leaves the report as it was (the next run tells).
- */
-export async function confirmCurrent(bucket: Bucket, version: string, left = 'nothing of this run was undone'): Promise<void> {
-  const now = await readCurrentManifest(bucket).catch(() => undefined);
-  if (now !== undefined && now?.version !== version)
-    throw errors.bucketChanged(
-      `${bucket.description}${CURRENT_KEY}`,
-      `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since; ${left}`,
-    );
 }
 
 const repairLine = (repair: PlannedRepair) => `repair ${repair.key} from ${repair.from} (${repair.problem.replace(`${repair.key} `, '')})`;
@@ -200,11 +186,10 @@ async function signStep(runner: StepRunner, bucket: Bucket, plan: PublicationPla
 /**
  * Deferred deletion after the switch: the versions beyond --keep are marked (never the one
  * current.json names now, read again), and what earlier runs marked more than the retention ago
- * and no pointer names now is deleted (bucket-garbage.ts). A dry run, with no writer's clock, marks nothing.
+ * and no pointer names now is deleted (bucket-garbage.ts).
  */
 async function pruneStep(runner: StepRunner, target: PublishTarget, plan: PublicationPlan): Promise<void> {
   const run = target.run;
-  if (!run) return runner.skip('prune', 'a dry run marks nothing');
   await runner.effect('prune', {
     run: async (say) => {
       const retire = [...plan.prune, ...plan.clean].map((version) => ({

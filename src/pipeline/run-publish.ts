@@ -12,7 +12,8 @@ import { snapshotBytes } from './release-inputs.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { afterSwitch, confirmCurrent, publicationResult, publishSteps } from './publish-steps.ts';
+import { afterSwitch, publicationResult, publishSteps } from './publish-steps.ts';
+import { confirmCurrent } from '../publish/bucket-releases.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 
 export interface PublishRunOptions extends BucketWriterEdges {

@@ -97,6 +97,20 @@ export async function repairFile(bucket: Bucket, repair: { key: string; bytes: U
   }
 }
 
+/**
+ * A run's last word on what it made current, read from the bucket: current.json still names
+ * `version`, or `bucket_changed` says which release another writer made current since. A bucket
+ * that cannot be read now leaves the report as it was (the next run tells).
+ */
+export async function confirmCurrent(bucket: Bucket, version: string, left?: string): Promise<void> {
+  const now = await readCurrentManifest(bucket).catch(() => undefined);
+  if (now !== undefined && now?.version !== version)
+    throw errors.bucketChanged(
+      `${bucket.description}${CURRENT_KEY}`,
+      `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since${left ? `; ${left}` : ''}`,
+    );
+}
+
 /** The manifest a kept release carries (`releases/<version>/manifest.json`), or null when it has none. */
 export function readReleaseManifest(bucket: Bucket, version: string): Promise<Manifest | null> {
   return readManifestObject(bucket, releaseManifestKey(version));
@@ -148,12 +162,7 @@ export async function rollbackRelease(
   const next = nextCurrent(manifest, current, signing);
   await switchCurrent(bucket, next, tag);
   // The report is of the bucket as it is now: another writer may have moved on since the switch.
-  const now = await readCurrentManifest(bucket).catch(() => undefined);
-  if (now !== undefined && now?.version !== version)
-    throw errors.bucketChanged(
-      `${bucket.description}${CURRENT_KEY}`,
-      `this run made ${version} current, but another writer has made ${now?.version ?? 'another release'} current since`,
-    );
+  await confirmCurrent(bucket, version);
   return { version, previousVersion: current?.version ?? null, ...(next.expires ? { expires: next.expires } : {}) };
 }
 

@@ -78,7 +78,8 @@ export class LocalBucket implements Bucket {
       : this.path(key);
     if (!path) return null;
     const info = await stat(path).catch(ifMissing(null));
-    return info ? info.mtime : null;
+    // An empty generation is the key's deletion: no object, no time.
+    return info && !(generations && info.size === 0) ? info.mtime : null;
   }
 
   async open(key: string): Promise<BucketObject | null> {

@@ -224,7 +224,8 @@ describe.each(backends)('publishing to a %s bucket', (_, open) => {
     await publishRelease(bucket, second!, { keep: 30 });
     const impostor = { ...first!, manifest: { ...first!.manifest, version: second!.manifest.version } };
     for (const dryRun of [true, false]) {
-      const run = (release: ReleaseFiles) => publishSteps(new StepRunner({ dryRun }), { bucket, keep: 30 }, release);
+      const writer = { storeNow: () => new Date(), retentionMs: 86_400_000 };
+      const run = (release: ReleaseFiles) => publishSteps(new StepRunner({ dryRun }), { bucket, keep: 30, run: writer }, release);
       await expect(run(impostor)).rejects.toMatchObject({ code: 'version_conflict' });
       await expect(run(first!)).rejects.toMatchObject({
         code: 'version_behind',
