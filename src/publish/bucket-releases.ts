@@ -4,7 +4,7 @@ import { openDatasetFile } from '../release/read-release.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { FORMATS, holdsDigest, manifestSchema, renderManifest, type FileDigest, type Format, type Manifest } from '../release/manifest.ts';
 import type { Bucket } from '../storage/bucket.ts';
-import { markCovers, marksOf } from '../storage/deferred-deletions.ts';
+import { markCovers, readMarks } from '../storage/deferred-deletions.ts';
 import { checkSigningKey, nextCurrent, type Signing } from './current-signing.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
 
@@ -174,7 +174,8 @@ export async function rollbackRelease(
 export async function listReleases(
   bucket: Bucket,
 ): Promise<{ versions: string[]; current: string | null; incomplete: string[]; marked: string[] }> {
-  const [keys, current, marks] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket), marksOf(bucket)]);
+  // Read afresh: the service lists releases for its fallback for as long as it runs.
+  const [keys, current, marks] = await Promise.all([bucket.list(RELEASES_PREFIX), readCurrentManifest(bucket), readMarks(bucket)]);
   const { complete, orphans } = completeVersionsIn(keys);
   const isMarked = (version: string) => version !== current?.version && marks.some((mark) => markCovers(mark, releaseManifestKey(version)));
   return {
