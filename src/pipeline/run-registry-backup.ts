@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Settings } from '../config/settings.ts';
@@ -73,6 +73,8 @@ async function takeCopy(
     return { bytes: await readFile(scratch), ext: 'pgdump', contents: await inspectPostgres(target.url) };
   }
   const source = existingSqlite(target);
+  // Made empty and 0600 first: VACUUM INTO fills an empty file and keeps its mode (the copy holds every account).
+  await writeFile(scratch, '', { mode: 0o600 });
   snapshotSqlite(source, scratch);
   const contents = inspectSqlite(scratch);
   if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
@@ -113,14 +115,15 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
     const key = `${BACKUPS_PREFIX}${record.file}`;
     const guarded = writesOfOneRun(destination);
     // Created once: a name is a time to the millisecond, and another backup under it is not this one.
-    if ((await guarded.create(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip')) === 'exists')
+    const owned = { private: true };
+    if ((await guarded.create(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip', owned)) === 'exists')
       throw errors.backupDamaged(`${destination.description}${key}`, 'a backup of that name exists already; run again');
     // Read back before it counts: a backup is one only once its bytes are there whole.
     const back = await destination.get(key);
     if (!back || sha256Hex(back) !== record.sha256)
       throw errors.backupDamaged(`${destination.description}${key}`, 'what the destination holds is not what was written');
     const json = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
-    await guarded.create(`${BACKUPS_PREFIX}${name}.json`, json, 'application/json');
+    await guarded.create(`${BACKUPS_PREFIX}${name}.json`, json, 'application/json', owned);
     await nameLatest(guarded, record, json);
     // The store's time, from the record it has just written: marks' ages are measured on it.
     const storeNow = (await destination.modified(`${BACKUPS_PREFIX}${name}.json`)) ?? at;
@@ -209,11 +212,11 @@ export async function checkRegistryBackup(options: RegistryBackupOptions): Promi
   const restored = await withScratch(dataDir, async (scratch) => {
     if (record.engine === 'postgres') {
       // A dump is checked by reading its table of contents; its rows are the record's.
-      await writeFileAtomic(scratch, bytes);
+      await writeFileAtomic(scratch, bytes, 0o600);
       await checkPostgresDump(scratch);
       return { integrity: 'ok', counts: record.counts };
     }
-    await writeFileAtomic(scratch, gunzipSync(bytes));
+    await writeFileAtomic(scratch, gunzipSync(bytes), 0o600);
     return inspectSqlite(scratch);
   });
   if (restored.integrity !== 'ok')

@@ -17,9 +17,9 @@ export function beforeWrites(bucket: Bucket, before: (kind: WriteKind, keys: str
     modified: (key) => bucket.modified(key),
     list: (prefix) => bucket.list(prefix),
     ...(bucket.removeLeftovers ? { removeLeftovers: bucket.removeLeftovers.bind(bucket) } : {}),
-    async create(key, data, contentType) {
+    async create(key, data, contentType, options) {
       await before('create', [key]);
-      return bucket.create(key, data, contentType);
+      return bucket.create(key, data, contentType, options);
     },
     async overwrite(key, data, contentType, expected) {
       await before('overwrite', [key]);

@@ -20,6 +20,15 @@ export type ConditionalWrite = 'written' | 'conflict';
 export type CreateOnce = 'written' | 'exists';
 
 /**
+ * How an object is created. `private`: what only its owner may read (a registry backup holds
+ * every account): a folder writes it 0600 in a 0700 folder; an S3 bucket is private unless its
+ * policy says otherwise, and this asks nothing more of it.
+ */
+export interface CreateOptions {
+  private?: boolean;
+}
+
+/**
  * Object storage as the release pipeline and the service use it: a local folder or an
  * S3-compatible bucket, chosen by a URI (see openBucket). Keys are relative, with `/` separators.
  * Nothing backend-specific crosses this interface.
@@ -45,7 +54,7 @@ export interface Bucket {
    * Writes the object whole only if no object has that name ('exists' otherwise, the object
    * untouched): S3's If-None-Match: *, a folder's link() of a written temporary.
    */
-  create(key: string, data: Uint8Array, contentType: string): Promise<CreateOnce>;
+  create(key: string, data: Uint8Array, contentType: string, options?: CreateOptions): Promise<CreateOnce>;
   /**
    * Writes the object again only if it still carries `expected` (a damaged object being repaired
    * with the bytes its immutable manifest names): S3's If-Match. A folder renames over it after

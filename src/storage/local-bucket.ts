@@ -1,11 +1,19 @@
 import { constants } from 'node:fs';
-import { link, mkdir, open, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../util/digests.ts';
 import { syncFolder, temporaryBeside, withTemporary, writeFileAtomic, writeFileDurable } from '../util/durable-write.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
-import { NotAnObject, type Bucket, type BucketObject, type ConditionalWrite, type CreateOnce, type TaggedObject } from './bucket.ts';
+import {
+  NotAnObject,
+  type Bucket,
+  type BucketObject,
+  type ConditionalWrite,
+  type CreateOnce,
+  type CreateOptions,
+  type TaggedObject,
+} from './bucket.ts';
 
 /**
  * A key that changes (current.json, the history's manifest, keys.json, the lease) lives in a
@@ -94,11 +102,15 @@ export class LocalBucket implements Bucket {
     return { size: opened.size, body: opened.handle.createReadStream({ autoClose: true }) };
   }
 
-  async create(key: string, data: Uint8Array, _contentType?: string): Promise<CreateOnce> {
+  async create(key: string, data: Uint8Array, _contentType?: string, options: CreateOptions = {}): Promise<CreateOnce> {
     const path = this.path(key);
     return withPath(path, async () => {
-      await mkdir(dirname(path), { recursive: true });
-      return (await linkNew(path, data)) ? 'written' : 'exists';
+      if (options.private) {
+        // Its folder too, made so or made so now: a listing of private objects is theirs as well.
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        await chmod(dirname(path), 0o700);
+      }
+      return (await linkNew(path, data, options.private ? 0o600 : 0o666)) ? 'written' : 'exists';
     });
   }
 
@@ -267,14 +279,14 @@ async function readAll(handle: FileHandle): Promise<Buffer> {
  * it and flushed, then linked to the name (link() never replaces), the folder flushed. False when
  * the name was taken.
  */
-async function linkNew(path: string, data: Uint8Array): Promise<boolean> {
+async function linkNew(path: string, data: Uint8Array, mode = 0o666): Promise<boolean> {
   for (let attempt = 1; ; attempt += 1) {
     // Its folder is made first: another writer's deletion drops a folder it leaves empty, and may
     // have dropped this one since the caller made it (then made again, a few times at most).
     await mkdir(dirname(path), { recursive: true });
     try {
       const created = await withTemporary(temporaryBeside(path), async (temporary) => {
-        await writeFileDurable(temporary, data);
+        await writeFileDurable(temporary, data, mode);
         return link(temporary, path).then(
           () => true,
           (error: NodeJS.ErrnoException) => {

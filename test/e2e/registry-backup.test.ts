@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -172,6 +172,22 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     const kept = readdirSync(dataDir).filter((name) => /^registry\.sqlite\.replaced-[^-]+.*Z$/.test(name));
     expect(kept).toHaveLength(1);
     expect(inspectSqlite(join(dataDir, kept[0]!)).counts.accounts).toBe(2);
+    // What holds every account is its owner's alone: the replaced copy, the restored registry.
+    expect(statSync(join(dataDir, kept[0]!)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'registry.sqlite')).mode & 0o777).toBe(0o600);
+  });
+
+  it('writes a backup and its record 0600 in a 0700 folder of a folder bucket, a folder made before included', async () => {
+    const bucket = join(await tempDir(), 'bucket');
+    const { cli } = await machine(bucket);
+    expect((await cli(['accounts', 'create', 'uno@example.it', '--type', 'User'])).status).toBe(0);
+    // A folder made before, as older versions did: made private by the next backup.
+    mkdirSync(join(bucket, 'backups/registry'), { recursive: true, mode: 0o755 });
+    const record = JSON.parse((await cli(['registry', 'backup', '--json'])).stdout).record;
+    const mode = (path: string) => statSync(join(bucket, path)).mode & 0o777;
+    expect(mode(`backups/registry/${record.file}`)).toBe(0o600);
+    expect(mode(`backups/registry/${record.file.replace(/\.sqlite\.gz$/, '.json')}`)).toBe(0o600);
+    expect(mode('backups/registry')).toBe(0o700);
   });
 
   it('refuses a backup whose bytes are not its record’s, changing nothing', async () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { chmod, writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { errors } from '../../errors.ts';
 import { COUNTED_TABLES, fingerprintOf } from './backup-record.ts';
@@ -23,7 +24,10 @@ function run(tool: string, args: string[], byHand: string): Promise<void> {
 }
 
 /** The registry dumped in PostgreSQL's custom format (compressed) into `file`: pg_dump reads in one snapshot while the service writes. */
-export function dumpPostgres(url: string, file: string): Promise<void> {
+export async function dumpPostgres(url: string, file: string): Promise<void> {
+  // Made empty and 0600 first: pg_dump truncates a file there and keeps its mode (it holds every account).
+  await writeFile(file, '', { mode: 0o600 });
+  await chmod(file, 0o600);
   const { connection, schema } = pgTarget(url);
   const args = ['--format=custom', '--no-owner', `--file=${file}`, ...(schema ? [`--schema=${schema}`] : []), `--dbname=${connection}`];
   return run(
