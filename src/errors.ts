@@ -297,59 +297,6 @@ export function isTariffError<C extends TariffErrorCode>(error: unknown, code?: 
 }
 
 /**
- * A fault of the machine or of a service the product depends on, not a bug: what an operator
- * fixes (a permission, a full disk, a database that is down), named so a message can say it
- * (util/machine-fault.ts tells one from an error).
- */
-export interface MachineFault {
-  condition:
-    | 'permission_denied'
-    | 'read_only'
-    | 'disk_full'
-    | 'quota_exceeded'
-    | 'too_many_open_files'
-    | 'database_full'
-    | 'database_busy'
-    | 'database_unreachable'
-    | 'service_unreachable';
-  /** The file or folder concerned, when the error names one. */
-  path: string | null;
-  /** What happened, in a few words ("no space left on the device (ENOSPC)"). */
-  detail: string;
-}
-
-/** What an operator does about each machine fault. */
-const FAULT_REMEDIES: Record<MachineFault['condition'], (fault: MachineFault, user: string) => string> = {
-  permission_denied: (fault, user) =>
-    `The user ${user} cannot write ${fault.path ?? 'there'}: give it that folder (chown, chmod), or run as its owner, or point --data-dir / the setting elsewhere.`,
-  read_only: (fault) =>
-    `${fault.path ?? 'The file system'} is mounted read-only: remount it writable, or point --data-dir / the setting elsewhere.`,
-  disk_full: (fault) => `Free space on the disk holding ${fault.path ?? 'it'} (df -h), then run again.`,
-  quota_exceeded: (fault, user) => `The disk quota of ${user} is used up where ${fault.path ?? 'it'} lies: raise it or free space.`,
-  too_many_open_files: () => 'Raise the limit of open files (ulimit -n, LimitNOFILE in the service unit).',
-  database_full: (fault) =>
-    `The registry’s disk is full: free space on the disk holding ${fault.path ?? 'the database'} (df -h), then run again.`,
-  database_busy: () => 'Another process holds the registry’s database: wait for it, or stop it.',
-  database_unreachable: () =>
-    'The registry (PostgreSQL) cannot be reached or is stopping: check that it runs and TARIFF_REGISTRY names it.',
-  service_unreachable: () => 'A service the command depends on cannot be reached: check that it runs, and the network.',
-};
-
-/** What an operator does about a machine fault, as a hint ahead of what the failing step's own code says. */
-export const faultRemedy = (fault: MachineFault, user = 'this command'): string => FAULT_REMEDIES[fault.condition](fault, user);
-
-/** A machine fault in a few words, with the path it names: "<path>: no space left on the device (ENOSPC)". */
-export const faultDetail = (fault: MachineFault): string => `${fault.path ? `${fault.path}: ` : ''}${fault.detail}`;
-
-/** A machine fault as the catalogue reports it: what happened, where, and what to do (exit 1). */
-export function machineFaultError(fault: MachineFault, user: string): TariffError {
-  const where = fault.path ? `${fault.path}: ` : '';
-  return new TariffError('machine_fault', `${where}${fault.detail}`, FAULT_REMEDIES[fault.condition](fault, user), 1, {
-    condition: fault.condition,
-  });
-}
-
-/**
  * An unexpected failure, as the catalogue reports it: a bug. Never its stack: that goes to the
  * debug log (TARIFF_DEBUG=1), not into messages or --json.
  */

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { Command, CommanderError } from 'commander';
-import { errors, internalError, isTariffError, machineFaultError, type TariffError } from '../errors.ts';
-import { machineFault } from '../util/machine-fault.ts';
+import { errors, internalError, isTariffError, type TariffError } from '../errors.ts';
+import { machineFault, machineFaultError } from '../util/machine-fault.ts';
 import type { CliIo, ExitStatus, Runner } from './context.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';

@@ -5,13 +5,13 @@ import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { errors, faultRemedy } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { fileName, manifestSchema, type Format, type Manifest } from '../release/manifest.ts';
 import type { TrustedKey } from '../release/signing-keys.ts';
 import { checkManifestTrust } from './manifest-trust.ts';
 import { reason, ServiceClient, type ServiceAnswer } from './service-client.ts';
 import { renameDurable } from '../util/durable-write.ts';
-import { machineFault } from '../util/machine-fault.ts';
+import { faultRemedy, machineFault } from '../util/machine-fault.ts';
 import {
   checkInstalledCopy,
   copyName,
