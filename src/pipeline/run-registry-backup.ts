@@ -23,6 +23,7 @@ import { temporaryBeside, withTemporary, writeFileAtomic } from '../util/durable
 import { acquireLock } from '../util/run-lock.ts';
 import { collectGarbage } from './bucket-garbage.ts';
 import { writesOfOneRun } from './bucket-writer.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 
 export interface RegistryBackupOptions {
   settings: Settings;
@@ -150,20 +151,12 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
 async function nameLatest(destination: Bucket, record: BackupRecord, json: Buffer): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const now = await destination.getTagged(LATEST_BACKUP_KEY);
-    const named = now ? backupRecordSchema.safeParse(safeJson(now.bytes)) : null;
+    const named = now ? backupRecordSchema.safeParse(jsonOrNull(now.bytes)) : null;
     if (named?.success && named.data.createdAt >= record.createdAt) return;
     if ((await destination.putIfUnchanged(LATEST_BACKUP_KEY, json, 'application/json', now?.tag ?? null)) === 'written') return;
   }
   throw errors.bucketChanged(`${destination.description}${LATEST_BACKUP_KEY}`, 'other backups kept changing it; run again');
 }
-
-const safeJson = (bytes: Buffer): unknown => {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return null;
-  }
-};
 
 /** The last backup this data dir took, with where it went: for the operator looking at the machine. */
 async function rememberBackup(dataDir: string, record: BackupRecord, where: string): Promise<void> {

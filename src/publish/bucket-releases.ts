@@ -7,6 +7,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { markCovers, readMarks } from '../storage/deferred-deletions.ts';
 import { checkSigningKey, nextCurrent, type Signing } from './current-signing.ts';
 import { completeVersionsIn, CURRENT_KEY, RELEASES_PREFIX, releaseFileKey, releaseManifestKey } from './bucket-layout.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 
 export interface ReleaseFiles {
   manifest: Manifest;
@@ -128,18 +129,10 @@ async function readManifestObject(bucket: Bucket, key: string): Promise<Manifest
 }
 
 function parseManifestBytes(bucket: Bucket, key: string, bytes: Buffer): Manifest {
-  const parsed = manifestSchema.safeParse(safeJson(bytes));
+  const parsed = manifestSchema.safeParse(jsonOrNull(bytes));
   if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${key}`, 'the manifest in the bucket is not a valid manifest');
   return parsed.data;
 }
-
-const safeJson = (bytes: Buffer): unknown => {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return null;
-  }
-};
 
 /**
  * Makes a kept release current again, after checking that its files are whole; signed with the next

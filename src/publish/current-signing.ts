@@ -4,6 +4,7 @@ import { refuseManifest, signManifest } from '../release/manifest-signature.ts';
 import { inUse, keyListSchema, keysInUse, trustedKeys, type KeyList, type Signer } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { KEYS_KEY } from './bucket-layout.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 
 /** How the bucket's current manifest is signed: by whom (none: unsigned), at what time, for how long. */
 export interface Signing {
@@ -49,14 +50,8 @@ export async function readKeyList(bucket: Bucket): Promise<KeyList> {
 export async function readKeyListForUpdate(bucket: Bucket): Promise<{ list: KeyList; tag: string | null }> {
   const object = await bucket.getTagged(KEYS_KEY);
   if (!object) return { list: { keys: [] }, tag: null };
-  const bytes = object.bytes;
-  let json: unknown = null;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    // Reported below as not a key list.
-  }
-  const parsed = keyListSchema.safeParse(json);
+  // Bytes that are not JSON are reported as not a key list, as a wrong shape is.
+  const parsed = keyListSchema.safeParse(jsonOrNull(object.bytes));
   if (!parsed.success) throw errors.bucketFailed(`${bucket.description}${KEYS_KEY}`, 'the key list in the bucket is not valid');
   return { list: parsed.data, tag: object.tag };
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { randomBytes } from 'node:crypto';
 import type { Bucket } from './bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 
 /**
  * Deletion in two runs (docs/architecture.md, "Every bucket write"): a writer never deletes what
@@ -77,20 +78,12 @@ export async function readMarks(bucket: Bucket): Promise<Mark[]> {
     );
     for (const { key, bytes, marked } of read) {
       if (!bytes || !marked) continue;
-      const parsed = markSchema.safeParse(safeJson(bytes));
+      const parsed = markSchema.safeParse(jsonOrNull(bytes));
       if (parsed.success) marks.push({ ...parsed.data, key, marked });
     }
   }
   return marks;
 }
-
-const safeJson = (bytes: Buffer): unknown => {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return null;
-  }
-};
 
 /** Whether a key falls under what a mark names. Pure. */
 export const markCovers = (mark: Pick<MarkBody, 'keys' | 'prefix'>, key: string) =>

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { errors } from '../errors.ts';
 import { FORMATS } from '../release/manifest.ts';
 import { writeFileAtomic } from '../util/durable-write.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 
 export const STATE_FILE = 'sync-state.json';
 
@@ -67,19 +68,11 @@ export async function readSyncState(dest: string): Promise<SyncState | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw errors.syncFailed(path, `cannot read the sync state: ${(error as Error).message}`);
   }
-  const parsed = stateSchema.safeParse(safeJson(text));
+  const parsed = stateSchema.safeParse(jsonOrNull(text));
   return parsed.success ? parsed.data : null;
 }
 
 /** Written aside, flushed and renamed: a crash or a power cut leaves the old state or the new one, never half of one. */
 export async function writeSyncState(dest: string, state: SyncState): Promise<void> {
   await writeFileAtomic(join(dest, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
