@@ -27,6 +27,8 @@ export interface LiveKeys {
   sourceDigests: Set<string>;
   /** The history's manifest, when there is one: what it names is live, the other history files not. */
   history: HistoryManifest | null;
+  /** The keys under releases/ as read, for the sweep's look for incomplete versions. */
+  releaseKeys: string[];
 }
 
 /** Whether a key is one the pointers name now. Pure. */
@@ -81,6 +83,7 @@ export async function liveKeys(bucket: Bucket, keep: number): Promise<LiveKeys> 
     keys,
     sourceDigests,
     history,
+    releaseKeys,
   };
 }
 
@@ -144,8 +147,7 @@ export async function collectGarbage(bucket: Bucket, options: GarbageOptions): P
     report.marked.push(...describe({ keys, prefix }));
   };
   for (const group of options.retire ?? []) await retire(group);
-  const releaseKeys = await bucket.list(RELEASES_PREFIX);
-  for (const version of completeVersionsIn(releaseKeys).orphans)
+  for (const version of completeVersionsIn(live.releaseKeys).orphans)
     await retire({
       prefix: `${RELEASES_PREFIX}${version}/`,
       reason: 'an incomplete version, left by a writer that crashed or was refused',
