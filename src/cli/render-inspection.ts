@@ -56,10 +56,11 @@ export function inspectionText(inspection: DocumentInspection, options: { rows: 
           .trimEnd()}`,
       );
   }
-  if (inspection.problems.length === 0) out.push('  no problems');
+  if (inspection.problems.length === 0 && inspection.problemsOmitted === 0) out.push('  no problems');
   for (const p of inspection.problems)
     out.push(
       `  problem: ${p.page === null ? '' : `page ${p.page}${p.row === null ? '' : ` row ${p.row}`}: `}${p.what ? `(${p.what}) ` : ''}${p.detail}`,
     );
+  if (inspection.problemsOmitted > 0) out.push(`  and ${inspection.problemsOmitted} more problem(s), counted but not kept`);
   return `${out.join('\n')}\n`;
 }

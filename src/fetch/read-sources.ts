@@ -20,8 +20,11 @@ export interface ReadSourcesOptions {
   keep?: (name: string, bytes: Uint8Array) => Promise<unknown>;
 }
 
-/** Bytes of documents held at once while they are parsed as they are read (one larger document is read alone). */
-const READ_AHEAD_BYTES = 128 * 1024 * 1024;
+/**
+ * Bytes of documents held at once while they are parsed as they are read (one larger document is
+ * read alone): with the PDF readers, within the memory bound of docs/source-format.md.
+ */
+const READ_AHEAD_BYTES = 64 * 1024 * 1024;
 
 /**
  * Loads the source documents named on the command line: files, directories and http(s) URLs.

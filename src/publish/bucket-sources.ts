@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { createOnce, markCovers, marksOf } from '../storage/deferred-deletions.ts';
-import { sha256Hex } from '../util/digests.ts';
+import { sha256Hex, sha256OfStream } from '../util/digests.ts';
 
 /**
  * The authority's documents kept with the releases, by content: `sources/<sha256>.<ext>`. Every
@@ -62,8 +62,9 @@ export async function keepSources(
     const key = await createOnce(bucket, named, bytes, 'application/octet-stream', (suffix) =>
       named.replace(ref.sha256, `${ref.sha256}-${suffix}`),
     );
-    const back = await bucket.get(key);
-    if (!back || sha256Hex(back) !== ref.sha256)
+    // Read back as a stream: a document of tens of MB is checked without a second copy in memory.
+    const back = await bucket.open(key);
+    if (!back || (await sha256OfStream(back.body)) !== ref.sha256)
       throw errors.bucketFailed(`${bucket.description}${key}`, 'what the bucket holds is not the document that was written');
     stored.push(ref);
   }

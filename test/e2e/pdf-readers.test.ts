@@ -116,7 +116,7 @@ describe('a command stopped while its readers work', () => {
       for (const burner of burners) burner.kill('SIGKILL');
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
     }
-    }, 240_000);
+  }, 240_000);
 });
 
 describe('a command that reads PDFs and then goes on', () => {

@@ -1,7 +1,7 @@
 import type { ColumnRole } from './header-roles.ts';
-import { interpretDocument, type DocumentKind } from './interpret-document.ts';
+import type { DocumentKind } from './interpret-document.ts';
 import type { Problem } from './problems.ts';
-import { readPdfRuns } from './read-pdf-runs.ts';
+import { readPdfDocument } from './read-pdf-document.ts';
 
 /** How one of the authority's PDFs reads: what an operator looks at when the authority changes its layout. */
 export interface DocumentInspection {
@@ -23,7 +23,10 @@ export interface DocumentInspection {
   }[];
   /** Lines outside the tables (titles, prose, footnotes), as read. */
   text: { page: number; text: string }[];
+  /** The problems kept (the first READER_LIMITS.problemsPerDocument), with their page and row. */
   problems: Problem[];
+  /** Problems beyond those, counted but not kept. */
+  problemsOmitted: number;
 }
 
 const finite = (x: number) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : null);
@@ -34,7 +37,7 @@ const finite = (x: number) => (Number.isFinite(x) ? Math.round(x * 10) / 10 : nu
  * (not only the first few). Never throws for the content; an unreadable PDF throws as in a build.
  */
 export async function inspectDocument(bytes: Uint8Array, source: string): Promise<DocumentInspection> {
-  const document = interpretDocument(await readPdfRuns(bytes, source), source);
+  const document = await readPdfDocument(bytes, source);
   const { reading } = document;
   return {
     source,
@@ -59,6 +62,7 @@ export async function inspectDocument(bytes: Uint8Array, source: string): Promis
       })),
     })),
     text: reading.prose,
-    problems: document.problems,
+    problems: [...document.problems],
+    problemsOmitted: document.problems.omitted,
   };
 }

@@ -36,8 +36,8 @@ describe('interpretDocument', () => {
       feedCategory: 'sigari',
       date: '2026-04-03',
       referenceUnit: 'conventional_kg',
-      problems: [],
     });
+    expect([...document.problems]).toEqual([]);
     expect(document.lists[0]!.products.map((p) => [p.admCode, p.name, p.referencePriceCents, p.pricePerPackCents])).toEqual([
       [1, 'PRIMO', 20000, 500],
       [2, 'SECONDO', 21000, 525],
@@ -85,7 +85,7 @@ describe('interpretDocument', () => {
       'lista.pdf',
     );
     expect(document.lists).toEqual([]);
-    expect(document.problems.map((p) => p.detail)).toEqual([
+    expect([...document.problems].map((p) => p.detail)).toEqual([
       'no title with the list\'s date ("LISTINO AGGIORNATO AL …")',
       "the reference price is per kg, an earlier table's per conventional_kg",
     ]);

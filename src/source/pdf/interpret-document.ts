@@ -4,7 +4,7 @@ import { effectiveDatesIn, listDateIn } from '../italian-dates.ts';
 import type { ReferenceUnit } from '../reference-unit.ts';
 import type { NoticeChange, SetAsideDocument, SourceList, SourceNotice, SourceProduct } from '../source-types.ts';
 import type { ColumnRole } from './header-roles.ts';
-import type { Problem } from './problems.ts';
+import { ProblemLog } from './problems.ts';
 import { readTables, type DocumentReading, type ReadTable } from './read-tables.ts';
 import { readProductRow, type ProductRow } from './read-row-values.ts';
 import type { PdfPage } from './text-runs.ts';
@@ -25,7 +25,7 @@ export interface DocumentInterpretation {
   date: string | null;
   referenceUnit: ReferenceUnit | null;
   reading: DocumentReading;
-  problems: Problem[];
+  problems: ProblemLog;
   lists: SourceList[];
   notices: SourceNotice[];
   setAside: SetAsideDocument[];
@@ -36,7 +36,11 @@ const CAMPIONE = /campione\s*d\W{0,2}\s*italia/i;
 
 /** Reads a PDF's pages as the authority's document they are, collecting every problem with its page and row. */
 export function interpretDocument(pages: PdfPage[], source: string): DocumentInterpretation {
-  const reading = readTables(pages);
+  return interpretReading(readTables(pages, source), source);
+}
+
+/** Reads a document's tables (TableWalker's reading) as the authority's document they are. */
+export function interpretReading(reading: DocumentReading, source: string): DocumentInterpretation {
   const result: DocumentInterpretation = {
     source,
     kind: 'other',
@@ -44,14 +48,14 @@ export function interpretDocument(pages: PdfPage[], source: string): DocumentInt
     date: null,
     referenceUnit: null,
     reading,
-    problems: [...reading.problems],
+    problems: reading.problems,
     lists: [],
     notices: [],
     setAside: [],
   };
   const first = reading.tables[0];
   if (!first) {
-    result.problems = [];
+    result.problems = new ProblemLog();
     return result;
   }
   if (reading.tables.some((table) => table.header.kind !== first.header.kind))
@@ -120,7 +124,7 @@ function readList(result: DocumentInterpretation): void {
 }
 
 /** The date of the list's title, the same wherever it is repeated. */
-function listDate(reading: DocumentReading, problems: Problem[]): string | null {
+function listDate(reading: DocumentReading, problems: ProblemLog): string | null {
   let date: { iso: string; page: number } | null = null;
   for (const line of reading.prose) {
     const found = listDateIn(line.text);
@@ -135,7 +139,7 @@ function listDate(reading: DocumentReading, problems: Problem[]): string | null 
 }
 
 /** The one category a list's tables name. */
-function tablesCategory(tables: ReadTable[], problems: Problem[]): FeedCategory | null {
+function tablesCategory(tables: ReadTable[], problems: ProblemLog): FeedCategory | null {
   let category: FeedCategory | null = null;
   for (const table of tables) {
     const named = categoryNamed(table.header.categoryText);
@@ -156,7 +160,7 @@ function tablesCategory(tables: ReadTable[], problems: Problem[]): FeedCategory 
   return category;
 }
 
-function requireColumn(tables: ReadTable[], role: ColumnRole, what: string, problems: Problem[]): void {
+function requireColumn(tables: ReadTable[], role: ColumnRole, what: string, problems: ProblemLog): void {
   for (const table of tables)
     if (!table.header.cells.some((cell) => cell.role === role))
       problems.push({ page: table.page, row: null, detail: `the table has no ${what}` });

@@ -9,7 +9,7 @@
 // PDFium reads the content streams and fonts in C++; this file only walks the characters of each
 // page. On the real 47-page list that takes a quarter of the time pdfjs-dist's text layer took,
 // which spent most of it building and copying JavaScript objects per glyph.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { init } from '@embedpdf/pdfium';
@@ -56,7 +56,9 @@ const ready = init({
   },
 });
 // Jobs that come while PDFium loads wait for it, in order (the listener is there from the start: none is missed).
-process.on('message', (job) => void ready.then(() => readJob(job)));
+// One job at a time, in order (a job waits for the page sends of the one before it).
+let jobs = ready;
+process.on('message', (job) => (jobs = jobs.then(() => readJob(job))));
 const { pdfium } = await ready;
 const fn = pdfium.wasmExports;
 fn.PDFiumExt_Init();
@@ -65,17 +67,38 @@ fn.PDFiumExt_Init();
 const LOAD_FAILURES = { 2: 'missing', 3: 'format', 4: 'password', 5: 'security' };
 const round = (value) => Math.round(value * 100) / 100;
 
+// PDFium reads the document through a callback, a block at a time, from the file the command
+// wrote once for all its readers: neither this process's JavaScript nor PDFium's heap holds a copy
+// of the file (a 60 MB file padded with a stream no page uses costs a reader nothing).
+/** The open file of the job being read: the callback's source. */
+let file = null;
+const readBlock = pdfium.addFunction((_param, position, buffer, length) => {
+  if (!file || position + length > file.size) return 0;
+  let done = 0;
+  while (done < length) {
+    const read = readSync(file.fd, pdfium.HEAPU8, buffer + done, length - done, position + done);
+    if (read <= 0) return 0;
+    done += read;
+  }
+  return 1;
+}, 'iiiii');
+
 /**
- * Reads pages offset+1, offset+1+stride, … of the document.
- * @param {{ bytes: Uint8Array, offset: number, stride: number }} job
+ * Reads pages offset+1, offset+1+stride, … of the document, sending each page as soon as it is
+ * read (the process holds one page at a time, whatever the document's length).
+ * @param {{ id: number, path: string, offset: number, stride: number }} job
  */
-function readPages(job) {
-  // PDFium reads the document in place: the bytes stay in its heap until the document is closed.
-  const data = fn.malloc(job.bytes.length);
+async function readPages(job) {
+  const fd = openSync(job.path, 'r');
+  // FPDF_FILEACCESS: the file's length, the callback, its parameter (wasm32: three 4-byte fields).
+  const access = fn.malloc(12);
   const scratch = fn.malloc(48);
   try {
-    pdfium.HEAPU8.set(job.bytes, data);
-    const doc = fn.FPDF_LoadMemDocument(data, job.bytes.length, 0);
+    file = { fd, size: fstatSync(fd).size };
+    pdfium.HEAPU32[access >> 2] = file.size;
+    pdfium.HEAPU32[(access >> 2) + 1] = readBlock;
+    pdfium.HEAPU32[(access >> 2) + 2] = 0;
+    const doc = fn.FPDF_LoadCustomDocument(access, 0);
     if (!doc) throw new PdfReadError(LOAD_FAILURES[fn.FPDF_GetLastError()] ?? 'damaged');
     try {
       // The page count is the page tree's, which PDFium walks with every shared kid counted: a
@@ -84,22 +107,27 @@ function readPages(job) {
       if (count <= 0) throw new PdfReadError('damaged', undefined, 'its page tree leads to no page');
       if (count > job.limits.pagesPerDocument)
         throw new PdfReadError('too_large', undefined, `its page tree counts ${count} pages, more than ${job.limits.pagesPerDocument}`);
-      reply({ id: job.id, stage: 'opened' });
+      reply({ id: job.id, stage: 'opened', pages: count });
       // This share's part of the document's characters (each share reads every stride-th page).
       const budget = {
         chars: Math.ceil(job.limits.charsPerDocument / job.stride),
         objects: Math.ceil(job.limits.objectsPerDocument / job.stride),
       };
-      const pages = [];
-      for (let index = job.offset; index < count; index += job.stride)
-        pages.push(readPage(doc, index, scratch, job.tolerances, job.limits, budget));
-      return pages;
+      for (let index = job.offset; index < count; index += job.stride) {
+        const page = readPage(doc, index, scratch, job.tolerances, job.limits, budget);
+        // Sent before the next page is read, and only once the channel has taken it: a command
+        // slower than its reader holds the reader back instead of piling pages up in its memory.
+        await new Promise((resolve) => (process.connected ? process.send({ id: job.id, page }, resolve) : resolve()));
+      }
+      return count;
     } finally {
       fn.FPDF_CloseDocument(doc);
     }
   } finally {
+    file = null;
+    closeSync(fd);
     fn.free(scratch);
-    fn.free(data);
+    fn.free(access);
   }
 }
 
@@ -188,7 +216,7 @@ function readPage(doc, index, scratch, { runBreakForward, runBreakBack, wordGap 
     if (textPage) fn.FPDFText_ClosePage(textPage);
     fn.FPDF_ClosePage(page);
   }
-  // One string a page (a run never holds a line end): far cheaper to send than one string a run.
+  // One string a page (a run never holds a line end) and one typed array: far cheaper to send than an object a run.
   return { number: index + 1, texts: texts.join('\n'), boxes: Float64Array.from(boxes) };
 }
 
@@ -222,15 +250,14 @@ function reply(message) {
   if (process.connected) process.send(message);
 }
 
-/** One job: said begun (its deadlines run from now), read, answered. */
-function readJob(job) {
+/** One job: said begun (its deadlines run from now), read page by page, ended. */
+async function readJob(job) {
   reply({ id: job.id, stage: 'started' });
   heapLimit = job.limits.heapBytes;
   heapRefused = false;
   pageReading = null;
   try {
-    const pages = readPages(job);
-    reply({ id: job.id, pages });
+    reply({ id: job.id, done: await readPages(job) });
   } catch (error) {
     // Any error from inside WebAssembly (an abort, a trap) leaves the module unusable: the thread is done.
     const fatal = error instanceof WebAssembly.RuntimeError;
@@ -240,7 +267,7 @@ function readJob(job) {
       reply({ id: job.id, fatal: true, error: { reason: 'too_large_memory', page: pageReading, message } });
       return;
     }
-    const reason = error instanceof PdfReadError ? error.reason : 'damaged';
+    const reason = error instanceof PdfReadError ? error.reason : error?.code ? 'missing' : 'damaged';
     reply({ id: job.id, fatal, error: { reason, page: error?.page ?? null, message: String(error?.message ?? error) } });
   }
 }

@@ -1,8 +1,7 @@
 import { errors } from '../../errors.ts';
 import type { ParsedSource } from '../source-types.ts';
-import { interpretDocument } from './interpret-document.ts';
 import { throwIfProblems } from './problems.ts';
-import { readPdfRuns } from './read-pdf-runs.ts';
+import { readPdfDocument } from './read-pdf-document.ts';
 
 /**
  * Reads a PDF of the authority, recognised by its content: a category price list, a price-change
@@ -11,7 +10,7 @@ import { readPdfRuns } from './read-pdf-runs.ts';
  * in one line.
  */
 export async function parsePdfSource(bytes: Uint8Array, source: string): Promise<ParsedSource> {
-  const document = interpretDocument(await readPdfRuns(bytes, source), source);
+  const document = await readPdfDocument(bytes, source);
   if (document.kind === 'other')
     throw errors.notPriceList(
       source,

@@ -1,66 +1,128 @@
 import { availableParallelism } from 'node:os';
-import { fork, type ChildProcess } from 'node:child_process';
-import { errors } from '../../errors.ts';
+import { errors, TariffError } from '../../errors.ts';
+import { DocumentDeadline } from './document-deadline.ts';
+import { withDocumentFile } from './document-file.ts';
+import { ReadFailed, ReaderPool, type PackedPage, type ReaderLimits, type ReadFailure } from './reader-pool.ts';
 import { READER_LIMITS, TOLERANCES } from './reader-tolerances.ts';
 import type { PdfPage } from './text-runs.ts';
 
 export interface ReadPdfOptions {
-  /** Threads to share the pages between (default and most: one per core, at most 4). */
+  /** Readers to share the pages between (default and most: one per core, at most READER_LIMITS.readers). */
   threads?: number;
   /** Tighter limits than READER_LIMITS (tests). */
   limits?: Partial<ReaderLimits>;
+  /** The document's deadline, when the caller's own steps share it (read-pdf-document.ts). */
+  deadline?: DocumentDeadline;
 }
 
-type ReaderLimits = { [K in keyof typeof READER_LIMITS]: number };
+const maxThreads = () => Math.min(availableParallelism(), READER_LIMITS.readers);
 
-/** One reader per core, at most 4: beyond that, memory grows faster than the speed. */
-const maxThreads = () => Math.min(availableParallelism(), 4);
-
-/** A list takes about 32 KB a page; below a few pages a second thread costs more than it saves. */
+/** A list takes about 32 KB a page; below a few pages a second reader costs more than it saves. */
 const BYTES_PER_THREAD_MIN = 256 * 1024;
 
-/** A page as the reader sends it: the runs' texts, one to a line, and x, y, width, height for each in `boxes`. */
-interface PackedPage {
-  number: number;
-  texts: string;
-  boxes: Float64Array;
+const pool = new ReaderPool(maxThreads);
+
+/**
+ * Reads every page's text runs with their positions, with PDFium, and hands each page to `onPage`
+ * in page order as soon as it and the pages before it are read: the command holds the pages not
+ * yet handed on, in the compact form the readers send, never the whole document's runs. A long
+ * list is shared between readers (reader k reads pages k+1, k+1+n, …: none needs the page count
+ * before it starts). An encrypted, damaged or oversized file, or one past its deadline, is a
+ * `source_pdf_unreadable` error naming it and what was too much; so is anything `onPage` throws.
+ *
+ * @example await streamPdfPages(readFileSync('sigari.pdf'), 'sigari.pdf', (page) => walker.add(page))
+ */
+export async function streamPdfPages(
+  bytes: Uint8Array,
+  name: string,
+  onPage: (page: PdfPage) => void,
+  options: ReadPdfOptions = {},
+): Promise<number> {
+  const limits: ReaderLimits = { ...READER_LIMITS, ...options.limits };
+  const deadline = options.deadline ?? new DocumentDeadline(name, limits.deadlineMs);
+  const threads = Math.max(1, Math.min(options.threads ?? maxThreads(), maxThreads()));
+  const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
+  return withDocumentFile(bytes, (path) => {
+    const inOrder = new PageOrder(onPage, limits.runsPerDocument, name);
+    let timer: NodeJS.Timeout | undefined;
+    return new Promise<number>((resolve, reject) => {
+      let failed = false;
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        clearTimeout(timer);
+        for (const share of running) share.cancel();
+        reject(error instanceof TariffError ? error : errors.pdfUnreadable(name, describe(error)));
+      };
+      const running = Array.from({ length: shares }, (_, offset) =>
+        pool.run({
+          path,
+          offset,
+          stride: shares,
+          limits,
+          tolerances: TOLERANCES,
+          onStarted: () => {
+            if (timer) return;
+            deadline.start();
+            timer = setTimeout(() => fail(deadline.exceeded('reading its pages')), deadline.remainingMs());
+            timer.unref();
+          },
+          onPage: (page) => {
+            if (failed) return;
+            try {
+              inOrder.add(page);
+              deadline.check('reading its pages');
+            } catch (error) {
+              fail(error);
+            }
+          },
+        }),
+      );
+      Promise.all(running.map((share) => share.done)).then(() => {
+        if (failed) return;
+        clearTimeout(timer);
+        resolve(inOrder.handed);
+      }, fail);
+    });
+  });
 }
 
-/** Why a document did not read, as the worker tells it (FPDF_GetLastError, or a page that failed). */
-interface ReadFailure {
-  reason: 'missing' | 'format' | 'password' | 'security' | 'damaged' | 'too_large' | 'too_large_memory' | 'too_slow';
-  page: number | null;
-  message: string;
-}
-
-/** What a reader says of a job: that it began it, that it opened the document, or the job's result. */
-interface WorkerReply {
-  id: number;
-  stage?: 'started' | 'opened';
-  pages?: PackedPage[];
-  error?: ReadFailure;
-  /** The thread's PDFium aborted: it reads nothing more and is replaced. */
-  fatal?: boolean;
+/** Every page's runs at once: for tests and small tools (a document's reading streams them: streamPdfPages). */
+export async function readPdfRuns(bytes: Uint8Array, name: string, options: ReadPdfOptions = {}): Promise<PdfPage[]> {
+  const pages: PdfPage[] = [];
+  await streamPdfPages(bytes, name, (page) => pages.push(page), options);
+  return pages;
 }
 
 /**
- * Reads every page's text runs with their positions, with PDFium. The pages are independent,
- * so a long list is shared between worker threads, one per core. An encrypted or damaged file is
- * a `source_pdf_unreadable` error naming it.
- *
- * @example const pages = await readPdfRuns(readFileSync('sigari.pdf'), 'sigari.pdf')
+ * Pages as the readers send them, in any order, handed on in page order: those that came early
+ * wait, packed. The runs of the whole document are counted as they come (each reader counts only
+ * its share's characters and objects): past `runsPerDocument` the document is refused.
  */
-export async function readPdfRuns(bytes: Uint8Array, name: string, options: ReadPdfOptions = {}): Promise<PdfPage[]> {
-  const threads = Math.max(1, Math.min(options.threads ?? maxThreads(), maxThreads()));
-  const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
-  try {
-    // Share k reads pages k+1, k+1+shares, …: no thread needs the page count before it starts.
-    const parts = await Promise.all(
-      Array.from({ length: shares }, (_, offset) => pool.run(bytes, offset, shares, { ...READER_LIMITS, ...options.limits })),
-    );
-    return parts.flatMap((part) => part.pages).sort((a, b) => a.number - b.number);
-  } catch (error) {
-    throw errors.pdfUnreadable(name, describePdfError(error));
+class PageOrder {
+  private readonly waiting = new Map<number, PackedPage>();
+  private runs = 0;
+  handed = 0;
+  private readonly onPage: (page: PdfPage) => void;
+  private readonly runsPerDocument: number;
+  private readonly name: string;
+
+  constructor(onPage: (page: PdfPage) => void, runsPerDocument: number, name: string) {
+    this.onPage = onPage;
+    this.runsPerDocument = runsPerDocument;
+    this.name = name;
+  }
+
+  add(page: PackedPage): void {
+    this.runs += page.boxes.length / 4;
+    if (this.runs > this.runsPerDocument)
+      throw errors.pdfUnreadable(this.name, `its pages hold more than ${this.runsPerDocument} text runs in all: no price list does`);
+    this.waiting.set(page.number, page);
+    for (let next = this.waiting.get(this.handed + 1); next; next = this.waiting.get(this.handed + 1)) {
+      this.waiting.delete(next.number);
+      this.handed++;
+      this.onPage(unpack(next));
+    }
   }
 }
 
@@ -77,8 +139,8 @@ function unpack({ number, texts, boxes }: PackedPage): PdfPage {
   };
 }
 
-function describePdfError(error: unknown): string {
-  const failure = (error as { failure?: ReadFailure }).failure;
+function describe(error: unknown): string {
+  const failure: ReadFailure | undefined = error instanceof ReadFailed ? error.failure : undefined;
   switch (failure?.reason) {
     case 'password':
       return 'the PDF is encrypted with a password';
@@ -102,249 +164,9 @@ function describePdfError(error: unknown): string {
   }
 }
 
-/** A document's share given to the pool: what is sent, and who waits for the answer. */
-interface Job {
-  id: number;
-  message: { id: number; bytes: Uint8Array; offset: number; stride: number; tolerances: typeof TOLERANCES; limits: ReaderLimits };
-  resolve: (reply: WorkerReply) => void;
-  reject: (error: Error) => void;
-  slot: Slot | null;
-  /** Whether its reader began it: a job that never began is not to blame for its reader's end. */
-  started: boolean;
-  /** Readers it was given to: one that keeps losing its reader to other documents gives up at last. */
-  tries: number;
-  /** Its deadline, and the shorter one to open the document (cleared once it is open). */
-  timers: { deadline?: NodeJS.Timeout; open?: NodeJS.Timeout };
-}
-
-interface Slot {
-  worker: ChildProcess;
-  busy: number;
-}
-
-/** How long readers with nothing to read are kept for the next document before they end. */
-const READERS_IDLE_MS = 2_000;
-
-/** How often a job may lose a reader it had not begun on (another document's fault) before it fails. */
-const MAX_TRIES = 4;
-
 /**
- * Reader processes kept for the life of the command (a release reads several PDFs), unreferenced
- * while idle so they never keep it alive, and ending with it: killed on every exit of the command,
- * and ending by themselves when it is gone (page-runs-worker.mjs). Each job goes to the least busy
- * reader. A process, not a thread: a document past its deadline is stopped with SIGKILL at once,
- * whatever PDFium is doing, and all the memory it took goes back to the system. A document's
- * deadlines count from when its reader begins it, not from when it was queued; the other documents
- * of a reader so stopped are read again by a fresh one.
- */
-class WorkerPool {
-  private readonly workers: Slot[] = [];
-  /** Every reader started and not yet ended (a retired one may still be on its way out). */
-  private readonly living = new Set<ChildProcess>();
-  private readonly jobs = new Map<number, Job>();
-  private nextId = 1;
-  private exitHook = false;
-  private idle: NodeJS.Timeout | undefined;
-
-  run(bytes: Uint8Array, offset: number, stride: number, limits: ReaderLimits): Promise<{ pages: PdfPage[] }> {
-    const id = this.nextId++;
-    return new Promise<WorkerReply>((resolve, reject) => {
-      const job: Job = {
-        id,
-        message: { id, bytes, offset, stride, tolerances: TOLERANCES, limits },
-        resolve,
-        reject,
-        slot: null,
-        started: false,
-        tries: 0,
-        timers: {},
-      };
-      this.jobs.set(id, job);
-      this.dispatch(job);
-    }).then((reply) => {
-      if (reply.error) throw Object.assign(new Error(reply.error.message), { failure: reply.error });
-      return { pages: reply.pages!.map(unpack) };
-    });
-  }
-
-  prewarm(): void {
-    while (this.workers.length < maxThreads()) this.spawn();
-    this.idleSoon();
-  }
-
-  /** Ends every reader now: the command is exiting (its readers never outlive it). */
-  stopAll(): void {
-    for (const slot of this.workers.splice(0)) slot.worker.kill('SIGKILL');
-  }
-
-  /** Ends every reader, resolving once each has ended and been reaped (none is left behind as a zombie). */
-  async endAll(): Promise<void> {
-    const living = [...this.living];
-    this.stopAll();
-    await Promise.all(
-      living.map((worker) => {
-        const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-        // Held while it ends: an idle reader does not keep the process alive, and this wait must.
-        hold(worker, true);
-        worker.kill('SIGKILL');
-        return ended;
-      }),
-    );
-  }
-
-  private dispatch(job: Job): void {
-    clearTimeout(this.idle);
-    job.tries++;
-    const slot = this.pick();
-    job.slot = slot;
-    job.started = false;
-    slot.busy++;
-    hold(slot.worker, true);
-    slot.worker.send(job.message);
-  }
-
-  /** The job is answered (or failed): its timers stop, its reader is one job lighter. */
-  private settle(job: Job): void {
-    this.jobs.delete(job.id);
-    clearTimeout(job.timers.deadline);
-    clearTimeout(job.timers.open);
-    const slot = job.slot;
-    if (slot && --slot.busy === 0) hold(slot.worker, false);
-    if (this.jobs.size === 0) this.idleSoon();
-  }
-
-  /**
-   * Readers live for the reading they serve: idle for READERS_IDLE_MS (the documents of a build
-   * come closer together than that), they end, and a command that goes on (`start` serving after
-   * its build) holds none. The next document starts them again.
-   */
-  private idleSoon(): void {
-    clearTimeout(this.idle);
-    this.idle = setTimeout(() => {
-      if (this.jobs.size === 0) this.stopAll();
-    }, READERS_IDLE_MS);
-    this.idle.unref();
-  }
-
-  private fail(job: Job, reason: ReadFailure['reason'], message: string): void {
-    this.settle(job);
-    job.reject(Object.assign(new Error(message), { failure: { reason, page: null, message } }));
-  }
-
-  /** Its reader began the job: from now on, and not before, its deadlines run. */
-  private begun(job: Job): void {
-    job.started = true;
-    const { limits } = job.message;
-    const after = (ms: number, message: string) => {
-      const timer = setTimeout(() => {
-        const slot = job.slot!;
-        this.fail(job, 'too_slow', message);
-        this.retire(slot);
-      }, ms);
-      timer.unref();
-      return timer;
-    };
-    job.timers.deadline = after(
-      limits.deadlineMs,
-      `reading it took longer than ${limits.deadlineMs / 1000} s, more than any price list needs`,
-    );
-    job.timers.open = after(
-      limits.openMs,
-      `opening it and counting its pages took longer than ${limits.openMs / 1000} s (a page tree far larger than any price list's)`,
-    );
-  }
-
-  /** Stops a reader, out of the pool first: the next job must not go to one that is stopping. */
-  private retire(slot: Slot) {
-    const at = this.workers.indexOf(slot);
-    if (at !== -1) this.workers.splice(at, 1);
-    slot.worker.kill('SIGKILL');
-  }
-
-  private pick(): Slot {
-    const idle = this.workers.find((w) => w.busy === 0);
-    if (idle) return idle;
-    if (this.workers.length < maxThreads()) return this.spawn();
-    return this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-  }
-
-  private spawn(): Slot {
-    if (!this.exitHook) {
-      // Every way the command exits (its end, process.exit after a signal's orderly stop) ends its readers.
-      process.once('exit', () => this.stopAll());
-      this.exitHook = true;
-    }
-    // No inherited flags: the reader is plain JavaScript and needs none of the parent's. Its
-    // JavaScript heap is capped (PDFium's own heap is capped by the job): past the cap, the reader
-    // ends and its document fails, whatever it holds. Typed arrays cross the channel as they are
-    // (advanced serialization), not as JSON.
-    const worker = fork(new URL('./page-runs-worker.mjs', import.meta.url), [], {
-      execArgv: [`--max-old-space-size=${READER_JS_HEAP_MB}`],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    });
-    const slot: Slot = { worker, busy: 0 };
-    this.workers.push(slot);
-    this.living.add(worker);
-    worker.once('exit', () => this.living.delete(worker));
-    worker.on('message', (reply: WorkerReply) => {
-      const job = this.jobs.get(reply.id);
-      if (!job || job.slot !== slot) return;
-      if (reply.stage === 'started') return this.begun(job);
-      if (reply.stage === 'opened') return clearTimeout(job.timers.open);
-      if (reply.fatal) this.retire(slot);
-      this.settle(job);
-      job.resolve(reply);
-    });
-    // 'error' (it could not start) may come without 'exit': the slot goes once, its jobs fail once.
-    const ended = (error: Error) => {
-      const at = this.workers.indexOf(slot);
-      if (at !== -1) this.workers.splice(at, 1);
-      for (const job of [...this.jobs.values()]) {
-        if (job.slot !== slot) continue;
-        // A job its reader had not begun is another document's victim: a fresh reader takes it.
-        if (!job.started && job.tries < MAX_TRIES) {
-          slot.busy--;
-          this.dispatch(job);
-        } else {
-          this.settle(job);
-          job.reject(error);
-        }
-      }
-    };
-    worker.on('error', ended);
-    worker.on('exit', (code, signal) => ended(new Error(readerEnded(code, signal))));
-    hold(worker, false);
-    return slot;
-  }
-}
-
-/** A reader's JavaScript heap, in MB: its pages of text (a real list's are a few MB), and room to spare. */
-const READER_JS_HEAP_MB = 256;
-
-/** Why a reader ended on its own: out of memory (V8 aborts), or anything else. */
-function readerEnded(code: number | null, signal: NodeJS.Signals | null): string {
-  if (signal === 'SIGABRT' || code === 134) return `the PDF reader ran out of its ${READER_JS_HEAP_MB} MB of memory`;
-  return `the PDF reader stopped (${signal ?? `exit ${code}`})`;
-}
-
-/** Whether a reader keeps the command alive: while it works, yes; idle, neither it nor its channel. */
-function hold(worker: ChildProcess, busy: boolean): void {
-  const channel = worker.channel as { ref(): void; unref(): void } | undefined;
-  if (busy) {
-    worker.ref();
-    channel?.ref();
-  } else {
-    worker.unref();
-    channel?.unref();
-  }
-}
-
-const pool = new WorkerPool();
-
-/**
- * Starts the reader threads ahead of the first PDF, so that loading PDFium in them overlaps
- * with the command's own start-up. Harmless when no PDF comes: the threads never keep the process alive.
+ * Starts the readers ahead of the first PDF, so that loading PDFium in them overlaps with the
+ * command's own start-up. Harmless when no PDF comes: the readers never keep the process alive.
  */
 export function prewarmPdfReader(): void {
   pool.prewarm();

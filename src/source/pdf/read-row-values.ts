@@ -1,6 +1,6 @@
 import { parseEuroCents } from '../parse-euro.ts';
 import type { ColumnRole } from './header-roles.ts';
-import type { Problem } from './problems.ts';
+import type { Problem, ProblemLog } from './problems.ts';
 import type { PlacedRow, ReadTable } from './read-tables.ts';
 import { parseTariffCode } from '../tariff-code.ts';
 
@@ -37,7 +37,7 @@ export interface ProductRow {
  * and the priced columns asked for. Every value that does not read is a problem with the row's
  * place; the row is then null.
  */
-export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnRole[], problems: Problem[]): ProductRow | null {
+export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnRole[], problems: ProblemLog): ProductRow | null {
   const { cells } = table.header;
   const codeText = cellOf(cells, row, 'code');
   const name = cellOf(cells, row, 'product');

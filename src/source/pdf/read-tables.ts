@@ -1,7 +1,10 @@
+import { errors } from '../../errors.ts';
 import { recogniseHeader, type TableHeader } from './header-roles.ts';
 import { joinRuns, layoutLines, type Line } from './layout-lines.ts';
 import { columnsFromBody, type Column } from './table-columns.ts';
 import { groupRows, isRowLine, rowCells, type TableRow } from './table-rows.ts';
+import { ProblemLog } from './problems.ts';
+import { READER_LIMITS } from './reader-tolerances.ts';
 import type { PdfPage } from './text-runs.ts';
 
 /** A row of a table with the page it is on. */
@@ -23,7 +26,7 @@ export interface DocumentReading {
   tables: ReadTable[];
   /** Lines outside every table (titles, prose, footnotes), page by page, top to bottom. */
   prose: { page: number; text: string }[];
-  problems: { page: number; row: number | null; detail: string }[];
+  problems: ProblemLog;
   pages: number;
 }
 
@@ -31,15 +34,27 @@ export interface DocumentReading {
 const FURNITURE = /^(pag(ina|\.)?\s*\d+(\s*(di|\/)\s*\d+)?|\d+\s*(di|\/)\s*\d+|-?\s*\d+\s*-?)$/i;
 
 /**
- * Walks a PDF's pages for tables, the same way for price lists and notices: a recognised header
- * opens a table; its rows run to the next header, to text below them that is not page furniture
- * (a footnote, prose), or over the page's end, in which case the next page's rows continue it
- * whether or not that page repeats the header. Columns are found anew on each page from its rows.
+ * Walks a PDF's pages for tables, page by page as they are read, the same way for price lists and
+ * notices: a recognised header opens a table; its rows run to the next header, to text below them
+ * that is not page furniture (a footnote, prose), or over the page's end, in which case the next
+ * page's rows continue it whether or not that page repeats the header. Columns are found anew on
+ * each page from its rows. A page's runs are dropped once it is walked; more tables than
+ * `tablesPerDocument` refuse the document at once (`source_pdf_unreadable`).
  */
-export function readTables(pages: PdfPage[]): DocumentReading {
-  const reading: DocumentReading = { tables: [], prose: [], problems: [], pages: pages.length };
-  let open: ReadTable | null = null;
-  for (const page of pages) {
+export class TableWalker {
+  readonly reading: DocumentReading = { tables: [], prose: [], problems: new ProblemLog(), pages: 0 };
+  private open: ReadTable | null = null;
+  private readonly source: string;
+  private readonly tablesPerDocument: number;
+
+  constructor(source: string, tablesPerDocument: number = READER_LIMITS.tablesPerDocument) {
+    this.source = source;
+    this.tablesPerDocument = tablesPerDocument;
+  }
+
+  add(page: PdfPage): void {
+    const { reading } = this;
+    reading.pages++;
     const lines = layoutLines(page.runs);
     const headers = lines.flatMap((line, i) => {
       const header = recogniseHeader(line);
@@ -51,13 +66,24 @@ export function readTables(pages: PdfPage[]): DocumentReading {
       const from = s === 0 ? 0 : starts[s]! + 1;
       const to = s + 1 < starts.length ? starts[s + 1]! : lines.length;
       if (s > 0) {
-        open = { header: headers[s - 1]!.header, page: page.number, columns: [], rows: [] };
-        reading.tables.push(open);
+        if (reading.tables.length >= this.tablesPerDocument)
+          throw errors.pdfUnreadable(
+            this.source,
+            `it holds more than ${this.tablesPerDocument} tables (page ${page.number} alone has ${headers.length} table headers): no price list does`,
+          );
+        this.open = { header: headers[s - 1]!.header, page: page.number, columns: [], rows: [] };
+        reading.tables.push(this.open);
       }
-      open = readSegment(lines.slice(from, to), open, page.number, reading);
+      this.open = readSegment(lines.slice(from, to), this.open, page.number, reading);
     }
   }
-  return reading;
+}
+
+/** Every page's tables at once (tests; a document's reading walks its pages as they come: TableWalker). */
+export function readTables(pages: PdfPage[], source = 'the document'): DocumentReading {
+  const walker = new TableWalker(source);
+  for (const page of pages) walker.add(page);
+  return walker.reading;
 }
 
 /** Reads lines that belong to `table` (if any), and returns the table still open after them. */
@@ -82,7 +108,9 @@ function readSegment(lines: Line[], table: ReadTable | null, page: number, readi
     found.rows.flat().flatMap((i) => lines[i]!.runs),
   );
   table.columns.push({ page, columns });
-  const onPage = table.rows.filter((r) => r.page === page).length;
+  // This page's rows so far are the last ones: counted from the end, not by a pass over the table's every row.
+  let onPage = 0;
+  while (onPage < table.rows.length && table.rows[table.rows.length - 1 - onPage]!.page === page) onPage++;
   for (const row of rowCells(lines, found.rows, columns)) table.rows.push({ cells: row.cells, y: row.y, page, row: onPage + row.row });
   for (const problem of found.problems) reading.problems.push({ page, row: problem.row, detail: problem.detail });
   prose(0, found.before);

@@ -31,9 +31,10 @@ export type Tolerances = typeof TOLERANCES;
 
 /**
  * What the reader accepts of one document, so that a hostile or broken file from the authority's
- * site fails with a clear error in bounded time. A real list has at most 4,500 characters and 390
- * objects a page (the 47-page cigar list), and reads in well under a second; every step after
- * PDFium's is linear in the runs, so a page at these limits still reads in about a second.
+ * site fails with a clear error in bounded time and memory: the command and its readers stay under
+ * 400 MB whatever the document (docs/source-format.md, "Limits"). A real list has at most 4,500
+ * characters, 390 objects and 311 text runs a page, 14,400 runs and 47 tables in all (the 47-page
+ * cigar list), and reads in well under a second; every step after PDFium's is linear in the runs.
  */
 export const READER_LIMITS = {
   /** Objects on one page (text, lines, images: PDFium counts them before it lays the text out). */
@@ -51,13 +52,27 @@ export const READER_LIMITS = {
   charsPerDocument: 4_000_000,
   /** Objects of one document, all pages (the longest real list has about 18,000). */
   objectsPerDocument: 2_000_000,
-  /** Milliseconds for the whole document, from when its reader begins it; past it the reader is stopped. */
+  /** Text runs of one document, all pages (the longest real list has 14,400): what the command holds of it is in proportion. */
+  runsPerDocument: 300_000,
+  /** Tables of one document (a list has one a page, 47 at most): a header on every line is refused at once. */
+  tablesPerDocument: 500,
+  /** Problems kept of one document, with their page and row; beyond, they are only counted. */
+  problemsPerDocument: 1_000,
+  /**
+   * Milliseconds for everything done for the document, from when its first reader begins it: reading
+   * it (past it the readers are stopped), finding its tables, interpreting them, summarising its problems.
+   */
   deadlineMs: 60_000,
   /** Milliseconds to open the document and count its pages (a real list takes a few); past it the reader is stopped. */
   openMs: 1_500,
   /**
-   * Bytes of PDFium's heap in one reader thread (four at most). Every real list reads within the
-   * heap PDFium starts with (18 MB); a stream that unpacks beyond this is refused.
+   * Bytes of PDFium's heap in one reader. Every real list reads within the heap PDFium starts with
+   * (18 MB), the file itself never in it (it is read by blocks); a stream that unpacks beyond this is refused.
    */
-  heapBytes: 128 * 1024 * 1024,
+  heapBytes: 48 * 1024 * 1024,
+  /**
+   * Readers at most, whatever the cores: each holds PDFium's code and heap (about 70 MB idle, 120
+   * at its limits), and two, beside the command, fit the bound; a third would not.
+   */
+  readers: 2,
 } as const;
