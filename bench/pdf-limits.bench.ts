@@ -1,65 +1,49 @@
-// npm run bench:pdf-limits: how long the PDF reader takes over one page of 20,000, 60,000 and
-// 300,000 text runs (fixtures/adm-pdf.ts, makeCrowdedPdf: a price list's header over rows whose
-// text is one block across every column), to its verdict: the problems of the first two, the
-// refusal of the third. The time per run says whether reading grows in proportion to the runs.
-// Beside it, poppler's `pdftotext -layout` on the same page (stopped after 60 s). Median and range
-// over BENCH_RUNS rounds (default 3), in one process with the reader's threads warm.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// npm run bench:pdf-limits: every shape of the hostile corpus (fixtures/hostile-pdfs.ts) through
+// every command that reads a PDF (inspect, build, history import), each run as an operator runs it:
+// the wall time from start to exit, and the peak resident memory of the whole command tree (the
+// command and its PDF readers, summed; docs/source-format.md bounds it at 400 MB), with the exit
+// status. Median and range over BENCH_RUNS rounds (default 3), the rounds side by side.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeCrowdedPdf } from '../fixtures/adm-pdf.ts';
-import { parsePdfSource } from '../src/source/pdf/parse-pdf-source.ts';
+import { HOSTILE_SHAPES } from '../fixtures/hostile-pdfs.ts';
+import { measuredCommand } from '../test/helpers/measured-command.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const SIZES = [20_000, 60_000, 300_000];
-const dir = mkdtempSync(join(tmpdir(), 'tariff-bench-pdf-'));
+const dir = mkdtempSync(join(tmpdir(), 'tariff-bench-pdf-limits-'));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const spread = (values: number[], digits: number) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 
-async function readOnce(bytes: Uint8Array): Promise<{ ms: number; verdict: string }> {
-  const started = performance.now();
-  const verdict = await parsePdfSource(bytes, 'crowded.pdf').then(
-    () => 'read',
-    (error: Error) => error.message.slice(0, 110),
-  );
-  return { ms: performance.now() - started, verdict };
-}
-
-function pdftotext(path: string): number | null {
-  const started = performance.now();
-  const ran = spawnSync('pdftotext', ['-layout', path, '-'], { stdio: 'ignore', timeout: 60_000 });
-  return ran.status === 0 ? performance.now() - started : null;
-}
+const COMMANDS: [string, (file: string, dataDir: string) => string[]][] = [
+  ['inspect', (file) => ['inspect', file, '--no-rows']],
+  ['build', (file, dataDir) => ['build', '--source', file, '--out', join(dataDir, 'out'), '--data-dir', dataDir]],
+  ['history import', (file, dataDir) => ['history', 'import', file, '--data-dir', dataDir]],
+];
 
 try {
-  // Warm the reader's threads (PDFium's start is not the page's cost).
-  await parsePdfSource(readFileSync('fixtures/adm/listino-sigarette-2026-11-01.pdf'), 'warm.pdf');
-  const pages = await Promise.all(SIZES.map((runs) => makeCrowdedPdf(runs)));
-  const times = SIZES.map(() => [] as number[]);
-  const poppler = SIZES.map(() => [] as number[]);
-  const verdicts: string[] = [];
-  for (let round = 0; round < RUNS; round++) {
-    for (const [i, bytes] of pages.entries()) {
-      const { ms, verdict } = await readOnce(bytes);
-      times[i]!.push(ms);
-      verdicts[i] = verdict;
-      const path = join(dir, `runs-${SIZES[i]}.pdf`);
-      writeFileSync(path, bytes);
-      const reference = pdftotext(path);
-      if (reference !== null) poppler[i]!.push(reference);
+  console.log(`the hostile corpus; median (range) of ${RUNS} rounds; peak: the command and its readers, summed resident memory`);
+  let worst = 0;
+  for (const shape of HOSTILE_SHAPES) {
+    const file = join(dir, `${shape.name}.pdf`);
+    const bytes = await shape.make();
+    writeFileSync(file, bytes);
+    console.log(`${shape.name}: ${shape.what} (${(bytes.length / 1048576).toFixed(1)} MB), expected ${shape.outcome}`);
+    for (const [command, args] of COMMANDS) {
+      const seconds: number[] = [];
+      const peaks: number[] = [];
+      const statuses = new Set<number>();
+      for (let round = 0; round < RUNS; round++) {
+        const run = await measuredCommand(args(file, mkdtempSync(join(dir, 'data-'))));
+        seconds.push(run.seconds);
+        peaks.push(run.peak / 1048576);
+        statuses.add(run.status);
+      }
+      worst = Math.max(worst, ...peaks);
+      console.log(`  ${command.padEnd(15)} exit ${[...statuses].join('/')}  ${spread(seconds, 2)} s  peak ${spread(peaks, 0)} MB`);
     }
   }
-  console.log(`one page, reader to its verdict; median (range) of ${RUNS} rounds; pdftotext -layout beside it`);
-  for (const [i, runs] of SIZES.entries()) {
-    const values = times[i]!;
-    const perRun = (median(values) * 1000) / runs;
-    const reference = poppler[i]!.length > 0 ? `${median(poppler[i]!).toFixed(0)} ms` : 'over 60 s';
-    console.log(
-      `  ${String(runs).padStart(7)} runs: ${median(values).toFixed(0)} ms (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}), ${perRun.toFixed(1)} µs a run; pdftotext ${reference}`,
-    );
-    console.log(`           ${verdicts[i]}`);
-  }
-  console.log(`peak memory (max RSS) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`largest peak of any command: ${worst.toFixed(0)} MB (bound 400 MB)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
