@@ -25,7 +25,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 /** A reader that has read a list and waits for the next: idle, PDFium loaded, its watchdog running. */
 async function idleReader(env: Record<string, string>): Promise<ChildProcess> {
   const reader = fork(READER, [], {
