@@ -30,7 +30,12 @@ type ApiMetrics = Pick<ServiceMetrics, 'readSpent' | 'quotaRefused' | 'download'
 
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
 export const isApiPath = (path: string): boolean =>
-  path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/openapi.json' || path === KEYS_PATH;
+  path === '/v1' ||
+  path.startsWith('/v1/') ||
+  path === '/healthz' ||
+  path === '/readyz' ||
+  path === '/openapi.json' ||
+  path === KEYS_PATH;
 
 /** The public keys that sign manifests, outside /v1 so checking a signature costs no read. */
 export const KEYS_PATH = '/.well-known/tariff-keys.json';
@@ -139,8 +144,24 @@ const healthz = (release: CurrentRelease, background: () => BackgroundHealth[]) 
   return json(status === 'ok' ? 200 : 503, { ...health, status, problem, background: reads });
 };
 
+/** Seconds a load balancer waits before asking a not-ready instance again. */
+const READY_RETRY_SECONDS = 5;
+
 /**
- * The HTTP service: `/healthz` and `/openapi.json` outside /v1, and the /v1 routes of interface
+ * Readiness, for a load balancer: 200 once this instance serves a release, 503 (with Retry-After)
+ * before, when every download would be a 404 (an empty bucket, a first read not done). Unlike
+ * /healthz it says nothing of staleness: an instance serving an older release still answers, and
+ * taking every instance out of rotation when the bucket is slow to read would answer nobody.
+ */
+const readyz = (release: CurrentRelease) => async (): Promise<HttpResponse> => {
+  const served = release.current?.manifest.version ?? null;
+  if (served) return json(200, { status: 'ready', release: served });
+  const body = { status: 'not_ready', release: null, problem: 'no release is served yet: the bucket names no current release that verifies' };
+  return json(503, body, { 'retry-after': String(READY_RETRY_SECONDS) });
+};
+
+/**
+ * The HTTP service: `/healthz`, `/readyz` and `/openapi.json` outside /v1, and the /v1 routes of interface
  * spec section 4. Order: route match (unknown path 404, wrong method 405, both free), the key
  * (401), the request's parameters or body (400, free), then the quota and the call. A GET takes
  * one read from the account's daily counter in the same transaction as the key lookup (429 when
@@ -153,6 +174,7 @@ export function createApp(options: AppOptions) {
 
   const routes: Route[] = [
     route(READ, '/healthz', healthz(release, options.background ?? (() => []))),
+    route(READ, '/readyz', readyz(release)),
     route(READ, '/openapi.json', async () => ({
       status: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=3600' },

@@ -38,7 +38,10 @@ export interface ReleaseFile {
 
 export interface CurrentReleaseOptions {
   pollMs: number;
-  /** When set, the served manifest's file URLs point here (`<baseUrl>/dataset.<fmt>.gz`). */
+  /**
+   * When set, the served manifest's file URLs point here (`<baseUrl>/dataset.<fmt>.gz`); the
+   * service sets it to where it listens when TARIFF_BASE_URL is not set (`advertise`).
+   */
   baseUrl?: string;
   cacheBytes: number;
   /** /healthz says stale when the last good refresh is older than this (a hung read counts, not only a failed one). */
@@ -77,7 +80,7 @@ export class CurrentRelease {
   private readonly createdAt: Date;
 
   private readonly bucket: Bucket;
-  private readonly options: CurrentReleaseOptions;
+  private options: CurrentReleaseOptions;
 
   constructor(bucket: Bucket, options: CurrentReleaseOptions) {
     this.bucket = bucket;
@@ -203,6 +206,19 @@ export class CurrentRelease {
     return null;
   }
 
+  /**
+   * Where the served manifest's files are downloaded from from now on: the address the service
+   * listens on, known once it listens (a port of 0 is chosen then), when no base URL was set.
+   */
+  advertise(baseUrl: string): void {
+    this.options = { ...this.options, baseUrl };
+    if (this.served) this.served = { ...this.served, manifestBody: this.manifestBody(this.served.manifest) };
+  }
+
+  private manifestBody(manifest: Manifest): Buffer {
+    return Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest)));
+  }
+
   /** Loads the release's files and serves it, unless a later read switched meanwhile (false). */
   private async switchTo(manifest: Manifest, read: number): Promise<boolean> {
     const cache = await cachedFiles(this.bucket, manifest, this.options.cacheBytes);
@@ -214,7 +230,7 @@ export class CurrentRelease {
     if (read < this.servedRead) return false;
     this.servedRead = read;
     this.cache = cache;
-    this.served = { manifest, manifestBody: Buffer.from(JSON.stringify(withBaseUrl(this.options.baseUrl, manifest))), admCodes };
+    this.served = { manifest, manifestBody: this.manifestBody(manifest), admCodes };
     this.options.log({ event: 'release.switch', version: manifest.version, sequence: manifest.sequence ?? null, cachedFiles: cache.size });
     return true;
   }

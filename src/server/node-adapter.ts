@@ -47,7 +47,10 @@ export const serverLimits = (settings: Settings): ServerLimits => ({
 
 export interface ListeningServer {
   server: Server;
+  /** The address bound, as bound (`http://0.0.0.0:8080` for every interface). */
   url: string;
+  /** An address a client on this machine can use: a wildcard bind names the loopback address of its family. */
+  reachableUrl: string;
   close(): Promise<void>;
 }
 
@@ -123,9 +126,11 @@ export async function listen(
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '[::1]' : host;
   return {
     server,
     url: `http://${host}:${address.port}`,
+    reachableUrl: `http://${reachable}:${address.port}`,
     close: () =>
       new Promise((resolve) => {
         stopping = true;

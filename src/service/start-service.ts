@@ -193,7 +193,9 @@ async function startParts(
   started(() => listening.close());
   const metricsListening = metrics ? await exposeMetrics(metrics.registry, settings, log) : null;
   if (metricsListening) started(() => metricsListening.close());
-  if (!settings.siteUrl) siteUrl = listening.url;
+  if (!settings.siteUrl) siteUrl = listening.reachableUrl;
+  // Without TARIFF_BASE_URL, the manifest names this service's own address: a client following it reaches the files.
+  if (!settings.baseUrl) release.advertise(`${listening.reachableUrl}/v1`);
   log.write({
     event: 'service.listening',
     url: listening.url,

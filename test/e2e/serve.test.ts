@@ -156,6 +156,30 @@ describe('tariff serve', () => {
     expect(me.limits.read).toMatchObject({ used: 3, remaining: 7 });
   });
 
+  it('is not ready (503, Retry-After) until it serves a release, then ready; /healthz and liveness unaffected', async () => {
+    const url = await serve();
+    const before = await get(url, '/readyz');
+    expect(before.status).toBe(503);
+    expect(before.headers.get('retry-after')).toBe('5');
+    expect(await before.json()).toMatchObject({ status: 'not_ready', release: null, problem: expect.stringContaining('no release') });
+    const { version } = await publish();
+    await service!.logged((entry) => entry.event === 'release.switch');
+    const after = await get(url, '/readyz');
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({ status: 'ready', release: version });
+  });
+
+  it('without TARIFF_BASE_URL, names its own address in the manifest: the files download from there', async () => {
+    const key = await account('shop@example.it');
+    await publish();
+    service = await serveInProcess(dataDir, { TARIFF_MANIFEST_POLL_MS: '100' });
+    const manifest = await (await get(service.url, '/v1/version', bearer(key))).json();
+    expect(manifest.files.json.url).toBe(`${service.url}/v1/dataset.json.gz`);
+    const file = await fetch(manifest.files.sqlite.url, { headers: bearer(key) });
+    expect(file.status).toBe(200);
+    expect(createHash('sha256').update(Buffer.from(await file.arrayBuffer())).digest('hex')).toBe(manifest.files.sqlite.sha256);
+  });
+
   it('gives the same 401 to a missing, malformed, unknown or revoked key and to a blocked account', async () => {
     await publish();
     const key = await account('shop@example.it');

@@ -17,6 +17,7 @@ describe('docs/openapi.json', () => {
     expect(Object.keys(OPENAPI.paths).sort()).toEqual(
       [
         '/healthz',
+        '/readyz',
         '/openapi.json',
         '/.well-known/tariff-keys.json',
         '/v1/barcodes',

@@ -65,9 +65,9 @@ export function registerStart(program: Command, run: Runner): void {
           now: ctx.io.now,
           stdout: ctx.io.stdout,
         });
-        say(`serving on ${service.listening.url}/v1 (Ctrl-C to stop)`);
+        say(`serving on ${service.listening.reachableUrl}/v1 (Ctrl-C to stop)`);
         // Said once the service listens: the address it names is the one it got (port 0 is any free one).
-        if (demoKey) say(`try: curl -H "Authorization: Bearer ${demoKey}" ${service.listening.url}/v1/version`);
+        if (demoKey) say(`try: curl -H "Authorization: Bearer ${demoKey}" ${service.listening.reachableUrl}/v1/version`);
         await untilSignalled(service);
       }),
     );
