@@ -30,12 +30,7 @@ type ApiMetrics = Pick<ServiceMetrics, 'readSpent' | 'quotaRefused' | 'download'
 
 /** The paths the API answers (no session, JSON errors); every other path is the website's. */
 export const isApiPath = (path: string): boolean =>
-  path === '/v1' ||
-  path.startsWith('/v1/') ||
-  path === '/healthz' ||
-  path === '/readyz' ||
-  path === '/openapi.json' ||
-  path === KEYS_PATH;
+  path === '/v1' || path.startsWith('/v1/') || path === '/healthz' || path === '/readyz' || path === '/openapi.json' || path === KEYS_PATH;
 
 /** The public keys that sign manifests, outside /v1 so checking a signature costs no read. */
 export const KEYS_PATH = '/.well-known/tariff-keys.json';
@@ -156,7 +151,11 @@ const READY_RETRY_SECONDS = 5;
 const readyz = (release: CurrentRelease) => async (): Promise<HttpResponse> => {
   const served = release.current?.manifest.version ?? null;
   if (served) return json(200, { status: 'ready', release: served });
-  const body = { status: 'not_ready', release: null, problem: 'no release is served yet: the bucket names no current release that verifies' };
+  const body = {
+    status: 'not_ready',
+    release: null,
+    problem: 'no release is served yet: the bucket names no current release that verifies',
+  };
   return json(503, body, { 'retry-after': String(READY_RETRY_SECONDS) });
 };
 

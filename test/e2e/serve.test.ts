@@ -177,7 +177,11 @@ describe('tariff serve', () => {
     expect(manifest.files.json.url).toBe(`${service.url}/v1/dataset.json.gz`);
     const file = await fetch(manifest.files.sqlite.url, { headers: bearer(key) });
     expect(file.status).toBe(200);
-    expect(createHash('sha256').update(Buffer.from(await file.arrayBuffer())).digest('hex')).toBe(manifest.files.sqlite.sha256);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await file.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(manifest.files.sqlite.sha256);
   });
 
   it('gives the same 401 to a missing, malformed, unknown or revoked key and to a blocked account', async () => {
