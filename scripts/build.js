@@ -7,6 +7,7 @@ import { cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } fro
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO, isAsset, sourcesFingerprint } from './sources-fingerprint.js';
+import { BUNDLED as BUNDLED_PACKAGES } from './bundled-packages.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
@@ -34,13 +35,11 @@ const moduleUrls = {
 };
 
 /**
- * Packages bundled into dist/ rather than loaded from node_modules at run time: pure JavaScript read
- * at every start of a command (settings, the lock, argument parsing), whose many small files cost
- * Node's module loader more than their code. The others stay external: native addons, packages
- * that read files beside their own (PDFium's WebAssembly, NeDB's engine by its path), and those
- * only a server or a build loads.
+ * Packages bundled into dist/ rather than loaded from node_modules at run time (scripts/bundled-packages.js).
+ * The others stay external: native addons, packages that read files beside their own (PDFium's
+ * WebAssembly, NeDB's engine by its path), and those only a server or a build loads.
  */
-const BUNDLED = new Set(['zod', 'commander', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit']);
+const BUNDLED = new Set(BUNDLED_PACKAGES);
 const bundledPackages = {
   name: 'bundled-packages',
   setup(builder) {

@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Settings } from '../config/settings.ts';
 import type { Dataset } from '../dataset/model.ts';
 import { errors } from '../errors.ts';
@@ -16,6 +14,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { isAddress } from '../source/document-name.ts';
 import { buildRelease } from './build-release.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 export interface RebuildReport {
   version: string;
@@ -102,7 +101,7 @@ export async function rebuildRelease(
     sources.push({ name: doc.url, bytes, ...(doc.pageDate ? { noticeDate: doc.pageDate } : {}) });
   }
 
-  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-rebuild-'));
+  const scratchDir = await makeScratchFolder('tariff-rebuild-');
   try {
     const built = await buildRelease({
       sources,

@@ -1,6 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { errors } from '../errors.ts';
 import type { Settings } from '../config/settings.ts';
 import type { BuiltRelease } from './built-release.ts';
@@ -10,6 +9,7 @@ import { recoverReleaseDir } from '../util/leftovers.ts';
 import { approvedBarcodes, keepInSnapshots, previousInFolder } from './release-inputs.ts';
 import { runReleaseSteps } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 export interface BuildRunOptions {
   settings: Settings;
@@ -43,7 +43,7 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease &
     const restored = await recoverReleaseDir(resolve(dir));
     if (restored) options.report('clean', `recovered ${dir} from ${restored}, left by an interrupted build`);
   }
-  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-build-'));
+  const scratchDir = await makeScratchFolder('tariff-build-');
   try {
     const { settings } = options;
     const runner = new StepRunner(options);

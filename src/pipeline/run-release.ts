@@ -1,6 +1,5 @@
 import type { BuiltRelease } from './built-release.ts';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { errors } from '../errors.ts';
 import { summariseChanges, type ChangeSummary } from '../dataset/summarise-changes.ts';
@@ -29,6 +28,7 @@ import { publicDocumentName } from '../source/document-name.ts';
 import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { isReleaseVersion } from '../release/release-version.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 export interface ReleaseRunOptions extends BucketWriterEdges {
   /** The SDK's variables for an S3 bucket (credentials, endpoint), from the environment at the edge. */
@@ -94,7 +94,7 @@ export async function runRelease(options: ReleaseRunOptions): Promise<ReleaseSum
 
 async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: string, writer: BucketWriterRun): Promise<ReleaseSummary> {
   const { settings, dataDir } = options;
-  const scratchDir = await mkdtemp(join(tmpdir(), 'tariff-release-'));
+  const scratchDir = await makeScratchFolder('tariff-release-');
   try {
     // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
     if (!options.dryRun)

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileName, FORMATS, MANIFEST_FILE, renderManifest, sameDigest, type Format, type Manifest } from '../release/manifest.ts';
 import { verifyRelease, type VerifyReport } from '../release/verify-release.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { releaseFileKey } from './bucket-layout.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 /** One file of a release that the bucket does not hold as its manifest says. */
 export interface FileDamage {
@@ -55,7 +55,7 @@ export async function bucketFileProblems(bucket: Bucket, manifest: Manifest): Pr
  * SHA-256, each format opened by its engine, counts, the same rows in the three).
  */
 export async function verifyBucketRelease(bucket: Bucket, manifest: Manifest): Promise<VerifyReport> {
-  const scratch = await mkdtemp(join(tmpdir(), 'tariff-verify-bucket-'));
+  const scratch = await makeScratchFolder('tariff-verify-bucket-');
   try {
     const missing: string[] = [];
     await writeFile(join(scratch, MANIFEST_FILE), renderManifest(manifest));

@@ -1,10 +1,10 @@
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Datastore from 'nedb-promises';
 import { announcedFields, changeFields, productFields } from '../dataset/model.ts';
 import type { AnnouncedPrice, Barcode, Change, Dataset, Product } from '../dataset/model.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -83,7 +83,7 @@ export async function writeDatasetDocdb(dataset: Dataset, path: string): Promise
  * 10,000-product file (docs/architecture.md).
  */
 export async function readDatasetDocdb(path: string): Promise<Dataset> {
-  const scratch = await mkdtemp(join(tmpdir(), 'tariff-docdb-'));
+  const scratch = await makeScratchFolder('tariff-docdb-');
   try {
     const copy = join(scratch, 'dataset.docdb');
     await copyFile(path, copy);

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.ts';
 import type { Dataset } from '../dataset/model.ts';
@@ -8,6 +7,7 @@ import { parseDatasetJson } from './dataset-json.ts';
 import { readDatasetSqlite } from './dataset-sqlite.ts';
 import { gunzip } from './gzip.ts';
 import { fileName, MANIFEST_FILE, manifestSchema, type Format, type Manifest } from './manifest.ts';
+import { makeScratchFolder } from '../util/scratch-folder.ts';
 
 export interface ReleaseLocation {
   manifest: Manifest;
@@ -65,7 +65,7 @@ export async function findManifest(path: string): Promise<ReleaseLocation | null
 export async function openDatasetFile(format: Format, compressed: Uint8Array): Promise<Dataset> {
   const raw = gunzip(compressed);
   if (format === 'json') return parseDatasetJson(raw);
-  const scratch = await mkdtemp(join(tmpdir(), 'tariff-open-'));
+  const scratch = await makeScratchFolder('tariff-open-');
   try {
     const path = join(scratch, `dataset.${format}`);
     await writeFile(path, raw);
