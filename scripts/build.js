@@ -2,7 +2,7 @@
 // to Node's own resolution) with the sources' other files beside it, at the places the modules
 // name them from. Run by `npm install` (prepare), `npm pack`, `npm start` and `npm test`;
 // test/integration/dist-build.test.ts fails when dist/ is not the build of the sources as they are.
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +77,7 @@ try {
   renameSync(scratch, dist);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  // esbuild's service process ends now and is reaped here: left to end with this process, it is
+  // orphaned to whatever reaps orphans (npm, when it is a container's PID 1: a zombie for good).
+  await stop();
 }

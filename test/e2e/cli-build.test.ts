@@ -198,7 +198,11 @@ describe('tariff start (npm start)', () => {
       expect(key).toBeDefined();
       const version = await fetch(`${service.url}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
       // The real cigar list (2,821 rows) and 12 sample products of the other categories, all bundled in fixtures/adm.
-      expect(await version.json()).toMatchObject({ version: '20261101.1', counts: { products: 2833, barcodes: 10 } });
+      const manifest = await version.json();
+      expect(manifest).toMatchObject({ version: '20261101.1', counts: { products: 2833, barcodes: 10 } });
+      // The files' URLs name where this service listens (no TARIFF_BASE_URL): a client following them reaches them.
+      expect(manifest.files.json.url).toBe(`${service.url}/v1/dataset.json.gz`);
+      expect((await fetch(manifest.files.json.url, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
       // The hint names the address the service got (the helper asks for port 0: any free one).
       const hint = `try: curl -H "Authorization: Bearer ${key}" ${service.url}/v1/version`;
       await waitFor(async () => (await service.stderr()).includes(hint), 'the curl hint');
