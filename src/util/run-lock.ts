@@ -16,7 +16,8 @@ const TAKEOVER_STALE_MS = 10_000;
  * other once it is older than `staleMs`. Returns the release function.
  */
 export async function acquireLock(dir: string, name: string, staleMs: number): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true });
+  // A data dir made here is its owner's alone (0700): it holds the registry, mails with live links, backups.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const lockfilePath = join(dir, `${name}.lock`);
   const take = async () => {
     const release = await lockfile.lock(dir, {

@@ -190,6 +190,18 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     expect(mode('backups/registry')).toBe(0o700);
   });
 
+  it('restores into a data dir it makes 0700, the registry 0600: a new machine’s copy is its owner’s alone', async () => {
+    const bucket = join(await tempDir(), 'bucket');
+    const { cli } = await machine(bucket);
+    expect((await cli(['accounts', 'create', 'uno@example.it', '--type', 'User'])).status).toBe(0);
+    expect((await cli(['registry', 'backup'])).status).toBe(0);
+    const dataDir = join(await tempDir(), 'new-machine', 'data');
+    const restored = await runCli(['registry', 'restore', 'latest', '--data-dir', dataDir], { env: { TARIFF_BUCKET: bucket } });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'registry.sqlite')).mode & 0o777).toBe(0o600);
+  });
+
   it('refuses a backup whose bytes are not its record’s, changing nothing', async () => {
     const bucket = join(await tempDir(), 'bucket');
     const { cli } = await machine(bucket);
