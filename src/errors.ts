@@ -107,6 +107,15 @@ const HINTS = {
   backup_damaged: 'Use another backup (the one before it), and take a new one now: tariff registry backup.',
   registry_changed:
     'The registry holds work done since that backup, which a restore would lose. Restore a newer backup, or run again with --force (the registry replaced is kept beside it).',
+  backup_identity:
+    'Give the file of the identity that opens the backups with --identity <file> or TARIFF_BACKUP_IDENTITY (tariff registry backup-key create made it; keep it off the machine that takes backups).',
+  backup_unencrypted:
+    'Give the public recipient of the backups with --recipient age1… or TARIFF_BACKUP_RECIPIENTS (tariff registry backup-key create prints one), or say --plaintext to store it unencrypted.',
+  backup_newer_schema: 'It was written by a newer tariff: restore it with that version (or newer), never with this one.',
+  backup_beside_registry:
+    "A backup kept on the disk it protects is lost with it: back up to another machine's storage (TARIFF_BUCKET, or --to s3://… or a folder elsewhere).",
+  registry_in_use:
+    'Stop the service (and every other process using the registry) first, then restore; on PostgreSQL, --force ends the other sessions.',
   history_unreadable:
     'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json and history/history.json.gz: the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
   product_not_in_history: 'Give a tariff code of the published tariff, or of a list read with `tariff history import`.',
@@ -225,6 +234,13 @@ export const errors = {
   pgToolFailed: (tool: string, detail: string) => fail('pg_tool_failed', `${tool} failed: ${detail}`),
   backupNotFound: (where: string) => fail('backup_not_found', `${where}: no such backup`),
   backupDamaged: (where: string, detail: string) => fail('backup_damaged', `${where}: ${detail}`),
+  backupIdentity: (where: string, detail: string) => fail('backup_identity', `${where}: ${detail}`),
+  backupUnencrypted: () => fail('backup_unencrypted', 'No recipient to encrypt the backup for: a backup holds every account', 2),
+  backupNewerSchema: (where: string, version: number, known: number) =>
+    fail('backup_newer_schema', `${where}: its registry schema is version ${version}; this tariff knows up to ${known}`, 1, { version }),
+  backupBesideRegistry: (destination: string, dataDir: string) =>
+    fail('backup_beside_registry', `${destination} is inside the data dir ${dataDir}, whose loss a backup is for`, 2),
+  registryInUse: (where: string, detail: string) => fail('registry_in_use', `${where} is in use (${detail}): nothing was restored`),
   registryChanged: (path: string, detail: string) =>
     fail('registry_changed', `${path} changed since the backup (${detail}): nothing was restored`),
   historyUnreadable: (where: string, detail: string) => fail('history_unreadable', `${where}: not a readable price history: ${detail}`),

@@ -120,6 +120,9 @@ export const settingsSchema = z.strictObject({
     .regex(/^smtps?:\/\//, { error: 'an smtp:// or smtps:// URL' })
     .optional(),
   smtpFrom: z.string().min(3, { error: 'a sender address' }).default('Tariffa tabacchi <no-reply@localhost>'),
+  // Registry backups: the age recipients they are encrypted for, and the file of the identity that opens them (a restore's).
+  backupRecipients: list(z.string().regex(/^age1[02-9ac-hj-np-z]{58}$/, { error: 'age recipients (age1…)' })).default([]),
+  backupIdentity: z.string().min(1, { error: 'the path of an age identity file' }).optional(),
   // tariff sync, at a point of sale.
   apiUrl: httpUrl.optional(),
   apiKey: z.string().optional(),
@@ -154,6 +157,8 @@ const FLAGS: Partial<Record<SettingKey, string>> = {
   sourcePages: 'sourcePage',
   apiUrl: 'api',
   syncPublicKeys: 'publicKey',
+  backupRecipients: 'recipient',
+  backupIdentity: 'identity',
 };
 
 const SECRETS = new Set<SettingKey>(['registry', 'smtpUrl', 'apiKey', 'metricsToken']);

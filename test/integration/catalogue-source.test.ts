@@ -140,6 +140,9 @@ describe('CatalogueSource', () => {
     );
     await writeHistory(bucket, newer, { manifest: (await bucket.getTagged('history/manifest.json'))!.tag }, []);
     await source.refreshHistory();
+    // A page waits a moment for the new catalogue, then answers from the last one: the test waits for it to be in.
+    await source.index();
+    await source.settled();
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(2);
     expect(source.health(600_000)).toMatchObject({ stale: false, problem: null, failingSince: null });
   });

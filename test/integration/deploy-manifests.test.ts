@@ -50,11 +50,14 @@ describe('the Kubernetes example', () => {
     expect(() => validate(cronJob)).toThrow(/concurrencyPolicy/);
   });
 
-  it('probes /healthz, runs as no root, never two release jobs at once, the signing key a file', () => {
+  it('ready on /readyz, runs as no root on a read-only root with a writable /tmp, never two release jobs at once, the signing key a file', () => {
     const all = manifests();
     const deployment = new Deployment(all.find((m) => m.kind === 'Deployment') as never);
     const pod = deployment.spec!.template.spec!;
-    expect(pod.containers[0]!.readinessProbe?.httpGet?.path).toBe('/healthz');
+    expect(pod.containers[0]!.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(pod.containers[0]!.imagePullPolicy).toBe('IfNotPresent');
+    const tmp = pod.containers[0]!.volumeMounts!.find((mount) => mount.mountPath === '/tmp')!;
+    expect(pod.volumes!.find((volume) => volume.name === tmp.name)!.emptyDir).toBeDefined();
     expect(pod.containers[0]!.livenessProbe).toBeDefined();
     expect(pod.securityContext?.runAsNonRoot).toBe(true);
     const release = new CronJob(all.find((m) => m.kind === 'CronJob' && m.metadata.name === 'tariff-release') as never);

@@ -1,6 +1,9 @@
 import * as z from 'zod';
 
-/** Where a bucket keeps the registry's backups: `<name>.sqlite.gz` or `<name>.pgdump`, each with `<name>.json`. */
+/**
+ * Where a bucket keeps the registry's backups: `<name>.sqlite.gz` or `<name>.pgdump`, `.age` after
+ * either when encrypted (backup-cipher.ts), each with `<name>.json`.
+ */
 export const BACKUPS_PREFIX = 'backups/registry/';
 
 /** The record of the newest backup, for the service's gauge and for `restore latest`. */
@@ -29,7 +32,9 @@ export const backupRecordSchema = z.object({
   format: z.literal(1),
   engine: z.enum(['sqlite', 'postgres']),
   /** The backup file's name, beside this record. */
-  file: z.string().regex(/^registry-[0-9TZ-]+\.(sqlite\.gz|pgdump)$/),
+  file: z.string().regex(/^registry-[0-9TZ-]+\.(sqlite\.gz|pgdump)(\.age)?$/),
+  /** Encrypted in the age format for the recipients the backup named (absent in records of older versions: false). */
+  encrypted: z.boolean().default(false),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   size: z.number().int().nonnegative(),
   /** The newest migration the registry had applied. */
@@ -50,15 +55,18 @@ export function backupName(at: Date): string {
 
 /** The record's key for a backup file's key (`…/registry-….sqlite.gz` → `…/registry-….json`). */
 export function recordKeyOf(fileKey: string): string {
-  return fileKey.replace(/\.(sqlite\.gz|pgdump)$/, '.json');
+  return fileKey.replace(BACKUP_FILE_END, '.json');
 }
+
+/** How a backup file's name ends: its engine's extension, and `.age` when encrypted. */
+export const BACKUP_FILE_END = /\.(sqlite\.gz|pgdump)(\.age)?$/;
 
 /**
  * The backups a retention of `keep` removes, given every key under BACKUPS_PREFIX: all but the
  * newest `keep` backups (by name, which is by time), each with its record.
  */
 export function expiredBackups(keys: string[], keep: number): string[] {
-  const files = keys.filter((key) => /\/registry-[^/]+\.(sqlite\.gz|pgdump)$/.test(key)).sort();
+  const files = keys.filter((key) => /\/registry-[^/]+\.(sqlite\.gz|pgdump)(\.age)?$/.test(key)).sort();
   const expired = files.slice(0, Math.max(0, files.length - keep));
   return expired.flatMap((key) => [key, recordKeyOf(key)]).filter((key, i, all) => all.indexOf(key) === i);
 }
