@@ -112,6 +112,7 @@ const HINTS = {
   backup_unencrypted:
     'Give the public recipient of the backups with --recipient age1… or TARIFF_BACKUP_RECIPIENTS (tariff registry backup-key create prints one), or say --plaintext to store it unencrypted.',
   backup_newer_schema: 'It was written by a newer tariff: restore it with that version (or newer), never with this one.',
+  registry_newer_schema: 'A newer tariff migrated this registry: run that version (or newer); this one would not know its tables.',
   backup_beside_registry:
     "A backup kept on the disk it protects is lost with it: back up to another machine's storage (TARIFF_BUCKET, or --to s3://… or a folder elsewhere).",
   registry_in_use:
@@ -240,6 +241,8 @@ export const errors = {
     fail('backup_newer_schema', `${where}: its registry schema is version ${version}; this tariff knows up to ${known}`, 1, { version }),
   backupBesideRegistry: (destination: string, dataDir: string) =>
     fail('backup_beside_registry', `${destination} is inside the data dir ${dataDir}, whose loss a backup is for`, 2),
+  registryNewerSchema: (version: number, known: number) =>
+    fail('registry_newer_schema', `The registry's schema is version ${version}; this tariff knows up to ${known}`, 1, { version }),
   registryInUse: (where: string, detail: string) => fail('registry_in_use', `${where} is in use (${detail}): nothing was restored`),
   registryChanged: (path: string, detail: string) =>
     fail('registry_changed', `${path} changed since the backup (${detail}): nothing was restored`),

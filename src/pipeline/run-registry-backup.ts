@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
@@ -12,7 +12,8 @@ import {
   LATEST_BACKUP_KEY,
   type BackupRecord,
 } from '../registry/backup/backup-record.ts';
-import { checkPostgresDump, dumpPostgres, inspectPostgres } from '../registry/backup/postgres-backup.ts';
+import { decryptBackup, encryptBackup, isEncrypted } from '../registry/backup/backup-cipher.ts';
+import { checkPostgresDump, dumpPostgres, inspectPostgres, restorePostgres } from '../registry/backup/postgres-backup.ts';
 import { inspectSqlite, snapshotSqlite, type SqliteContents } from '../registry/backup/sqlite-backup.ts';
 import { isPostgresUrl, registryPath } from '../registry/registry-path.ts';
 import { gzipDeterministicAsync } from '../release/gzip.ts';
@@ -34,6 +35,12 @@ export interface RegistryBackupOptions {
   to?: string;
 }
 
+/** How a backup is written: for the recipients the settings name (TARIFF_BACKUP_RECIPIENTS, --recipient), or in the clear when said. */
+export interface BackupWriting {
+  keep: number;
+  plaintext?: boolean;
+}
+
 export interface BackupSummary {
   record: BackupRecord;
   /** Where the backup is: the destination's description and the file's key. */
@@ -41,9 +48,28 @@ export interface BackupSummary {
   removed: string[];
 }
 
-/** Where backups go: `--to`, else the bucket the settings name (its `backups/registry/`). */
+/** Where backups are: `--to` (or `--from`), else the bucket the settings name (its `backups/registry/`). */
 export function backupDestination(options: Pick<RegistryBackupOptions, 'settings' | 'dataDir' | 'env' | 'to'>): Promise<Bucket> {
   return openBucket(options.to ?? options.settings.bucket, options);
+}
+
+/**
+ * Refuses a destination on the disk the backup protects: a folder inside the data dir (the default
+ * bucket, `<data-dir>/bucket`, is one), which "Losing a machine" loses with the registry. Paths are
+ * compared once resolved through links, a part not made yet by its nearest existing folder's.
+ */
+export function refuseBesideRegistry(uri: string | undefined, dataDir: string): void {
+  if (uri?.startsWith('s3://')) return;
+  const folder = uri === undefined ? join(dataDir, 'bucket') : uri.startsWith('file://') ? new URL(uri).pathname : resolve(uri);
+  const real = (path: string): string => {
+    if (existsSync(path)) return realpathSync(path);
+    const parent = dirname(path);
+    return parent === path ? path : join(real(parent), basename(path));
+  };
+  const home = real(resolve(dataDir));
+  const target = real(folder);
+  if (target === home || target.startsWith(`${home}${sep}`))
+    throw errors.backupBesideRegistry(uri === undefined ? `${folder} (the default bucket: no TARIFF_BUCKET)` : folder, home);
 }
 
 /** The registry the settings name: a SQLite file, or a PostgreSQL URL (backed up with pg_dump). */
@@ -67,17 +93,16 @@ async function takeCopy(
   scratch: string,
 ): Promise<{ bytes: Buffer; ext: string; contents: Omit<SqliteContents, 'integrity'> }> {
   if (target.engine === 'postgres') {
-    // pg_dump reads in one snapshot; its custom format is compressed already. What it holds is
-    // counted just after (a write in between makes the counts a moment newer than the dump).
-    await dumpPostgres(target.url, scratch);
+    // pg_dump reads in a snapshot its caller exported, and counts in the same: the record is its dump's.
+    const contents = await dumpPostgres(target.url, scratch);
     await checkPostgresDump(scratch);
-    return { bytes: await readFile(scratch), ext: 'pgdump', contents: await inspectPostgres(target.url) };
+    return { bytes: await readFile(scratch), ext: 'pgdump', contents };
   }
   const source = existingSqlite(target);
   // Made empty and 0600 first: VACUUM INTO fills an empty file and keeps its mode (the copy holds every account).
   await writeFile(scratch, '', { mode: 0o600 });
   snapshotSqlite(source, scratch);
-  const contents = inspectSqlite(scratch);
+  const contents = await inspectSqlite(scratch);
   if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
   return { bytes: await gzipDeterministicAsync(await readFile(scratch)), ext: 'sqlite.gz', contents };
 }
@@ -92,8 +117,12 @@ const withScratch = <T>(dataDir: string, work: (path: string) => Promise<T>): Pr
  * `backups/registry/` with its record (digest, schema version, counts), read back and compared,
  * then named the newest (`latest.json`); backups beyond `keep` are removed. One at a time per data dir.
  */
-export async function runRegistryBackup(options: RegistryBackupOptions & { keep: number }): Promise<BackupSummary> {
+export async function runRegistryBackup(options: RegistryBackupOptions & BackupWriting): Promise<BackupSummary> {
   const { settings, dataDir } = options;
+  const recipients = settings.backupRecipients;
+  // Refused before anything is read: no recipient and no --plaintext, a destination beside the registry.
+  if (recipients.length === 0 && !options.plaintext) throw errors.backupUnencrypted();
+  refuseBesideRegistry(options.to ?? settings.bucket, dataDir);
   const target = registryTarget(settings, dataDir);
   if (target.engine === 'sqlite') existingSqlite(target);
   const destination = await backupDestination(options);
@@ -101,11 +130,16 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
   try {
     const at = options.now();
     const name = backupName(at);
-    const { bytes, ext, contents } = await withScratch(dataDir, (scratch) => takeCopy(target, scratch));
+    const copy = await withScratch(dataDir, (scratch) => takeCopy(target, scratch));
+    const { ext, contents } = copy;
+    // Encrypted here, before it leaves the machine: the destination never holds a readable account.
+    const encrypted = recipients.length > 0;
+    const bytes = encrypted ? Buffer.from(await encryptBackup(copy.bytes, recipients)) : copy.bytes;
     const record: BackupRecord = {
       format: 1,
       engine: target.engine,
-      file: `${name}.${ext}`,
+      file: `${name}.${ext}${encrypted ? '.age' : ''}`,
+      encrypted,
       sha256: sha256Hex(bytes),
       size: bytes.length,
       schemaVersion: contents.schemaVersion,
@@ -117,7 +151,8 @@ export async function runRegistryBackup(options: RegistryBackupOptions & { keep:
     const guarded = writesOfOneRun(destination);
     // Created once: a name is a time to the millisecond, and another backup under it is not this one.
     const owned = { private: true };
-    if ((await guarded.create(key, bytes, ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip', owned)) === 'exists')
+    const type = encrypted || ext === 'pgdump' ? 'application/octet-stream' : 'application/gzip';
+    if ((await guarded.create(key, bytes, type, owned)) === 'exists')
       throw errors.backupDamaged(`${destination.description}${key}`, 'a backup of that name exists already; run again');
     // Read back before it counts: a backup is one only once its bytes are there whole.
     const back = await destination.get(key);
@@ -166,11 +201,14 @@ async function rememberBackup(dataDir: string, record: BackupRecord, where: stri
 /** A backup's record from the destination: `latest`, a backup's name, or its file name. */
 export async function readBackupRecord(destination: Bucket, name: string): Promise<BackupRecord> {
   const key =
-    name === 'latest' ? LATEST_BACKUP_KEY : `${BACKUPS_PREFIX}${name.replace(/^.*\//, '').replace(/\.(sqlite\.gz|pgdump|json)$/, '')}.json`;
+    name === 'latest'
+      ? LATEST_BACKUP_KEY
+      : `${BACKUPS_PREFIX}${name.replace(/^.*\//, '').replace(/\.(sqlite\.gz|pgdump)(\.age)?$|\.json$/, '')}.json`;
   const bytes = await destination.get(key);
   if (!bytes) throw errors.backupNotFound(`${destination.description}${key}`);
-  const parsed = backupRecordSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-  if (!parsed.success) throw errors.backupDamaged(`${destination.description}${key}`, 'not a backup record');
+  // A record cut short, or not JSON, is as damaged as one of the wrong shape: said as such, never a bug.
+  const parsed = backupRecordSchema.safeParse(jsonOrNull(bytes));
+  if (!parsed.success) throw errors.backupDamaged(`${destination.description}${key}`, 'not a whole backup record (cut short, or not one)');
   return parsed.data;
 }
 
@@ -198,27 +236,67 @@ export interface BackupCheck {
 export async function checkRegistryBackup(options: RegistryBackupOptions): Promise<BackupCheck> {
   const { settings, dataDir } = options;
   const target = registryTarget(settings, dataDir);
-  const live = target.engine === 'postgres' ? await inspectPostgres(target.url) : inspectSqlite(existingSqlite(target), { check: false });
+  const live =
+    target.engine === 'postgres' ? await inspectPostgres(target.url) : await inspectSqlite(existingSqlite(target), { check: false });
   const destination = await backupDestination(options);
   const record = await readBackupRecord(destination, 'latest');
-  const bytes = await readBackupFile(destination, record);
+  const where = `${destination.description}${BACKUPS_PREFIX}${record.file}`;
+  const bytes = await openedBackup(await readBackupFile(destination, record), where, settings);
   const restored = await withScratch(dataDir, async (scratch) => {
     if (record.engine === 'postgres') {
-      // A dump is checked by reading its table of contents; its rows are the record's.
+      // Restored into a scratch database, counted there, and dropped: what the dump holds, not what its record says.
       await writeFileAtomic(scratch, bytes, 0o600);
       await checkPostgresDump(scratch);
-      return { integrity: 'ok', counts: record.counts };
+      if (target.engine !== 'postgres') throw errors.backupDamaged(where, 'a PostgreSQL backup, and the registry is on SQLite');
+      return { integrity: 'ok', ...(await restoreIntoScratchDatabase(target.url, scratch)) };
     }
     await writeFileAtomic(scratch, gunzipSync(bytes), 0o600);
     return inspectSqlite(scratch);
   });
-  if (restored.integrity !== 'ok')
-    throw errors.backupDamaged(
-      `${destination.description}${BACKUPS_PREFIX}${record.file}`,
-      `restored, it fails integrity_check: ${restored.integrity}`,
-    );
+  if (restored.integrity !== 'ok') throw errors.backupDamaged(where, `restored, it fails integrity_check: ${restored.integrity}`);
   const counts = Object.fromEntries(
     Object.keys(restored.counts).map((table) => [table, { backup: restored.counts[table]!, live: live.counts[table] ?? 0 }]),
   );
   return { record, ageSeconds: Math.round((options.now().getTime() - Date.parse(record.createdAt)) / 1000), counts };
+}
+
+/** A backup's bytes as the registry's engine reads them: decrypted with the identity file the settings name when encrypted. */
+export async function openedBackup(bytes: Buffer, where: string, settings: Settings): Promise<Buffer> {
+  if (!isEncrypted(bytes)) return bytes;
+  const file = settings.backupIdentity;
+  if (!file) throw errors.backupIdentity(where, 'it is encrypted (age), and no identity was given to open it');
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw errors.backupIdentity(file, `the identity file cannot be read (${error.code ?? error.message})`);
+  });
+  return Buffer.from(await decryptBackup(bytes, file, text, where));
+}
+
+/**
+ * A dump restored into a scratch database (`tariff_check_<time>`, beside the registry's, on the same
+ * server: the role needs CREATEDB), what it holds counted, the database dropped. Never into the
+ * registry's own database: the dump names its tables by schema, and would replace them.
+ */
+async function restoreIntoScratchDatabase(url: string, file: string): Promise<{ counts: Record<string, number> }> {
+  const { default: pg } = await import('pg');
+  const name = `tariff_check_${Date.now()}`;
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`).catch((error: Error) => {
+      throw errors.pgToolFailed(
+        'CREATE DATABASE',
+        `${error.message}: --check restores the dump into a scratch database (the role needs CREATEDB)`,
+      );
+    });
+    try {
+      await restorePostgres(scratch.toString(), file);
+      return { counts: (await inspectPostgres(scratch.toString())).counts };
+    } finally {
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    }
+  } finally {
+    await client.end();
+  }
 }

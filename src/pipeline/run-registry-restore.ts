@@ -1,17 +1,36 @@
 import { existsSync } from 'node:fs';
-import { chmod, readFile, rename } from 'node:fs/promises';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { loadRules } from '../barcodes/load-rules.ts';
 import { errors } from '../errors.ts';
-import { backupRecordSchema, holdsWork, timeInName, type BackupRecord } from '../registry/backup/backup-record.ts';
-import { inspectSqlite } from '../registry/backup/sqlite-backup.ts';
+import Database from 'better-sqlite3';
+import { encryptBackup } from '../registry/backup/backup-cipher.ts';
+import { BACKUP_FILE_END, backupRecordSchema, holdsWork, timeInName, type BackupRecord } from '../registry/backup/backup-record.ts';
+import { inspectSqlite, snapshotSqlite } from '../registry/backup/sqlite-backup.ts';
+import { SCHEMA_VERSION } from '../registry/schema.ts';
+import { gzipDeterministicAsync } from '../release/gzip.ts';
+import { jsonOrNull } from '../util/json-or-null.ts';
 import { openPgRegistry, openSqliteRegistry } from '../registry/open-registry.ts';
-import { checkPostgresDump, dumpPostgres, inspectPostgres, restorePostgres } from '../registry/backup/postgres-backup.ts';
+import {
+  checkPostgresDump,
+  dumpPostgres,
+  endOtherSessions,
+  inspectPostgres,
+  otherSessions,
+  restorePostgres,
+} from '../registry/backup/postgres-backup.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { syncFolder, temporaryBeside, withTemporary, writeFileDurable } from '../util/durable-write.ts';
 import { acquireLock } from '../util/run-lock.ts';
-import { backupDestination, readBackupFile, readBackupRecord, registryTarget, type RegistryBackupOptions } from './run-registry-backup.ts';
+import {
+  backupDestination,
+  openedBackup,
+  readBackupFile,
+  readBackupRecord,
+  registryTarget,
+  type RegistryBackupOptions,
+} from './run-registry-backup.ts';
 
 type RestoreOptions = RegistryBackupOptions & { backup: string; force: boolean };
 
@@ -35,16 +54,20 @@ const WAL_FILES = ['', '-wal', '-shm'];
  */
 async function backupBytes(options: RegistryBackupOptions, backup: string): Promise<{ bytes: Buffer; record: BackupRecord | null }> {
   if (existsSync(backup)) {
-    const bytes = await readFile(backup);
-    const recordPath = backup.replace(/\.(sqlite\.gz|pgdump)$/, '.json');
-    if (recordPath === backup || !existsSync(recordPath)) return { bytes, record: null };
-    const record = backupRecordSchema.parse(JSON.parse(await readFile(recordPath, 'utf8')));
-    if (sha256Hex(bytes) !== record.sha256) throw errors.backupDamaged(backup, `its SHA-256 is not the ${record.sha256} its record names`);
-    return { bytes, record };
+    const stored = await readFile(backup);
+    const recordPath = backup.replace(BACKUP_FILE_END, '.json');
+    if (recordPath === backup || !existsSync(recordPath))
+      return { bytes: await openedBackup(stored, backup, options.settings), record: null };
+    const parsed = backupRecordSchema.safeParse(jsonOrNull(await readFile(recordPath)));
+    if (!parsed.success) throw errors.backupDamaged(recordPath, 'not a whole backup record (cut short, or not one)');
+    if (sha256Hex(stored) !== parsed.data.sha256)
+      throw errors.backupDamaged(backup, `its SHA-256 is not the ${parsed.data.sha256} its record names`);
+    return { bytes: await openedBackup(stored, backup, options.settings), record: parsed.data };
   }
   const destination = await backupDestination(options);
   const record = await readBackupRecord(destination, backup);
-  return { bytes: await readBackupFile(destination, record), record };
+  const where = `${destination.description}backups/registry/${record.file}`;
+  return { bytes: await openedBackup(await readBackupFile(destination, record), where, options.settings), record };
 }
 
 /**
@@ -58,9 +81,10 @@ export async function runRegistryRestore(options: RestoreOptions): Promise<Resto
   const { settings, dataDir } = options;
   const registry = registryTarget(settings, dataDir);
   const { bytes, record } = await backupBytes(options, options.backup);
-  const engine = record?.engine ?? (options.backup.endsWith('.pgdump') ? 'postgres' : 'sqlite');
+  const engine = record?.engine ?? (/\.pgdump(\.age)?$/.test(options.backup) ? 'postgres' : 'sqlite');
   if (engine !== registry.engine)
     throw errors.backupDamaged(options.backup, `a ${engine} backup, and the registry is on ${registry.engine}`);
+  if (record && record.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, record.schemaVersion, SCHEMA_VERSION);
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   try {
     return registry.engine === 'postgres'
@@ -88,24 +112,30 @@ async function restoreOnSqlite(
     throw errors.backupDamaged(options.backup, `it does not unpack (${(error as Error).message})`);
   }
   await writeFileDurable(scratch, database, 0o600);
-  const restored = inspectSqlite(scratch);
+  const restored = await inspectSqlite(scratch);
   if (restored.integrity !== 'ok') throw errors.backupDamaged(options.backup, `it fails integrity_check: ${restored.integrity}`);
+  if (restored.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, restored.schemaVersion, SCHEMA_VERSION);
 
   let replaced: string | null = null;
   if (existsSync(target)) {
-    const now = inspectSqlite(target, { check: false });
-    if (holdsWork(now.counts) && now.fingerprint !== (record?.fingerprint ?? restored.fingerprint) && !options.force)
-      throw errors.registryChanged(target, `${describeCounts(now.counts)} now, ${describeCounts(restored.counts)} in the backup`);
-    replaced = `${target}.replaced-${timeInName(options.now())}`;
-    for (const suffix of WAL_FILES) if (existsSync(`${target}${suffix}`)) await rename(`${target}${suffix}`, `${replaced}${suffix}`);
+    refuseSqliteInUse(target);
+    // Judged by content: every row people's actions wrote (a vote changed in place changes no count).
+    const now = await inspectSqlite(target, { check: false });
+    if (holdsWork(now.counts) && now.fingerprint !== restored.fingerprint && !options.force)
+      throw errors.registryChanged(
+        target,
+        `${describeCounts(now.counts)} now, ${describeCounts(restored.counts)} in the backup; their rows differ`,
+      );
+    replaced = await keepReplacedSqlite(options, target);
   }
   await rename(scratch, target);
   await chmod(target, 0o600);
   await syncFolder(dirname(target));
+  if (replaced) replaced = await sealReplacedSqlite(options, replaced);
   // This version's migrations, as the service would apply them at its start.
   const registry = await openSqliteRegistry(target, { rules: loadRules(options.settings) });
   await registry.close();
-  const after = inspectSqlite(target, { check: false });
+  const after = await inspectSqlite(target, { check: false });
   return {
     backup: record?.file ?? options.backup,
     record,
@@ -146,13 +176,16 @@ async function restoreOnPostgres(
   const named = url.replace(/\/\/[^@/]*@/, '//');
   await writeFileDurable(scratch, bytes, 0o600);
   await checkPostgresDump(scratch);
+  // Other sessions (the service's pools) would fight the restore for its locks: refused, or ended with --force.
+  const sessions = await otherSessions(url);
+  if (sessions > 0 && !options.force) throw errors.registryInUse(named, `${sessions} other session(s) connected to its database`);
   const now = await inspectPostgres(url);
   let replaced: string | null = null;
   if (holdsWork(now.counts) && now.fingerprint !== record?.fingerprint) {
-    if (!options.force) throw errors.registryChanged(named, `${describeCounts(now.counts)} now`);
-    replaced = join(options.dataDir, `registry-replaced-${timeInName(options.now())}.pgdump`);
-    await dumpPostgres(url, replaced);
+    if (!options.force) throw errors.registryChanged(named, `${describeCounts(now.counts)} now; their rows differ from the backup's`);
+    replaced = await keepReplacedPostgres(options, url);
   }
+  if (sessions > 0) await endOtherSessions(url);
   await restorePostgres(url, scratch);
   const opened = await openPgRegistry(url, { rules: loadRules(options.settings), poolSize: 1 });
   await opened.close();
@@ -165,4 +198,64 @@ async function restoreOnPostgres(
     schemaVersion: { backup: record?.schemaVersion ?? after.schemaVersion, now: after.schemaVersion },
     counts: after.counts,
   };
+}
+
+/**
+ * Refuses to replace a SQLite registry another process has open (the service, its workers, a
+ * command): switching it out of WAL needs every other connection closed, so the attempt is the
+ * proof, and it is undone at once. A restore under a running service would leave it writing into
+ * the replaced file, and what it answered after would be lost.
+ */
+function refuseSqliteInUse(path: string): void {
+  const db = new Database(path, { fileMustExist: true, timeout: 0 });
+  try {
+    const mode = db.pragma('journal_mode = DELETE', { simple: true });
+    if (mode !== 'delete') throw errors.registryInUse(path, `its journal stays ${String(mode)}`);
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_BUSY')
+      throw errors.registryInUse(path, 'another process has it open: the service, one of its workers, or a command');
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/** The registry a restore replaces, moved aside (`<file>.replaced-<time>`, with its log files): never removed before the new one is in. */
+async function keepReplacedSqlite(options: RestoreOptions, target: string): Promise<string> {
+  const replaced = `${target}.replaced-${timeInName(options.now())}`;
+  for (const suffix of WAL_FILES) if (existsSync(`${target}${suffix}`)) await rename(`${target}${suffix}`, `${replaced}${suffix}`);
+  return replaced;
+}
+
+/**
+ * Once the restored registry is in: the replaced one encrypted like a backup when the settings name
+ * recipients (`<file>.replaced-<time>.sqlite.gz.age`, 0600), and its plain files removed; else kept as moved.
+ */
+async function sealReplacedSqlite(options: RestoreOptions, replaced: string): Promise<string> {
+  const recipients = options.settings.backupRecipients;
+  if (recipients.length === 0) return replaced;
+  const copy = `${replaced}.copy`;
+  await writeFile(copy, '', { mode: 0o600 });
+  try {
+    snapshotSqlite(replaced, copy);
+    const sealed = await encryptBackup(await gzipDeterministicAsync(await readFile(copy)), recipients);
+    await writeFileDurable(`${replaced}.sqlite.gz.age`, Buffer.from(sealed), 0o600);
+  } finally {
+    await rm(copy, { force: true });
+  }
+  for (const suffix of WAL_FILES) await rm(`${replaced}${suffix}`, { force: true });
+  return `${replaced}.sqlite.gz.age`;
+}
+
+/** The PostgreSQL registry a forced restore replaces, dumped into the data dir first: encrypted like a backup when recipients are named. */
+async function keepReplacedPostgres(options: RestoreOptions, url: string): Promise<string> {
+  const replaced = join(options.dataDir, `registry-replaced-${timeInName(options.now())}.pgdump`);
+  await dumpPostgres(url, replaced);
+  const recipients = options.settings.backupRecipients;
+  if (recipients.length === 0) return replaced;
+  const sealed = await encryptBackup(await readFile(replaced), recipients);
+  await writeFileDurable(`${replaced}.age`, Buffer.from(sealed), 0o600);
+  await rm(replaced, { force: true });
+  return `${replaced}.age`;
 }

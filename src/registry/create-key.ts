@@ -8,12 +8,15 @@ export async function createKey(
   account: Account,
   label: string,
   now: Date,
+  /** Who creates it, for the audit log: the command line unless said (the website says the account). */
+  actor?: string,
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
   const record = await registry.addKey(
     account.id,
     { fingerprint: key.fingerprint, prefix: key.displayPrefix, label: cleanLabel(label) },
     now,
+    actor,
   );
   return { key: key.key, record };
 }

@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts';
 import type { Dialect, Store } from './store.ts';
 import { DEFAULT_SUBMIT_LIMIT } from './records.ts';
 
@@ -7,7 +8,7 @@ import { DEFAULT_SUBMIT_LIMIT } from './records.ts';
  * SQLite's `WITHOUT ROWID`. Timestamps are ISO 8601 text in UTC on both, so they compare and
  * round-trip alike. Never edit an entry that has shipped: add a new one.
  */
-export function migrations({ name, schema: d }: Dialect): string[] {
+export function migrations({ name, schema: d }: Pick<Dialect, 'name' | 'schema'>): string[] {
   const table = (name: string, body: string, withoutRowid = false) =>
     `CREATE TABLE ${name} (${body}\n  )${withoutRowid ? d.withoutRowid : ''};`;
   return [
@@ -196,8 +197,13 @@ export async function migrate(store: Store, now: Date = new Date()): Promise<voi
     await store.transaction(
       async (tx) => {
         await tx.lock(['schema_migrations']);
-        if (version === 0)
-          return tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+        if (version === 0) {
+          await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+          // A registry a newer tariff migrated has tables and columns this one does not know: never opened.
+          const newest = Number((await tx.one('SELECT max(version) AS v FROM schema_migrations'))?.v ?? 0);
+          if (newest > versions.length) throw errors.registryNewerSchema(newest, versions.length);
+          return;
+        }
         if (await tx.one('SELECT 1 FROM schema_migrations WHERE version = ?', [version])) return;
         await tx.exec(versions[version - 1]!);
         await tx.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [version, now.toISOString()]);
@@ -215,3 +221,6 @@ export async function migrate(store: Store, now: Date = new Date()): Promise<voi
     { durable: true },
   );
 }
+
+/** The newest schema version this tariff knows (its migrations' count, the same on both engines). */
+export const SCHEMA_VERSION = migrations({ name: 'sqlite', schema: { identity: '', falseFlag: '', withoutRowid: '' } }).length;

@@ -76,6 +76,7 @@ const KNOWN_CODES: Record<string, [MachineFault['condition'], string]> = {
  * 57P admin shutdown, 53 insufficient resources); the driver's own words for a connection lost.
  */
 const POSTGRES_UNAVAILABLE = /^(08...|57P0[1-3]|53...)$/;
+const POSTGRES_BUSY = /^(40P01|40001|55P03)$/;
 const CONNECTION_LOST =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -88,6 +89,9 @@ export function machineFault(error: unknown): MachineFault | null {
     const message = typeof e.message === 'string' ? e.message : '';
     const known = KNOWN_CODES[code] ?? (code.startsWith('SQLITE_IOERR') ? KNOWN_CODES.SQLITE_FULL : undefined);
     if (known) return { condition: known[0], path, detail: `${known[1]} (${code})` };
+    // A deadlock, a lock not granted, a serialization failure: PostgreSQL busy with another session's
+    // work (a restore's, say), not a bug; the request is tried again later.
+    if (POSTGRES_BUSY.test(code)) return { condition: 'database_busy', path: null, detail: `PostgreSQL: ${message || code} (${code})` };
     if (POSTGRES_UNAVAILABLE.test(code)) {
       const condition = code === '53100' ? 'database_full' : 'database_unreachable';
       return { condition, path: null, detail: `PostgreSQL: ${message || code} (${code})` };

@@ -7,6 +7,7 @@ import { waitFor } from '../helpers/wait-for.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
 
 let service: RunningServe | null = null;
 afterEach(async () => {
@@ -122,9 +123,11 @@ describe.skipIf(!hasPromtool)('the registry backup alert, evaluated by promtool'
 
   it("reads the age from the bucket's newest backup, as a backup writes it", async () => {
     const dataDir = await tempDir();
-    expect((await runCli(['accounts', 'create', 'uno@example.it', '--type', 'User', '--data-dir', dataDir])).status).toBe(0);
-    expect((await runCli(['registry', 'backup', '--quiet', '--data-dir', dataDir])).status).toBe(0);
-    service = await serveInProcess(dataDir, { TARIFF_METRICS_PORT: '0' });
+    // The bucket on another disk than the data dir, as a backup's destination must be.
+    const env = { TARIFF_BUCKET: join(await tempDir(), 'bucket'), TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT };
+    expect((await runCli(['accounts', 'create', 'uno@example.it', '--type', 'User', '--data-dir', dataDir], { env })).status).toBe(0);
+    expect((await runCli(['registry', 'backup', '--quiet', '--data-dir', dataDir], { env })).status).toBe(0);
+    service = await serveInProcess(dataDir, { ...env, TARIFF_METRICS_PORT: '0' });
     const url = String((await service.logged((entry) => entry.event === 'metrics.listening')).url);
     // The first scrape starts the read in the background; a later one has it.
     const gauge = async () =>

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -7,6 +8,7 @@ import { DEFAULT_RULES } from '../../src/barcodes/load-rules.ts';
 import { gs1CheckDigit } from '../../src/gs1/gtin.ts';
 import { inspectSqlite, snapshotSqlite } from '../../src/registry/backup/sqlite-backup.ts';
 import { openSqliteRegistry } from '../../src/registry/open-registry.ts';
+import { TEST_BACKUP_RECIPIENT, testBackupIdentity } from '../helpers/backup-key.ts';
 import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
@@ -20,10 +22,13 @@ afterEach(async () => {
   for (const service of running.splice(0)) await service.stop();
 });
 
-/** A data dir whose bucket lies elsewhere (it outlives the machine), with the sample release published. */
+/** Backups encrypted for the test key; the identity that opens them in a file of its own (off the machine, as it should be). */
+const sealed = async () => ({ TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT, TARIFF_BACKUP_IDENTITY: testBackupIdentity(await tempDir()) });
+
+/** A data dir whose bucket lies elsewhere (it outlives the machine), backups encrypted. */
 async function machine(bucket: string) {
   const dataDir = await tempDir();
-  const env = { TARIFF_BUCKET: bucket };
+  const env = { TARIFF_BUCKET: bucket, ...(await sealed()) };
   const cli = async (args: string[]) => runCli([...args, '--data-dir', dataDir], { env });
   return { dataDir, env, cli };
 }
@@ -114,9 +119,12 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     expect(atBackup, 'the backup was taken while the requests ran').toBeLessThan(stopAt);
     const record = JSON.parse(backup.stdout).record;
 
-    // What the registry held then, read from the backup file itself.
+    // What the registry held then, read from the backup file itself: no address in its bytes, opened by Debian's age and the identity.
+    const stored = readFileSync(join(bucket, 'backups/registry', record.file));
+    expect(record.file).toMatch(/\.sqlite\.gz\.age$/);
+    expect(stored.includes(Buffer.from('@example.it')), 'an e-mail address in the stored backup').toBe(false);
     const copy = join(await tempDir(), 'copy.sqlite');
-    writeFileSync(copy, gunzipSync(readFileSync(join(bucket, 'backups/registry', record.file))));
+    writeFileSync(copy, gunzipSync(execFileSync('age', ['-d', '-i', first.env.TARIFF_BACKUP_IDENTITY, join(bucket, 'backups/registry', record.file)])));
     const db = new Database(copy, { readonly: true });
     const reads = new Map(
       (
@@ -156,9 +164,9 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     expect((await get(again, '/v1/me', revoked.key)).status).toBe(401);
   });
 
-  it('refuses to overwrite a registry that changed since the backup, unless forced, keeping the one it replaces', async () => {
+  it('refuses to overwrite a registry that changed since the backup, unless forced, keeping the one it replaces encrypted', async () => {
     const bucket = join(await tempDir(), 'bucket');
-    const { dataDir, cli } = await machine(bucket);
+    const { dataDir, cli, env } = await machine(bucket);
     expect((await cli(['accounts', 'create', 'uno@example.it', '--type', 'User'])).status).toBe(0);
     expect((await cli(['registry', 'backup', '--quiet'])).stdout).toBe('');
     expect((await cli(['accounts', 'create', 'due@example.it', '--type', 'User'])).status).toBe(0);
@@ -169,9 +177,12 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     const forced = await cli(['registry', 'restore', 'latest', '--force']);
     expect(forced.status, forced.stderr).toBe(0);
     expect(JSON.parse((await cli(['accounts', 'list', '--json'])).stdout)).toHaveLength(1);
-    const kept = readdirSync(dataDir).filter((name) => /^registry\.sqlite\.replaced-[^-]+.*Z$/.test(name));
-    expect(kept).toHaveLength(1);
-    expect(inspectSqlite(join(dataDir, kept[0]!)).counts.accounts).toBe(2);
+    // Encrypted like a backup, its plain files gone.
+    const kept = readdirSync(dataDir).filter((name) => name.startsWith('registry.sqlite.replaced-'));
+    expect(kept).toEqual([expect.stringMatching(/^registry\.sqlite\.replaced-.*Z\.sqlite\.gz\.age$/)]);
+    const opened = join(await tempDir(), 'replaced.sqlite');
+    writeFileSync(opened, gunzipSync(execFileSync('age', ['-d', '-i', env.TARIFF_BACKUP_IDENTITY, join(dataDir, kept[0]!)])));
+    expect((await inspectSqlite(opened)).counts.accounts).toBe(2);
     // What holds every account is its owner's alone: the replaced copy, the restored registry.
     expect(statSync(join(dataDir, kept[0]!)).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'registry.sqlite')).mode & 0o777).toBe(0o600);
@@ -186,17 +197,17 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     const record = JSON.parse((await cli(['registry', 'backup', '--json'])).stdout).record;
     const mode = (path: string) => statSync(join(bucket, path)).mode & 0o777;
     expect(mode(`backups/registry/${record.file}`)).toBe(0o600);
-    expect(mode(`backups/registry/${record.file.replace(/\.sqlite\.gz$/, '.json')}`)).toBe(0o600);
+    expect(mode(`backups/registry/${record.file.replace(/\.sqlite\.gz\.age$/, '.json')}`)).toBe(0o600);
     expect(mode('backups/registry')).toBe(0o700);
   });
 
   it('restores into a data dir it makes 0700, the registry 0600: a new machine’s copy is its owner’s alone', async () => {
     const bucket = join(await tempDir(), 'bucket');
-    const { cli } = await machine(bucket);
+    const { cli, env } = await machine(bucket);
     expect((await cli(['accounts', 'create', 'uno@example.it', '--type', 'User'])).status).toBe(0);
     expect((await cli(['registry', 'backup'])).status).toBe(0);
     const dataDir = join(await tempDir(), 'new-machine', 'data');
-    const restored = await runCli(['registry', 'restore', 'latest', '--data-dir', dataDir], { env: { TARIFF_BUCKET: bucket } });
+    const restored = await runCli(['registry', 'restore', 'latest', '--data-dir', dataDir], { env });
     expect(restored.status, restored.stderr).toBe(0);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dataDir, 'registry.sqlite')).mode & 0o777).toBe(0o600);
@@ -224,7 +235,8 @@ describe('the PostgreSQL registry lost with its cluster, and restored with pg_du
     if (!lost) return context.skip('no PostgreSQL cluster of its own can be made here (needs root and PostgreSQL)');
     const bucket = join(await tempDir(), 'bucket');
     const dataDir = await tempDir();
-    let env: Record<string, string> = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: lost.url };
+    const keys_ = await sealed();
+    let env: Record<string, string> = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: lost.url, ...keys_ };
     const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir], { env });
     const keys: Record<string, string> = {};
     try {
@@ -238,14 +250,15 @@ describe('the PostgreSQL registry lost with its cluster, and restored with pg_du
       const backup = await cli(['registry', 'backup', '--json']);
       expect(backup.status, backup.stderr).toBe(0);
       expect(JSON.parse(backup.stdout).record).toMatchObject({ engine: 'postgres', counts: { accounts: 2, api_keys: 3 } });
-      expect(JSON.parse(backup.stdout).record.file).toMatch(/\.pgdump$/);
+      expect(JSON.parse(backup.stdout).record.file).toMatch(/\.pgdump\.age$/);
+      expect(readFileSync(join(bucket, 'backups/registry', JSON.parse(backup.stdout).record.file)).includes(Buffer.from('@example.it'))).toBe(false);
       expect((await cli(['registry', 'backup', '--check'])).status).toBe(0);
 
       // The cluster is lost; a new one, empty, takes its place.
       lost.close();
       const fresh = await privatePostgres();
       try {
-        env = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: fresh!.url };
+        env = { TARIFF_BUCKET: bucket, TARIFF_REGISTRY: fresh!.url, ...keys_ };
         const restored = await cli(['registry', 'restore', 'latest']);
         expect(restored.status, restored.stderr).toBe(0);
         expect(restored.stdout).toContain('2 accounts, 3 keys');
@@ -259,7 +272,7 @@ describe('the PostgreSQL registry lost with its cluster, and restored with pg_du
         expect(refused.status).toBe(1);
         expect(refused.stderr).toContain('changed since the backup');
         expect((await cli(['registry', 'restore', 'latest', '--force'])).status).toBe(0);
-        expect(readdirSync(dataDir).filter((name) => /^registry-replaced-.*\.pgdump$/.test(name))).toHaveLength(1);
+        expect(readdirSync(dataDir).filter((name) => /^registry-replaced-.*\.pgdump\.age$/.test(name))).toHaveLength(1);
         const url = await serve(dataDir, env);
         for (const [email, key] of Object.entries(keys)) expect((await get(url, '/v1/me', key)).status, email).toBe(200);
         expect((await get(url, '/v1/me', revoked.key)).status).toBe(401);
@@ -292,7 +305,7 @@ describe('a backup of a registry being written', () => {
       for (let round = 0; round < 50; round += 1) {
         const copy = join(dir, `copy-${round}.sqlite`);
         snapshotSqlite(path, copy);
-        const contents = inspectSqlite(copy);
+        const contents = await inspectSqlite(copy);
         expect(contents.integrity, `round ${round}`).toBe('ok');
         // Each copy a state the registry committed, never one older than the copy before.
         expect(contents.counts.accounts, `round ${round}`).toBeGreaterThanOrEqual(accounts);

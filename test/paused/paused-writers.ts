@@ -11,6 +11,7 @@ import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { CLI, onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
 
 /**
  * The pause matrix of docs/architecture.md ("Every bucket write"): writer A, a real process, is
@@ -247,6 +248,7 @@ export async function runScenario(
     TARIFF_SOURCE_URLS: base.authority.url('/sigarette.xml'),
     TARIFF_TEST_BUCKET_WRITES: join(dir, `${role}-writes.log`),
     TARIFF_DATA_DIR: dataDir,
+    TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT,
   });
   const where = `${backend.name}: ${a} stopped before its write ${pauseAt}, ${b} run meanwhile`;
   const dataA = machine('A');

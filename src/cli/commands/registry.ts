@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { errors } from '../../errors.ts';
+import { newBackupKey } from '../../registry/backup/backup-cipher.ts';
 import { checkRegistryBackup, runRegistryBackup } from '../../pipeline/run-registry-backup.ts';
 import { describeCounts, runRegistryRestore } from '../../pipeline/run-registry-restore.ts';
 import { wholeArgument, type Runner } from '../context.ts';
@@ -8,7 +11,11 @@ import { BUCKET_OPTION } from '../shared-options.ts';
 /** A week of the hourly backups docs/operations.md recommends. */
 const DEFAULT_KEEP = 168;
 
-const DESTINATION = ['--to <folder-or-s3-uri>', "where backups go (default: the bucket's backups/registry/)"] as const;
+const DESTINATION = [
+  '--to <folder-or-s3-uri>',
+  "where backups go (default: the bucket's backups/registry/); never inside the data dir",
+] as const;
+const IDENTITY = ['--identity <file>', 'the age identity file that opens encrypted backups (env TARIFF_BACKUP_IDENTITY)'] as const;
 
 function backupCommand(registry: Command, run: Runner): void {
   registry
@@ -16,17 +23,24 @@ function backupCommand(registry: Command, run: Runner): void {
     .description('Copy the live registry (consistent while the service writes), checked and compressed, to the bucket or --to')
     .option(...DESTINATION)
     .option(...BUCKET_OPTION)
+    .option('--recipient <age1...>', 'encrypt for this age recipient; repeat for more (env TARIFF_BACKUP_RECIPIENTS)')
+    .option(
+      '--plaintext',
+      'store the backup unencrypted (it holds every account): only where the destination is as private as the registry',
+    )
     .option('--keep <n>', `backups kept in the destination, the newest (default ${DEFAULT_KEEP}: a week of hourly ones)`)
     .option('--check', 'restore the newest backup into a scratch file and compare its rows with the live registry; change nothing')
+    .option(...IDENTITY)
     .option('--quiet', 'for cron: print nothing on success; failures on stderr')
     .addHelpText(
       'after',
-      '\nExamples (crontab, hourly; cron mails only failures):\n  17 * * * *  tariff registry backup --quiet\n  tariff registry backup --check',
+      '\nEncrypted (age) for the recipients given, before it leaves the machine; refused without one unless --plaintext.' +
+        '\n\nExamples (crontab, hourly; cron mails only failures; TARIFF_BACKUP_RECIPIENTS in the environment):\n  17 * * * *  tariff registry backup --quiet\n  tariff registry backup --check --identity /media/keys/tariff-backups.age',
     )
     .action(
-      run(async (ctx, options: { to?: string; bucket?: string; keep?: string; check?: boolean; quiet?: boolean }) => {
-        // Only --bucket is a setting here: --keep counts backups, not releases (TARIFF_KEEP).
-        const settings = await ctx.settings({ bucket: options.bucket });
+      run(async (ctx, options: BackupOptions) => {
+        // --keep counts backups, not releases (TARIFF_KEEP): not a setting here.
+        const settings = await ctx.settings({ bucket: options.bucket, recipient: options.recipient, identity: options.identity });
         const edges = { settings, dataDir: ctx.dataDir, env: ctx.io.env, now: ctx.io.machineNow, to: options.to };
         if (options.check) {
           const check = await checkRegistryBackup(edges);
@@ -37,7 +51,7 @@ function backupCommand(registry: Command, run: Runner): void {
           );
         }
         const keep = wholeArgument(options.keep, '--keep') ?? DEFAULT_KEEP;
-        const summary = await runRegistryBackup({ ...edges, keep });
+        const summary = await runRegistryBackup({ ...edges, keep, plaintext: options.plaintext ?? false });
         const removed =
           summary.removed.length > 0 ? `; removed ${summary.removed.filter((key) => !key.endsWith('.json')).length} older` : '';
         const line = `registry backup: ${summary.where} (${summary.record.size} bytes; ${describeCounts(summary.record.counts)})${removed}`;
@@ -53,14 +67,18 @@ function restoreCommand(registry: Command, run: Runner): void {
     .argument('<backup>', 'a backup file, or a backup of the destination by name (registry-<time>), or latest')
     .option('--from <folder-or-s3-uri>', "where the backups are (default: the bucket's backups/registry/)")
     .option(...BUCKET_OPTION)
-    .option('--force', 'replace a registry that holds work done since the backup (it is kept beside it)')
+    .option(
+      '--force',
+      'replace a registry that holds work done since the backup (it is kept beside it); on PostgreSQL, end the other sessions',
+    )
+    .option(...IDENTITY)
     .addHelpText(
       'after',
       '\nExamples:\n  tariff registry restore latest\n  tariff registry restore /mnt/backups/registry-2026-11-26T16-17-00-000Z.sqlite.gz',
     )
     .action(
-      run(async (ctx, backup: string, options: { from?: string; bucket?: string; force?: boolean }) => {
-        const settings = await ctx.settings({ bucket: options.bucket });
+      run(async (ctx, backup: string, options: { from?: string; bucket?: string; force?: boolean; identity?: string }) => {
+        const settings = await ctx.settings({ bucket: options.bucket, identity: options.identity });
         const summary = await runRegistryRestore({
           settings,
           dataDir: ctx.dataDir,
@@ -80,10 +98,48 @@ function restoreCommand(registry: Command, run: Runner): void {
     );
 }
 
+type BackupOptions = {
+  to?: string;
+  bucket?: string;
+  recipient?: string[];
+  plaintext?: boolean;
+  identity?: string;
+  keep?: string;
+  check?: boolean;
+  quiet?: boolean;
+};
+
+function backupKeyCommand(registry: Command, run: Runner): void {
+  registry
+    .command('backup-key')
+    .description('The age key that encrypts registry backups')
+    .command('create')
+    .description('Write a new age identity to <file> (0600, never over a file) and print its recipient, for TARIFF_BACKUP_RECIPIENTS')
+    .argument('<file>', 'where the identity goes: then keep it off the machine that takes the backups')
+    .addHelpText('after', '\nExample:\n  tariff registry backup-key create /media/keys/tariff-backups.age')
+    .action(
+      run(async (ctx, file: string) => {
+        const { identity, recipient } = await newBackupKey();
+        await writeFile(file, `# tariff registry backups; recipient ${recipient}\n${identity}\n`, { mode: 0o600, flag: 'wx' }).catch(
+          (error: NodeJS.ErrnoException) => {
+            throw errors.usage(
+              `${file}: ${error.code === 'EEXIST' ? 'exists already (never overwritten)' : (error.code ?? error.message)}`,
+            );
+          },
+        );
+        ctx.result(
+          { file, recipient },
+          `${recipient}\n  the identity is in ${file}: keep it off this machine; set TARIFF_BACKUP_RECIPIENTS=${recipient} where backups are taken`,
+        );
+      }),
+    );
+}
+
 export function registerRegistry(program: Command, run: Runner): void {
   const registry = program
     .command('registry')
     .description('Back up and restore the registry (accounts, keys, submissions, votes, moderation, the audit log)');
   backupCommand(registry, run);
   restoreCommand(registry, run);
+  backupKeyCommand(registry, run);
 }

@@ -23,7 +23,9 @@ export function parseRecipients(values: string[], where: string): string[] {
   const recipients = values.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
   for (const recipient of recipients)
     if (!RECIPIENT.test(recipient))
-      throw errors.usage(`${where}: "${recipient.slice(0, 12)}…" is not an age recipient (age1…, as tariff registry backup-key create or age-keygen prints it)`);
+      throw errors.usage(
+        `${where}: "${recipient.slice(0, 12)}…" is not an age recipient (age1…, as tariff registry backup-key create or age-keygen prints it)`,
+      );
   return recipients;
 }
 

@@ -2,20 +2,27 @@ import { execFile } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { errors } from '../../errors.ts';
-import { COUNTED_TABLES, fingerprintOf } from './backup-record.ts';
+import { COUNTED_TABLES } from './backup-record.ts';
+import { workDigest } from './work-digest.ts';
 
-/** A registry URL as PostgreSQL's tools take it: the connection, and the schema `?schema=` names (else the default one). */
-export function pgTarget(url: string): { connection: string; schema: string | null } {
+/**
+ * A registry URL as PostgreSQL's tools take it: the connection without its password (which goes in
+ * their environment, never in an argument `ps` shows), the password, and the schema `?schema=` names.
+ */
+export function pgTarget(url: string): { connection: string; password: string | null; schema: string | null } {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
-  return { connection: parsed.toString(), schema };
+  const password = parsed.password ? decodeURIComponent(parsed.password) : null;
+  parsed.password = '';
+  return { connection: parsed.toString(), password, schema };
 }
 
-/** Runs one of PostgreSQL's tools; one not on PATH is said with the command to run by hand. */
-function run(tool: string, args: string[], byHand: string): Promise<void> {
+/** Runs one of PostgreSQL's tools, the password in its environment (PGPASSWORD); one not on PATH is said with the command to type. */
+function run(tool: string, args: string[], byHand: string, password: string | null = null): Promise<void> {
+  const env = password === null ? process.env : { ...process.env, PGPASSWORD: password };
   return new Promise((resolve, reject) => {
-    execFile(tool, args, { maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
+    execFile(tool, args, { maxBuffer: 16 * 1024 * 1024, env }, (error, _stdout, stderr) => {
       if (!error) return resolve();
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return reject(errors.pgToolMissing(tool, byHand));
       reject(errors.pgToolFailed(tool, stderr.trim().split('\n').slice(-3).join('; ') || error.message));
@@ -23,18 +30,44 @@ function run(tool: string, args: string[], byHand: string): Promise<void> {
   });
 }
 
-/** The registry dumped in PostgreSQL's custom format (compressed) into `file`: pg_dump reads in one snapshot while the service writes. */
-export async function dumpPostgres(url: string, file: string): Promise<void> {
+/** What a PostgreSQL registry holds, counted and digested as SQLite's is. */
+export interface PostgresContents {
+  schemaVersion: number;
+  counts: Record<string, number>;
+  fingerprint: string;
+}
+
+/**
+ * The registry dumped in PostgreSQL's custom format (compressed) into `file`, and what that dump
+ * holds: one transaction exports its snapshot, pg_dump reads in it (`--snapshot`), and the same
+ * transaction counts and digests the rows: the record describes its dump exactly, however the
+ * service writes meanwhile.
+ */
+export async function dumpPostgres(url: string, file: string): Promise<PostgresContents> {
   // Made empty and 0600 first: pg_dump truncates a file there and keeps its mode (it holds every account).
   await writeFile(file, '', { mode: 0o600 });
   await chmod(file, 0o600);
-  const { connection, schema } = pgTarget(url);
-  const args = ['--format=custom', '--no-owner', `--file=${file}`, ...(schema ? [`--schema=${schema}`] : []), `--dbname=${connection}`];
-  return run(
-    'pg_dump',
-    args,
-    `pg_dump ${args.map((arg) => (arg.startsWith('--dbname=') ? '--dbname="$TARIFF_REGISTRY"' : arg)).join(' ')}`,
-  );
+  const { connection, password, schema } = pgTarget(url);
+  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
+  await client.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
+    const args = [
+      '--format=custom',
+      '--no-owner',
+      `--snapshot=${snapshot}`,
+      `--file=${file}`,
+      ...(schema ? [`--schema=${schema}`] : []),
+      `--dbname=${connection}`,
+    ];
+    await run('pg_dump', args, `pg_dump --format=custom --no-owner --file=${file} --dbname="$TARIFF_REGISTRY"`, password);
+    const contents = await inspectIn(client, schema);
+    await client.query('COMMIT');
+    return contents;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Checks that `file` is an archive pg_restore reads (its table of contents), without restoring it. */
@@ -44,37 +77,78 @@ export function checkPostgresDump(file: string): Promise<void> {
 
 /** Restores a dump over the registry: what it holds is dropped and created again (`--clean --if-exists`). */
 export function restorePostgres(url: string, file: string): Promise<void> {
-  const { connection } = pgTarget(url);
+  const { connection, password } = pgTarget(url);
   const args = ['--no-owner', '--clean', '--if-exists', '--single-transaction', `--dbname=${connection}`, file];
-  return run('pg_restore', args, `pg_restore --no-owner --clean --if-exists --single-transaction --dbname="$TARIFF_REGISTRY" ${file}`);
+  return run(
+    'pg_restore',
+    args,
+    `pg_restore --no-owner --clean --if-exists --single-transaction --dbname="$TARIFF_REGISTRY" ${file}`,
+    password,
+  );
 }
 
-/** What a PostgreSQL registry holds, as SQLite's is counted (a table not there yet counts 0). */
-export async function inspectPostgres(
-  url: string,
-): Promise<{ schemaVersion: number; counts: Record<string, number>; fingerprint: string }> {
-  const { connection, schema } = pgTarget(url);
-  const client = new pg.Client({ connectionString: connection });
+/** What a PostgreSQL registry holds, in one snapshot (a table not there yet counts 0). */
+export async function inspectPostgres(url: string): Promise<PostgresContents> {
+  const { schema } = pgTarget(url);
+  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
   await client.connect();
   try {
-    const prefix = schema ? `${client.escapeIdentifier(schema)}.` : '';
-    const value = async (sql: string): Promise<number | null> => {
-      try {
-        const row = (await client.query<{ v: string | number | null }>(sql)).rows[0];
-        return row?.v === null || row?.v === undefined ? null : Number(row.v);
-      } catch (error) {
-        // A table (or schema) not created yet: nothing in it.
-        if ((error as { code?: string }).code === '42P01' || (error as { code?: string }).code === '3F000') return null;
-        throw error;
-      }
-    };
-    const counts: Record<string, number> = {};
-    // Table names from a fixed list, never from input.
-    for (const table of COUNTED_TABLES) counts[table] = (await value(`SELECT count(*) AS v FROM ${prefix}${table}`)) ?? 0;
-    const schemaVersion = (await value(`SELECT max(version) AS v FROM ${prefix}schema_migrations`)) ?? 0;
-    const newestAudit = await value(`SELECT max(id) AS v FROM ${prefix}audit_log`);
-    return { schemaVersion, counts, fingerprint: fingerprintOf(counts, newestAudit === null ? null : String(newestAudit)) };
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const contents = await inspectIn(client, schema);
+    await client.query('COMMIT');
+    return contents;
   } finally {
     await client.end();
   }
+}
+
+/** Other sessions connected to the registry's database now: a restore under them would fight them for locks. */
+export async function otherSessions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
+  await client.connect();
+  try {
+    const row = (
+      await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).rows[0]!;
+    return Number(row.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Ends every other session connected to the registry's database (`--force`): the service's pools reconnect after the restore. */
+export async function endOtherSessions(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
+  await client.connect();
+  try {
+    await client.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+async function inspectIn(client: pg.Client, schema: string | null): Promise<PostgresContents> {
+  const prefix = schema ? `${client.escapeIdentifier(schema)}.` : '';
+  const exists = async (table: string) =>
+    (
+      await client.query(
+        'SELECT 1 FROM information_schema.tables WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2',
+        [schema, table],
+      )
+    ).rowCount! > 0;
+  const counts: Record<string, number> = {};
+  // Table names from a fixed list, never from input.
+  for (const table of COUNTED_TABLES)
+    counts[table] = (await exists(table)) ? Number((await client.query(`SELECT count(*) AS v FROM ${prefix}${table}`)).rows[0].v) : 0;
+  const schemaVersion = (await exists('schema_migrations'))
+    ? Number((await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${prefix}schema_migrations`)).rows[0].v)
+    : 0;
+  const fingerprint = await workDigest(async (table, order) =>
+    (await exists(table)) ? (await client.query<Record<string, unknown>>(`SELECT * FROM ${prefix}${table} ORDER BY ${order}`)).rows : null,
+  );
+  return { schemaVersion, counts, fingerprint };
 }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { COUNTED_TABLES, fingerprintOf } from './backup-record.ts';
+import { COUNTED_TABLES } from './backup-record.ts';
+import { workDigest } from './work-digest.ts';
 
 /** What a SQLite registry file holds, as a backup record and a restore report name it. */
 export interface SqliteContents {
@@ -26,11 +27,13 @@ export function snapshotSqlite(path: string, dest: string): void {
 }
 
 /** Opens a registry file read-only and says what it holds (a file that is no SQLite database throws SQLITE_NOTADB). */
-export function inspectSqlite(path: string, { check = true } = {}): SqliteContents {
+export async function inspectSqlite(path: string, { check = true } = {}): Promise<SqliteContents> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     const integrity = check ? (db.pragma('integrity_check', { simple: true }) as string) : 'not checked';
+    // One read transaction: the counts and the rows digested are one moment's.
+    db.exec('BEGIN');
     const tables = new Set(
       (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name),
     );
@@ -41,10 +44,14 @@ export function inspectSqlite(path: string, { check = true } = {}): SqliteConten
     const schemaVersion = tables.has('schema_migrations')
       ? ((db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0)
       : 0;
-    const newestAudit = tables.has('audit_log')
-      ? (db.prepare('SELECT max(id) AS id FROM audit_log').get() as { id: number | null }).id
-      : null;
-    return { integrity, schemaVersion, counts, fingerprint: fingerprintOf(counts, newestAudit === null ? null : String(newestAudit)) };
+    try {
+      const fingerprint = await workDigest(async (table, order) =>
+        tables.has(table) ? (db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Record<string, unknown>>) : null,
+      );
+      return { integrity, schemaVersion, counts, fingerprint };
+    } finally {
+      db.exec('COMMIT');
+    }
   } finally {
     db.close();
   }

@@ -8,7 +8,8 @@ import { isUniqueViolation, type Row, type Store, type Transaction } from '../st
 
 /** Accounts: created, listed, found, blocked, vetted, made administrators. Part of the Registry (registry.ts). */
 export interface AccountRegistry {
-  createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account>;
+  /** An operator's account (`actor` says who made it: the command line by default), logged in the audit log. */
+  createAccount(input: { email: string; type: AccountType; submitLimit?: number; actor?: string }, now: Date): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   findAccount(email: string): Promise<Account | null>;
   findAccountById(id: number): Promise<Account | null>;
@@ -50,11 +51,11 @@ export function accountRules(store: Store, statusRules: StatusRules): AccountReg
     );
 
   return {
-    async createAccount(input: { email: string; type: AccountType; submitLimit?: number }, now: Date): Promise<Account> {
+    async createAccount(input: { email: string; type: AccountType; submitLimit?: number; actor?: string }, now: Date): Promise<Account> {
       try {
         return await store.transaction(
-          async (tx) =>
-            toAccount(
+          async (tx) => {
+            const account = toAccount(
               // The operator created it: it counts at once.
               (await tx.one('INSERT INTO accounts (email, type, submit_limit, created_at, vetted_at) VALUES (?, ?, ?, ?, ?) RETURNING *', [
                 input.email,
@@ -63,7 +64,11 @@ export function accountRules(store: Store, statusRules: StatusRules): AccountReg
                 now.toISOString(),
                 now.toISOString(),
               ]))!,
-            ),
+            );
+            const actor = input.actor ?? 'operator (command line)';
+            await writeAudit(tx, { actor, action: 'account.create', subject: input.email, before: null, after: account }, now);
+            return account;
+          },
           { durable: true },
         );
       } catch (error) {

@@ -8,7 +8,8 @@ import type { Store } from '../store.ts';
 /** API keys: stored by fingerprint, listed, revoked. Part of the Registry (registry.ts). */
 export interface KeyRegistry {
   /** Stores a new key's fingerprint; refuses a fourth active key (error code `too_many_keys`). */
-  addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord>;
+  /** A key added (`actor` says by whom: the command line by default), logged in the audit log by its prefix and label. */
+  addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date, actor?: string): Promise<ApiKeyRecord>;
   listKeys(accountId: number, options?: { includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
   /** Revokes the active key whose prefix starts with `prefix`; refuses an ambiguous prefix. */
   revokeKey(accountId: number, prefix: string, actor: string, now: Date): Promise<ApiKeyRecord>;
@@ -17,7 +18,12 @@ export interface KeyRegistry {
 /** API keys: at most three active per account, stored as a fingerprint and the first characters; revocation is immediate. */
 export function keyRules(store: Store): KeyRegistry {
   return {
-    addKey(accountId: number, key: { fingerprint: string; prefix: string; label: string }, now: Date): Promise<ApiKeyRecord> {
+    addKey(
+      accountId: number,
+      key: { fingerprint: string; prefix: string; label: string },
+      now: Date,
+      actor = 'operator (command line)',
+    ): Promise<ApiKeyRecord> {
       return store.transaction(
         async (tx) => {
           // Locking the account's row serialises key creation per account across instances.
@@ -29,6 +35,9 @@ export function keyRules(store: Store): KeyRegistry {
             'INSERT INTO api_keys (account_id, fingerprint, prefix, label, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
             [accountId, key.fingerprint, key.prefix, key.label, now.toISOString()],
           );
+          // Its prefix and label, as the account's pages show them: never the key, nor its fingerprint.
+          const after = { prefix: key.prefix, label: key.label };
+          await writeAudit(tx, { actor, action: 'key.create', subject: String(account?.email ?? accountId), before: null, after }, now);
           return toKey(row!);
         },
         { durable: true },

@@ -8,6 +8,7 @@ import { consumeWith } from './counters.ts';
 import type { Account, SubmissionRecord, SubmitOutcome } from '../records.ts';
 import { matchOf } from '../rows.ts';
 import type { Store } from '../store.ts';
+import { writeAudit } from './audit.ts';
 
 /** Barcode submissions: a batch recorded at once, and an account's own. Part of the Registry (registry.ts). */
 export interface SubmissionRegistry {
@@ -61,6 +62,9 @@ export function submissionRules(store: Store, statusRules: StatusRules): Submiss
                  contributor_ref = excluded.contributor_ref, barcode_as_sent = excluded.barcode_as_sent, submitted_at = excluded.submitted_at`,
               [account.id, at, JSON.stringify(rows)],
             );
+            // Every vote cast or changed leaves its trace, as an operator's decision does: one entry per batch.
+            const after = plan.votes.map((v) => ({ gtin: v.gtin14, admCode: v.admCode, kind: v.kind, units: v.units }));
+            await writeAudit(tx, { actor: account.email, action: 'votes.submit', subject: account.email, before: null, after }, now);
           }
           await saveBarcodes(tx, plan.barcodes, at);
           return { allowed: true, used: quota.used, results: plan.results };

@@ -74,7 +74,7 @@ export function accountRoutes(site: SiteKit): Route[] {
           return render(session, { notice });
         }
         try {
-          const created = await createKey(registry, session.account, label, options.now());
+          const created = await createKey(registry, session.account, label, options.now(), `${session.account.email} (website)`);
           options.log({ event: 'web.key_created', account: session.account.id, prefix: created.record.prefix });
           // The label as stored: what the key list and the command line show.
           return render(session, { newKey: { key: created.key, label: created.record.label } });

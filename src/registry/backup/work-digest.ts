@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The tables that hold what people did, each in a fixed order, and the columns that change on
+ * their own (a key's last use, stamped by every request): what a registry's content digest covers.
+ * Left out: the day's request counters and rate limits, sign-in links and sessions (they expire and
+ * are purged on their own), the migrations. Tables a registry has not created yet are skipped.
+ */
+export const WORK_TABLES: { table: string; order: string; volatile?: string[] }[] = [
+  { table: 'accounts', order: 'id' },
+  { table: 'api_keys', order: 'id', volatile: ['last_used_at'] },
+  { table: 'barcodes', order: 'gtin' },
+  { table: 'votes', order: 'gtin, account_id' },
+  { table: 'blocked_contributors', order: 'account_id, contributor_ref' },
+  { table: 'sign_ups', order: 'id' },
+  { table: 'audit_log', order: 'id' },
+];
+
+/** Reads a table's rows in the order given, or null when the registry has no such table. */
+export type RowReader = (table: string, order: string) => Promise<Iterable<Record<string, unknown>> | null>;
+
+/**
+ * A digest of every row of the work tables (`sha256:<hex>`): two registries with the same digest
+ * hold the same accounts, keys, submissions, votes, moderation, sign-ups and audit log, whatever
+ * their counts say (a vote changed in place changes no count). Compared on one engine only.
+ */
+export async function workDigest(read: RowReader): Promise<string> {
+  const hash = createHash('sha256');
+  for (const { table, order, volatile = [] } of WORK_TABLES) {
+    const rows = await read(table, order);
+    if (!rows) continue;
+    hash.update(`\u0000${table}\n`);
+    for (const row of rows) {
+      const kept = Object.keys(row)
+        .filter((column) => !volatile.includes(column))
+        .sort()
+        .map((column) => [column, row[column] === null || row[column] === undefined ? null : String(row[column])]);
+      hash.update(`${JSON.stringify(kept)}\n`);
+    }
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
