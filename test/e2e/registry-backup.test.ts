@@ -23,7 +23,10 @@ afterEach(async () => {
 });
 
 /** Backups encrypted for the test key; the identity that opens them in a file of its own (off the machine, as it should be). */
-const sealed = async () => ({ TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT, TARIFF_BACKUP_IDENTITY: testBackupIdentity(await tempDir()) });
+const sealed = async () => ({
+  TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT,
+  TARIFF_BACKUP_IDENTITY: testBackupIdentity(await tempDir()),
+});
 
 /** A data dir whose bucket lies elsewhere (it outlives the machine), backups encrypted. */
 async function machine(bucket: string) {
@@ -124,7 +127,10 @@ describe('the registry lost with its machine, and restored from a backup', () =>
     expect(record.file).toMatch(/\.sqlite\.gz\.age$/);
     expect(stored.includes(Buffer.from('@example.it')), 'an e-mail address in the stored backup').toBe(false);
     const copy = join(await tempDir(), 'copy.sqlite');
-    writeFileSync(copy, gunzipSync(execFileSync('age', ['-d', '-i', first.env.TARIFF_BACKUP_IDENTITY, join(bucket, 'backups/registry', record.file)])));
+    writeFileSync(
+      copy,
+      gunzipSync(execFileSync('age', ['-d', '-i', first.env.TARIFF_BACKUP_IDENTITY, join(bucket, 'backups/registry', record.file)])),
+    );
     const db = new Database(copy, { readonly: true });
     const reads = new Map(
       (
@@ -251,7 +257,9 @@ describe('the PostgreSQL registry lost with its cluster, and restored with pg_du
       expect(backup.status, backup.stderr).toBe(0);
       expect(JSON.parse(backup.stdout).record).toMatchObject({ engine: 'postgres', counts: { accounts: 2, api_keys: 3 } });
       expect(JSON.parse(backup.stdout).record.file).toMatch(/\.pgdump\.age$/);
-      expect(readFileSync(join(bucket, 'backups/registry', JSON.parse(backup.stdout).record.file)).includes(Buffer.from('@example.it'))).toBe(false);
+      expect(
+        readFileSync(join(bucket, 'backups/registry', JSON.parse(backup.stdout).record.file)).includes(Buffer.from('@example.it')),
+      ).toBe(false);
       expect((await cli(['registry', 'backup', '--check'])).status).toBe(0);
 
       // The cluster is lost; a new one, empty, takes its place.
