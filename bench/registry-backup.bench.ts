@@ -128,11 +128,18 @@ try {
           1 + ((v / ${BARCODES}) * 10007 + v % ${BARCODES}) % ${ACCOUNTS}, 10000 + (v % ${BARCODES}) % 10000, 'pack', 1, 'x', now()::text
         FROM generate_series(0, ${SUBMISSIONS - 1}) v ON CONFLICT DO NOTHING`);
       console.log(`postgres: the same registry seeded in ${((performance.now() - pgSeed) / 1000).toFixed(1)} s`);
+    } finally {
+      await client.end();
+    }
+    try {
+      // No session of the bench's own stays open: a restore refuses (or, forced, ends) other sessions.
       const pgData = join(work, 'pg');
       drill('postgres', () => pgData, { ...keys, TARIFF_BUCKET: join(work, 'pg-bucket'), TARIFF_REGISTRY: url });
     } finally {
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      const cleaner = new pg.Client({ connectionString: postgres });
+      await cleaner.connect();
+      await cleaner.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await cleaner.end();
     }
   } else console.log('postgres: not measured (TARIFF_TEST_POSTGRES_URL is not set; export $(bash scripts/start-postgres.sh) into it)');
 } finally {

@@ -112,20 +112,24 @@ async function restoreOnSqlite(
     throw errors.backupDamaged(options.backup, `it does not unpack (${(error as Error).message})`);
   }
   await writeFileDurable(scratch, database, 0o600);
-  const restored = await inspectSqlite(scratch);
+  const restored = await inspectSqlite(scratch, { digest: false });
   if (restored.integrity !== 'ok') throw errors.backupDamaged(options.backup, `it fails integrity_check: ${restored.integrity}`);
   if (restored.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, restored.schemaVersion, SCHEMA_VERSION);
 
   let replaced: string | null = null;
   if (existsSync(target)) {
     refuseSqliteInUse(target);
-    // Judged by content: every row people's actions wrote (a vote changed in place changes no count).
-    const now = await inspectSqlite(target, { check: false });
-    if (holdsWork(now.counts) && now.fingerprint !== restored.fingerprint && !options.force)
-      throw errors.registryChanged(
-        target,
-        `${describeCounts(now.counts)} now, ${describeCounts(restored.counts)} in the backup; their rows differ`,
-      );
+    // Judged by content: every row people's actions wrote (a vote changed in place changes no count),
+    // digested only where there is work to lose.
+    const now = await inspectSqlite(target, { check: false, digest: false });
+    if (holdsWork(now.counts) && !options.force) {
+      const then = (await inspectSqlite(scratch, { check: false })).fingerprint;
+      if ((await inspectSqlite(target, { check: false })).fingerprint !== then)
+        throw errors.registryChanged(
+          target,
+          `${describeCounts(now.counts)} now, ${describeCounts(restored.counts)} in the backup; their rows differ`,
+        );
+    }
     replaced = await keepReplacedSqlite(options, target);
   }
   await rename(scratch, target);
@@ -135,7 +139,7 @@ async function restoreOnSqlite(
   // This version's migrations, as the service would apply them at its start.
   const registry = await openSqliteRegistry(target, { rules: loadRules(options.settings) });
   await registry.close();
-  const after = await inspectSqlite(target, { check: false });
+  const after = await inspectSqlite(target, { check: false, digest: false });
   return {
     backup: record?.file ?? options.backup,
     record,

@@ -131,6 +131,9 @@ export async function endOtherSessions(url: string): Promise<void> {
   }
 }
 
+/** Rows fetched at a time when digesting a table. */
+const DIGEST_BATCH = 5_000;
+
 async function inspectIn(client: pg.Client, schema: string | null): Promise<PostgresContents> {
   const prefix = schema ? `${client.escapeIdentifier(schema)}.` : '';
   const exists = async (table: string) =>
@@ -147,8 +150,21 @@ async function inspectIn(client: pg.Client, schema: string | null): Promise<Post
   const schemaVersion = (await exists('schema_migrations'))
     ? Number((await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${prefix}schema_migrations`)).rows[0].v)
     : 0;
-  const fingerprint = await workDigest(async (table, order) =>
-    (await exists(table)) ? (await client.query<Record<string, unknown>>(`SELECT * FROM ${prefix}${table} ORDER BY ${order}`)).rows : null,
-  );
+  const fingerprint = await workDigest(async (table, order) => {
+    if (!(await exists(table))) return null;
+    // Through a cursor, a batch at a time, in the caller's transaction: half a million votes never held at once.
+    const cursor = `tariff_digest_${table}`;
+    await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT * FROM ${prefix}${table} ORDER BY ${order}`);
+    const first = await client.query<unknown[]>({ text: `FETCH FORWARD ${DIGEST_BATCH} FROM ${cursor}`, rowMode: 'array' });
+    async function* rows(): AsyncIterable<unknown[]> {
+      for (let batch = first; batch.rows.length > 0;) {
+        yield* batch.rows;
+        if (batch.rows.length < DIGEST_BATCH) break;
+        batch = await client.query<unknown[]>({ text: `FETCH FORWARD ${DIGEST_BATCH} FROM ${cursor}`, rowMode: 'array' });
+      }
+      await client.query(`CLOSE ${cursor}`);
+    }
+    return { columns: first.fields.map((field) => field.name), rows: rows() };
+  });
   return { schemaVersion, counts, fingerprint };
 }

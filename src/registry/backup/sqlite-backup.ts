@@ -27,7 +27,7 @@ export function snapshotSqlite(path: string, dest: string): void {
 }
 
 /** Opens a registry file read-only and says what it holds (a file that is no SQLite database throws SQLITE_NOTADB). */
-export async function inspectSqlite(path: string, { check = true } = {}): Promise<SqliteContents> {
+export async function inspectSqlite(path: string, { check = true, digest = true } = {}): Promise<SqliteContents> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -45,9 +45,14 @@ export async function inspectSqlite(path: string, { check = true } = {}): Promis
       ? ((db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0)
       : 0;
     try {
-      const fingerprint = await workDigest(async (table, order) =>
-        tables.has(table) ? (db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).iterate() as Iterable<Record<string, unknown>>) : null,
-      );
+      // The digest reads every row: asked for only where a comparison needs it (`fingerprint` is '' otherwise).
+      const fingerprint = !digest
+        ? ''
+        : await workDigest(async (table, order) => {
+            if (!tables.has(table)) return null;
+            const statement = db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).raw(true);
+            return { columns: statement.columns().map((column) => column.name), rows: statement.iterate() as Iterable<unknown[]> };
+          });
       return { integrity, schemaVersion, counts, fingerprint };
     } finally {
       db.exec('COMMIT');
