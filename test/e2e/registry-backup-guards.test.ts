@@ -59,6 +59,25 @@ describe('registry backups no one else reads', () => {
     expect(opened.status, opened.stderr).toBe(0);
   });
 
+  it('in an S3 bucket, the stored object holds no address either', async () => {
+    const { startS3 } = await import('../helpers/s3-server.ts');
+    const { S3Bucket } = await import('../../src/storage/s3-bucket.ts');
+    const s3 = await startS3();
+    try {
+      const { cli } = await machine();
+      const backup = await cli(['registry', 'backup', '--to', `s3://${s3.bucket}/backups-test`, '--json'], s3.env);
+      expect(backup.status, backup.stderr).toBe(0);
+      const stored = await new S3Bucket({ bucket: s3.bucket, prefix: 'backups-test', env: s3.env, pathStyle: true }).get(
+        `backups/registry/${JSON.parse(backup.stdout).record.file}`,
+      );
+      expect(stored!.length).toBeGreaterThan(0);
+      expect(stored!.includes(Buffer.from('uno@example.it'))).toBe(false);
+      expect(stored!.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+    } finally {
+      await s3.close();
+    }
+  });
+
   it('without the identity, a restore says what it needs, and changes nothing', async () => {
     const { cli, dataDir } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);
