@@ -8,7 +8,7 @@ const PROGRESS_LINE_MS = 10_000;
 const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`);
 
 /**
- * How a long command tells the operator where it is. On a terminal: progress bars for downloads.
+ * How a long command tells the operator where it is. On a terminal (not a CI job's): progress bars for downloads.
  * Without one (a log, a pipe): one line per step on stderr as it happens, and a line every ten
  * seconds for a download still going. With --json or --quiet: nothing (errors still reach stderr
  * through the top-level handler, and failed lists through the command).
@@ -26,8 +26,12 @@ export class StepReporter {
     this.ctx = ctx;
     this.silent = quiet || ctx.json;
     const stream = ctx.io.stderr as NodeJS.WriteStream;
+    // A CI runner's log may be a terminal (GitLab's and GitHub's are, to keep colours): bars redrawn
+    // in place would fill it with escape codes, so under CI a download says how far it got in lines.
+    const ci = ctx.io.env.CI;
+    const inCi = ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
     this.bars =
-      !this.silent && stream.isTTY
+      !this.silent && stream.isTTY && !inCi
         ? new cliProgress.MultiBar(
             { stream, format: ' {bar} {percentage}% | {label}', hideCursor: true, clearOnComplete: true, stopOnComplete: false },
             cliProgress.Presets.shades_classic,
