@@ -107,6 +107,8 @@ const HINTS = {
   backup_damaged: 'Use another backup (the one before it), and take a new one now: tariff registry backup.',
   registry_changed:
     'The registry holds work done since that backup, which a restore would lose. Restore a newer backup, or run again with --force (the registry replaced is kept beside it).',
+  sources_missing:
+    'Give the folder that holds them (publish --sources <dir>; a folder tariff build wrote carries them in sources/), or publish with --without-sources: the bucket then cannot rebuild the release.',
   backup_identity:
     'Give the file of the identity that opens the backups with --identity <file> or TARIFF_BACKUP_IDENTITY (tariff registry backup-key create made it; keep it off the machine that takes backups).',
   backup_unencrypted:
@@ -235,6 +237,8 @@ export const errors = {
   pgToolFailed: (tool: string, detail: string) => fail('pg_tool_failed', `${tool} failed: ${detail}`),
   backupNotFound: (where: string) => fail('backup_not_found', `${where}: no such backup`),
   backupDamaged: (where: string, detail: string) => fail('backup_damaged', `${where}: ${detail}`),
+  sourcesMissing: (version: string, missing: string[]) =>
+    fail('sources_missing', `${version} was built from ${missing.join(', ')}, not at hand here: the bucket alone could not rebuild it`),
   backupIdentity: (where: string, detail: string) => fail('backup_identity', `${where}: ${detail}`),
   backupUnencrypted: () => fail('backup_unencrypted', 'No recipient to encrypt the backup for: a backup holds every account', 2),
   backupNewerSchema: (where: string, version: number, known: number) =>

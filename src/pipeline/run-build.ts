@@ -6,10 +6,11 @@ import type { BuiltRelease } from './built-release.ts';
 import { readSources } from '../fetch/read-sources.ts';
 import type { SourceDocument } from '../source/source-types.ts';
 import { recoverReleaseDir } from '../util/leftovers.ts';
-import { approvedBarcodes, keepInSnapshots, previousInFolder } from './release-inputs.ts';
+import { approvedBarcodes, keepInSnapshots, previousInFolder, snapshotBytes } from './release-inputs.ts';
 import { runReleaseSteps } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { makeScratchFolder } from '../util/scratch-folder.ts';
+import { keepSourcesInFolder } from './folder-sources.ts';
 
 export interface BuildRunOptions {
   settings: Settings;
@@ -70,6 +71,8 @@ export async function runBuild(options: BuildRunOptions): Promise<BuiltRelease &
       },
       runner,
     );
+    // The documents travel with the folder (sources/<sha256>): published from another data dir, it still keeps them.
+    if (!options.dryRun) await keepSourcesInFolder(options.out, built.manifest, snapshotBytes(options.dataDir));
     return { ...built, stepTimings: runner.timings };
   } finally {
     await rm(scratchDir, { recursive: true, force: true });

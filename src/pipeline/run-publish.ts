@@ -9,6 +9,7 @@ import { fileName, FORMATS, MANIFEST_FILE, manifestSchema, type Format } from '.
 import { verifyRelease } from '../release/verify-release.ts';
 import { asBucketWriter, type BucketWriterEdges, type BucketWriterRun } from './bucket-writer.ts';
 import { snapshotBytes } from './release-inputs.ts';
+import { documentsNotAtHand, firstOf, FOLDER_SOURCES, folderSourceBytes } from './folder-sources.ts';
 import { historyStep } from './record-history.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
@@ -22,6 +23,10 @@ export interface PublishRunOptions extends BucketWriterEdges {
   /** A release folder written by `tariff build`. */
   dir: string;
   dryRun?: boolean;
+  /** A folder of the release's documents by digest, besides the release folder's own sources/ and the snapshots. */
+  sources?: string;
+  /** Publish even when a document it was built from is nowhere at hand (the bucket then cannot rebuild it). */
+  withoutSources?: boolean;
   report: StepReport;
 }
 
@@ -54,8 +59,15 @@ export async function runPublish(
   const runner = new StepRunner(options);
   const release = await verifyFolder(runner, options.dir);
   const signing = await signingOf(settings, options.now);
+  // The documents: the folder's own (tariff build keeps them), --sources, then this data dir's snapshots.
+  const sources = firstOf(
+    folderSourceBytes(join(options.dir, FOLDER_SOURCES)),
+    ...(options.sources ? [folderSourceBytes(options.sources)] : []),
+    snapshotBytes(options.dataDir),
+  );
+  const notAtHand = await documentsNotAtHand(release.manifest, sources);
+  if (notAtHand.length > 0 && !options.withoutSources) throw errors.sourcesMissing(release.manifest.version, notAtHand);
   const publish = async (leased: Bucket, run: BucketWriterRun) => {
-    const sources = snapshotBytes(options.dataDir);
     const target = { bucket: leased, keep: settings.keep, copies, signing, sources, run, command: 'publish' };
     const plan = await publishSteps(runner, target, release);
     await afterSwitch(leased, options.dryRun ? null : plan, 'recording the price history', () => historyStep(runner, leased));

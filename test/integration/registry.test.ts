@@ -313,10 +313,12 @@ describe('the SQLite registry file', () => {
     const audit = new Database(path, { readonly: true })
       .prepare('SELECT actor, action, subject, before, after FROM audit_log')
       .all() as Record<string, string>[];
-    expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor: 'operator', action: 'account.set-limit', subject: 'shop@example.it' });
-    expect(JSON.parse(audit[0]!.before!).submitLimit).toBe(500);
-    expect(JSON.parse(audit[0]!.after!).submitLimit).toBe(5000);
+    // The account's creation (the refused second one left nothing), then the change, each with its states.
+    expect(audit.map((entry) => entry.action)).toEqual(['account.create', 'account.set-limit']);
+    expect(audit[0]).toMatchObject({ actor: 'operator (command line)', subject: 'shop@example.it', before: 'null' });
+    expect(audit[1]).toMatchObject({ actor: 'operator', action: 'account.set-limit', subject: 'shop@example.it' });
+    expect(JSON.parse(audit[1]!.before!).submitLimit).toBe(500);
+    expect(JSON.parse(audit[1]!.after!).submitLimit).toBe(5000);
   });
 
   it('records each migration once, however often it is opened', async () => {

@@ -9,12 +9,17 @@ export function registerPublish(program: Command, run: Runner): void {
     .description('Verify a release directory, upload it to the bucket, check what the bucket holds, then make it current')
     .argument('<dir>', 'release directory written by tariff build')
     .option('--dry-run', 'verify the folder and say what would be uploaded, switched and pruned, changing nothing')
+    .option(
+      '--sources <dir>',
+      "a folder of the release's documents by SHA-256 (default: the folder's own sources/, then the data dir's snapshots)",
+    )
+    .option('--without-sources', 'publish even when a document it was built from is nowhere at hand: the bucket then cannot rebuild it')
     .addHelpText(
       'after',
       '\nRe-publishing the current release does nothing when the bucket holds it whole, and writes its files again when it does not (a repair). A failure before the switch leaves the previous release current.\n\nExample:\n  tariff publish var/release --bucket s3://tariff-releases/prod',
     )
     .action(
-      run(async (ctx, dir: string, options: { dryRun?: boolean }) => {
+      run(async (ctx, dir: string, options: { dryRun?: boolean; sources?: string; withoutSources?: boolean }) => {
         // Loaded by a run, not by --help or a mistyped option.
         const [{ runPublish }, { dryRunLine }, { StepReporter }] = await Promise.all([
           import('../../pipeline/run-publish.ts'),
@@ -29,6 +34,8 @@ export function registerPublish(program: Command, run: Runner): void {
           now: ctx.io.now,
           dir,
           dryRun: options.dryRun,
+          sources: options.sources,
+          withoutSources: options.withoutSources,
           report: reporter.step,
         });
         reporter.stop();

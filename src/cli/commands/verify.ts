@@ -4,7 +4,11 @@ import type { CommandContext, Runner } from '../context.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
 
 /** The release a bucket holds, fetched and checked as a directory is (check-bucket-release.ts). */
-async function verifyInBucket(ctx: CommandContext, options: { bucket?: string }, version: string | undefined) {
+async function verifyInBucket(
+  ctx: CommandContext,
+  options: { bucket?: string; acceptMissingSources?: boolean },
+  version: string | undefined,
+) {
   // The bucket --bucket, TARIFF_BUCKET or config.json names, as for `tariff releases`.
   const bucket = await ctx.bucket(options);
   if (version !== undefined && !isReleaseVersion(version)) throw errors.usage(`${version} is not a release version (YYYYMMDD.n)`);
@@ -35,7 +39,10 @@ async function verifyInBucket(ctx: CommandContext, options: { bucket?: string },
     ? []
     : await currentSignatureProblems(bucket, manifest, ctx.io.now()).catch((error: unknown) => [(error as Error).message]);
   // The documents the kept releases were built from: what lets anyone build them again from the bucket alone.
-  const sources = await sourceProblems(bucket);
+  const missing = await sourceProblems(bucket);
+  // Published without its documents (--without-sources): a warning the operator may accept, not a damaged release.
+  if (options.acceptMissingSources) for (const line of missing) ctx.warn(`${line} (accepted: --accept-missing-sources)`);
+  const sources = options.acceptMissingSources ? [] : missing;
   // What every reader trips on: the current release's own manifest, the history, the key list.
   const state = version ? [] : await bucketStateProblems(bucket, manifest);
   sources.push(...state);
@@ -69,6 +76,10 @@ export function registerVerify(program: Command, run: Runner): void {
     .description('Re-hash a release (a directory, or what a bucket holds) against its manifest and open every format with its own engine')
     .argument('[dir-or-version]', 'release directory (holding manifest.json), or a version the bucket keeps (default: its current one)')
     .option('--bucket <uri>', 'the bucket: s3://bucket/prefix or a folder (env TARIFF_BUCKET, default <data-dir>/bucket)')
+    .option(
+      '--accept-missing-sources',
+      'a kept release whose documents the bucket lacks (published --without-sources) is a warning, not a failure',
+    )
     .option(
       '--rebuild <version>',
       "build the bucket's release again from its provenance (snapshots, else the authority) and compare byte for byte",
