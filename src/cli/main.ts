@@ -173,6 +173,8 @@ function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean;
   // Where it happened is for whoever debugs it, asked for: never in the message or --json.
   if (!isTariffError(error) && io.env.TARIFF_DEBUG === '1') io.stderr.write(`tariff: debug: ${(error as Error)?.stack ?? String(error)}\n`);
   io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
+  // On GitHub Actions, the failure is also an annotation the run's page shows (on stdout, where the runner reads commands; not with --json, whose stdout is one document).
+  if (io.env.GITHUB_ACTIONS === 'true' && !json) io.stdout.write(`${githubAnnotation('error', `tariff ${known.code}`, known.message)}\n`);
   if (json)
     io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,
@@ -187,4 +189,14 @@ function userName(): string {
   } catch {
     return `uid ${process.getuid?.() ?? '?'}`;
   }
+}
+
+/**
+ * A workflow command GitHub Actions shows as an annotation: `::error title=…::message`, with the
+ * characters its format reserves escaped as its documentation says (`%`, line ends; `:` and `,` in properties).
+ */
+export function githubAnnotation(level: 'error' | 'warning', title: string, message: string): string {
+  const data = (text: string) => printable(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const property = (text: string) => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return `::${level} title=${property(title)}::${data(message)}`;
 }

@@ -29,6 +29,7 @@ import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { isReleaseVersion } from '../release/release-version.ts';
 import { makeScratchFolder } from '../util/scratch-folder.ts';
+import { firstOf, keepSourcesInFolder } from './folder-sources.ts';
 
 export interface ReleaseRunOptions extends BucketWriterEdges {
   /** The SDK's variables for an S3 bucket (credentials, endpoint), from the environment at the edge. */
@@ -148,6 +149,13 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
     );
     if (options.dryRun && options.candidateDir) {
       await writeReleaseDir(built, options.candidateDir);
+      // With the documents it was built from (a dry run keeps no snapshot): a publish job elsewhere keeps them in the bucket.
+      const inHand = new Map(fetched.documents.filter((doc) => doc.bytes.length > 0).map((doc) => [sha256Hex(doc.bytes), doc.bytes]));
+      await keepSourcesInFolder(
+        options.candidateDir,
+        built.manifest,
+        firstOf(async (sha256) => inHand.get(sha256) ?? null, snapshotBytes(dataDir)),
+      );
       options.report('candidate', `${built.manifest.version} in ${options.candidateDir}`);
     }
     const published = !options.dryRun && plan ? publicationResult(plan) : undefined;

@@ -13,13 +13,18 @@ import { isReleaseVersion } from '../../release/release-version.ts';
 import { printable } from '../../util/clean-text.ts';
 
 /** The rows of a release named on the command line: a folder or manifest.json, else a version the bucket keeps. */
-async function releaseRows(spec: string, bucket: () => Promise<Bucket>): Promise<Dataset> {
+async function releaseRows(
+  spec: string,
+  bucket: () => Promise<Bucket>,
+): Promise<Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'barcodes'>> {
   // The engines and the bucket are loaded by a diff, not by --help.
   if (existsSync(spec) || !(spec === 'current' || isReleaseVersion(spec)))
     return (await (await import('../../release/read-release.ts')).readReleaseDataset(spec)).dataset;
   const { readCurrentManifest, readReleaseManifest, readReleaseRows } = await import('../../publish/bucket-releases.ts');
   const store = await bucket();
   const manifest = spec === 'current' ? await readCurrentManifest(store) : await readReleaseManifest(store, spec);
+  // Nothing published yet (a pipeline's first run): against no release, everything is new.
+  if (!manifest && spec === 'current') return { version: 'none', tariffDate: 'none', products: [], barcodes: [] };
   if (!manifest)
     throw errors.releaseUnreadable(`${store.description}${spec === 'current' ? '' : `releases/${spec}/`}`, 'the bucket does not hold it');
   const rows = await readReleaseRows(store, manifest.version);
