@@ -11,11 +11,14 @@ const RELEASE_FOLDER_NAMES = new Set([MANIFEST_FILE, ...FORMATS.map(fileName), '
 
 /**
  * Refuses to replace a folder that is not a release: `--out .` or `--out <data-dir>` would
- * otherwise delete whatever they hold (the registry, the working tree). An empty folder is fine.
+ * otherwise delete whatever they hold (the registry, the working tree). An empty folder is fine,
+ * and so is a release's `sources/`, the documents it was built from, each named by its SHA-256.
  */
 async function refuseForeignFolder(target: string): Promise<void> {
   const names = await readdir(target).catch(() => null);
-  const foreign = (names ?? []).filter((name) => !RELEASE_FOLDER_NAMES.has(name));
+  const documents = names?.includes('sources') ? await readdir(join(target, 'sources')).catch(() => null) : null;
+  const releaseSources = documents !== null && documents.every((name) => /^[0-9a-f]{64}$/.test(name));
+  const foreign = (names ?? []).filter((name) => !RELEASE_FOLDER_NAMES.has(name) && !(name === 'sources' && releaseSources));
   if (foreign.length > 0) throw errors.outputNotRelease(target, foreign);
 }
 

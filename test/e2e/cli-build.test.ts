@@ -22,7 +22,10 @@ describe('tariff build', () => {
     expect(result).toMatchObject({ status: 0, stdout: '20261101.1\n' });
     expect(result.stderr).toContain('built 20261101.1: tariff in force from 2026-11-01, 14 products, 10 barcodes');
     expect(result.stderr).toContain('waiting: sigarette list takes effect on 2026-12-01');
-    expect(readdirSync(out).sort()).toEqual(['dataset.docdb.gz', 'dataset.json.gz', 'dataset.sqlite.gz', 'manifest.json']);
+    expect(readdirSync(out).sort()).toEqual(['dataset.docdb.gz', 'dataset.json.gz', 'dataset.sqlite.gz', 'manifest.json', 'sources']);
+    // The documents it read travel with it, each named by its SHA-256; built again into it, it is still a release folder.
+    expect(readdirSync(join(out, 'sources')).every((name) => /^[0-9a-f]{64}$/.test(name))).toBe(true);
+    expect((await runCli(args, { process: true })).status).toBe(0);
   });
 
   it('says when the content is unchanged from --previous, and with --json prints a summary', async () => {
