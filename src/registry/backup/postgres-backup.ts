@@ -48,9 +48,7 @@ export async function dumpPostgres(url: string, file: string): Promise<PostgresC
   await writeFile(file, '', { mode: 0o600 });
   await chmod(file, 0o600);
   const { connection, password, schema } = pgTarget(url);
-  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
-  await client.connect();
-  try {
+  return withClient(url, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
     const args = [
@@ -65,9 +63,7 @@ export async function dumpPostgres(url: string, file: string): Promise<PostgresC
     const contents = await inspectIn(client, schema);
     await client.query('COMMIT');
     return contents;
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Checks that `file` is an archive pg_restore reads (its table of contents), without restoring it. */
@@ -88,47 +84,39 @@ export function restorePostgres(url: string, file: string): Promise<void> {
 }
 
 /** What a PostgreSQL registry holds, in one snapshot (a table not there yet counts 0). */
-export async function inspectPostgres(url: string): Promise<PostgresContents> {
-  const { schema } = pgTarget(url);
+export function inspectPostgres(url: string): Promise<PostgresContents> {
+  return withClient(url, async (client) => {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const contents = await inspectIn(client, pgTarget(url).schema);
+    await client.query('COMMIT');
+    return contents;
+  });
+}
+
+/** A client of the registry's database (its `?schema=` is the caller's to use), ended whatever `use` does. */
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
   await client.connect();
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const contents = await inspectIn(client, schema);
-    await client.query('COMMIT');
-    return contents;
+    return await use(client);
   } finally {
     await client.end();
   }
 }
 
+/** The other sessions connected to the registry's database, as pg_stat_activity lists them. */
+const OTHER_SESSIONS = 'FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
+
 /** Other sessions connected to the registry's database now: a restore under them would fight them for locks. */
-export async function otherSessions(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
-  await client.connect();
-  try {
-    const row = (
-      await client.query<{ n: string }>(
-        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-      )
-    ).rows[0]!;
-    return Number(row.n);
-  } finally {
-    await client.end();
-  }
+export function otherSessions(url: string): Promise<number> {
+  return withClient(url, async (client) =>
+    Number((await client.query<{ n: string }>(`SELECT count(*) AS n ${OTHER_SESSIONS}`)).rows[0]!.n),
+  );
 }
 
 /** Ends every other session connected to the registry's database (`--force`): the service's pools reconnect after the restore. */
 export async function endOtherSessions(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
-  await client.connect();
-  try {
-    await client.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (client) => client.query(`SELECT pg_terminate_backend(pid) ${OTHER_SESSIONS}`));
 }
 
 /** Rows fetched at a time when digesting a table. */
