@@ -11,24 +11,12 @@ import { errors } from '../../errors.ts';
 /** The first line of every age file: how a backup tells it is encrypted, whatever its name. */
 const AGE_HEADER = Buffer.from('age-encryption.org/v1\n');
 
-/** A recipient as `age-keygen` prints it: `age1` and 58 characters of Bech32. */
-const RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
-
+/** Whether bytes are an age file (its first line), whatever the file's name. */
 export function isEncrypted(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.subarray(0, AGE_HEADER.length)).equals(AGE_HEADER);
 }
 
-/** Recipients from a setting or options: separated by spaces or commas; each checked. */
-export function parseRecipients(values: string[], where: string): string[] {
-  const recipients = values.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
-  for (const recipient of recipients)
-    if (!RECIPIENT.test(recipient))
-      throw errors.usage(
-        `${where}: "${recipient.slice(0, 12)}…" is not an age recipient (age1…, as tariff registry backup-key create or age-keygen prints it)`,
-      );
-  return recipients;
-}
-
+/** Bytes encrypted for every recipient given (any one's identity opens them). */
 export async function encryptBackup(bytes: Uint8Array, recipients: string[]): Promise<Uint8Array> {
   const encrypter = new Encrypter();
   for (const recipient of recipients) encrypter.addRecipient(recipient);
