@@ -13,7 +13,7 @@ import {
   type BackupRecord,
 } from '../registry/backup/backup-record.ts';
 import { decryptBackup, encryptBackup, isEncrypted } from '../registry/backup/backup-cipher.ts';
-import { checkPostgresDump, dumpPostgres, inspectPostgres, restorePostgres } from '../registry/backup/postgres-backup.ts';
+import { checkPostgresDump, countsOfDump, dumpPostgres, inspectPostgres } from '../registry/backup/postgres-backup.ts';
 import { inspectSqlite, snapshotSqlite, type SqliteContents } from '../registry/backup/sqlite-backup.ts';
 import { isPostgresUrl, registryPath } from '../registry/registry-path.ts';
 import { gzipDeterministicAsync } from '../release/gzip.ts';
@@ -102,7 +102,7 @@ async function takeCopy(
   // Made empty and 0600 first: VACUUM INTO fills an empty file and keeps its mode (the copy holds every account).
   await writeFile(scratch, '', { mode: 0o600 });
   snapshotSqlite(source, scratch);
-  const contents = await inspectSqlite(scratch);
+  const contents = await inspectSqlite(scratch, { digest: true });
   if (contents.integrity !== 'ok') throw errors.backupDamaged(source, `the copy does not pass integrity_check: ${contents.integrity}`);
   return { bytes: await gzipDeterministicAsync(await readFile(scratch)), ext: 'sqlite.gz', contents };
 }
@@ -244,11 +244,11 @@ export async function checkRegistryBackup(options: RegistryBackupOptions): Promi
   const bytes = await openedBackup(await readBackupFile(destination, record), where, settings);
   const restored = await withScratch(dataDir, async (scratch) => {
     if (record.engine === 'postgres') {
+      if (target.engine !== 'postgres') throw errors.backupDamaged(where, 'a PostgreSQL backup, and the registry is on SQLite');
       // Restored into a scratch database, counted there, and dropped: what the dump holds, not what its record says.
       await writeFileAtomic(scratch, bytes, 0o600);
       await checkPostgresDump(scratch);
-      if (target.engine !== 'postgres') throw errors.backupDamaged(where, 'a PostgreSQL backup, and the registry is on SQLite');
-      return { integrity: 'ok', ...(await restoreIntoScratchDatabase(target.url, scratch)) };
+      return { integrity: 'ok', counts: await countsOfDump(target.url, scratch) };
     }
     await writeFileAtomic(scratch, gunzipSync(bytes), 0o600);
     return inspectSqlite(scratch);
@@ -269,34 +269,4 @@ export async function openedBackup(bytes: Buffer, where: string, settings: Setti
     throw errors.backupIdentity(file, `the identity file cannot be read (${error.code ?? error.message})`);
   });
   return Buffer.from(await decryptBackup(bytes, file, text, where));
-}
-
-/**
- * A dump restored into a scratch database (`tariff_check_<time>`, beside the registry's, on the same
- * server: the role needs CREATEDB), what it holds counted, the database dropped. Never into the
- * registry's own database: the dump names its tables by schema, and would replace them.
- */
-async function restoreIntoScratchDatabase(url: string, file: string): Promise<{ counts: Record<string, number> }> {
-  const { default: pg } = await import('pg');
-  const name = `tariff_check_${Date.now()}`;
-  const scratch = new URL(url);
-  scratch.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`).catch((error: Error) => {
-      throw errors.pgToolFailed(
-        'CREATE DATABASE',
-        `${error.message}: --check restores the dump into a scratch database (the role needs CREATEDB)`,
-      );
-    });
-    try {
-      await restorePostgres(scratch.toString(), file);
-      return { counts: (await inspectPostgres(scratch.toString())).counts };
-    } finally {
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    }
-  } finally {
-    await client.end();
-  }
 }

@@ -119,12 +119,11 @@ async function restoreOnSqlite(
   let replaced: string | null = null;
   if (existsSync(target)) {
     refuseSqliteInUse(target);
-    // Judged by content: every row people's actions wrote (a vote changed in place changes no count),
-    // digested only where there is work to lose.
-    const now = await inspectSqlite(target, { check: false, digest: false });
+    // Judged by content: every row people's actions wrote (a vote changed in place changes no count).
+    // Digested once each, and only when the answer matters (a forced restore replaces whatever it holds).
+    const now = await inspectSqlite(target, { check: false, digest: !options.force });
     if (holdsWork(now.counts) && !options.force) {
-      const then = (await inspectSqlite(scratch, { check: false })).fingerprint;
-      if ((await inspectSqlite(target, { check: false })).fingerprint !== then)
+      if (now.fingerprint !== (await inspectSqlite(scratch, { check: false, digest: true })).fingerprint)
         throw errors.registryChanged(
           target,
           `${describeCounts(now.counts)} now, ${describeCounts(restored.counts)} in the backup; their rows differ`,
@@ -139,7 +138,7 @@ async function restoreOnSqlite(
   // This version's migrations, as the service would apply them at its start.
   const registry = await openSqliteRegistry(target, { rules: loadRules(options.settings) });
   await registry.close();
-  const after = await inspectSqlite(target, { check: false, digest: false });
+  const after = await inspectSqlite(target, { check: false });
   return {
     backup: record?.file ?? options.backup,
     record,
@@ -183,7 +182,7 @@ async function restoreOnPostgres(
   // Other sessions (the service's pools) would fight the restore for its locks: refused, or ended with --force.
   const sessions = await otherSessions(url);
   if (sessions > 0 && !options.force) throw errors.registryInUse(named, `${sessions} other session(s) connected to its database`);
-  const now = await inspectPostgres(url);
+  const now = await inspectPostgres(url, { digest: true });
   let replaced: string | null = null;
   if (holdsWork(now.counts) && now.fingerprint !== record?.fingerprint) {
     if (!options.force) throw errors.registryChanged(named, `${describeCounts(now.counts)} now; their rows differ from the backup's`);

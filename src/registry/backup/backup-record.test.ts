@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backupName, expiredBackups, fingerprintOf, recordKeyOf } from './backup-record.ts';
+import { backupName, expiredBackups, recordKeyOf } from './backup-record.ts';
 
 describe('backup records', () => {
   it('names a backup by its time, sortable as text and safe as a key', () => {
@@ -19,13 +19,5 @@ describe('backup records', () => {
     ]);
     expect(expiredBackups(keys, 5)).toEqual([]);
     expect(recordKeyOf('backups/registry/registry-x.pgdump')).toBe('backups/registry/registry-x.json');
-  });
-
-  it('tells a registry that changed from one that did not, whatever its request counters did', () => {
-    const counts = { accounts: 3, api_keys: 4, usage_counters: 10 };
-    const before = fingerprintOf(counts, '2026-11-26T10:00:00.000Z');
-    expect(fingerprintOf({ ...counts, usage_counters: 99 }, '2026-11-26T10:00:00.000Z')).toBe(before);
-    expect(fingerprintOf({ ...counts, accounts: 4 }, '2026-11-26T10:00:00.000Z')).not.toBe(before);
-    expect(fingerprintOf(counts, '2026-11-26T10:00:01.000Z')).not.toBe(before);
   });
 });

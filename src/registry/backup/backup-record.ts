@@ -78,16 +78,3 @@ const DAY_COUNTERS = 'usage_counters';
 export function holdsWork(counts: Record<string, number>): boolean {
   return Object.entries(counts).some(([table, rows]) => table !== DAY_COUNTERS && rows > 0);
 }
-
-/**
- * What a registry's rows come to, for telling whether it changed since a backup: each table's row
- * count and the newest audit-log entry (every account, key, vote and decision is logged or
- * counted). The day's request counters change in place and are not people's work: not in it.
- */
-export function fingerprintOf(counts: Record<string, number>, newestAudit: string | null): string {
-  const tables = Object.keys(counts)
-    .filter((table) => table !== DAY_COUNTERS)
-    .sort()
-    .map((table) => `${table}=${counts[table]}`);
-  return [...tables, `audit=${newestAudit ?? ''}`].join(';');
-}

@@ -60,7 +60,8 @@ export async function dumpPostgres(url: string, file: string): Promise<PostgresC
       `--dbname=${connection}`,
     ];
     await run('pg_dump', args, `pg_dump --format=custom --no-owner --file=${file} --dbname="$TARIFF_REGISTRY"`, password);
-    const contents = await inspectIn(client, schema);
+    // The record's digest is its dump's: read in the snapshot pg_dump read.
+    const contents = await inspectIn(client, schema, true);
     await client.query('COMMIT');
     return contents;
   });
@@ -83,13 +84,41 @@ export function restorePostgres(url: string, file: string): Promise<void> {
   );
 }
 
-/** What a PostgreSQL registry holds, in one snapshot (a table not there yet counts 0). */
-export function inspectPostgres(url: string): Promise<PostgresContents> {
+/**
+ * What a PostgreSQL registry holds, in one snapshot (a table not there yet counts 0); its content
+ * digest (every row read) only when asked, else `fingerprint` is ''.
+ */
+export function inspectPostgres(url: string, { digest = false } = {}): Promise<PostgresContents> {
   return withClient(url, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const contents = await inspectIn(client, pgTarget(url).schema);
+    const contents = await inspectIn(client, pgTarget(url).schema, digest);
     await client.query('COMMIT');
     return contents;
+  });
+}
+
+/**
+ * A dump restored into a scratch database (`tariff_check_<time>`, beside the registry's, on the
+ * same server: the role needs CREATEDB), what it holds counted, the database dropped. Never into
+ * the registry's own database: the dump names its tables by schema, and would replace them.
+ */
+export function countsOfDump(url: string, file: string): Promise<Record<string, number>> {
+  const name = `tariff_check_${Date.now()}`;
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return withClient(url, async (client) => {
+    await client.query(`CREATE DATABASE ${name}`).catch((error: Error) => {
+      throw errors.pgToolFailed(
+        'CREATE DATABASE',
+        `${error.message}: --check restores the dump into a scratch database (the role needs CREATEDB)`,
+      );
+    });
+    try {
+      await restorePostgres(scratch.toString(), file);
+      return (await inspectPostgres(scratch.toString())).counts;
+    } finally {
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    }
   });
 }
 
@@ -122,7 +151,7 @@ export async function endOtherSessions(url: string): Promise<void> {
 /** Rows fetched at a time when digesting a table. */
 const DIGEST_BATCH = 5_000;
 
-async function inspectIn(client: pg.Client, schema: string | null): Promise<PostgresContents> {
+async function inspectIn(client: pg.Client, schema: string | null, digest: boolean): Promise<PostgresContents> {
   const prefix = schema ? `${client.escapeIdentifier(schema)}.` : '';
   const exists = async (table: string) =>
     (
@@ -138,6 +167,7 @@ async function inspectIn(client: pg.Client, schema: string | null): Promise<Post
   const schemaVersion = (await exists('schema_migrations'))
     ? Number((await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${prefix}schema_migrations`)).rows[0].v)
     : 0;
+  if (!digest) return { schemaVersion, counts, fingerprint: '' };
   const fingerprint = await workDigest(async (table, order) => {
     if (!(await exists(table))) return null;
     // Through a cursor, a batch at a time, in the caller's transaction: half a million votes never held at once.

@@ -26,8 +26,11 @@ export function snapshotSqlite(path: string, dest: string): void {
   }
 }
 
-/** Opens a registry file read-only and says what it holds (a file that is no SQLite database throws SQLITE_NOTADB). */
-export async function inspectSqlite(path: string, { check = true, digest = true } = {}): Promise<SqliteContents> {
+/**
+ * Opens a registry file read-only and says what it holds (a file that is no SQLite database throws
+ * SQLITE_NOTADB); its content digest (every row read) only when asked, else `fingerprint` is ''.
+ */
+export async function inspectSqlite(path: string, { check = true, digest = false } = {}): Promise<SqliteContents> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -45,7 +48,6 @@ export async function inspectSqlite(path: string, { check = true, digest = true 
       ? ((db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0)
       : 0;
     try {
-      // The digest reads every row: asked for only where a comparison needs it (`fingerprint` is '' otherwise).
       const fingerprint = !digest
         ? ''
         : await workDigest(async (table, order) => {
