@@ -44,11 +44,15 @@ async function idleReader(env: Record<string, string>): Promise<ChildProcess> {
 
 /** A stand-in command whose reader is reading a slow document (test/helpers/reader-parent.mjs). */
 async function readingParent(env: Record<string, string>): Promise<ChildProcess> {
-  const parent = spawn(process.execPath, [PARENT, join(dir, 'slow.pdf')], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, ...env },
-  });
+  const parent = spawn(
+    process.execPath,
+    [PARENT, join(dir, 'slow.pdf'), JSON.stringify({ limits: READER_LIMITS, tolerances: TOLERANCES })],
+    {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, ...env },
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     parent.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('reading') && resolve());
     parent.once('exit', (code) => reject(new Error(`the stand-in command ended (${code}) before its reader began`)));
