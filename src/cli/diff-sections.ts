@@ -3,6 +3,8 @@ import { formatEuroCents } from '../util/format-euro.ts';
 
 /** One section of a diff as every rendering shows it: a title, its columns, its rows (all of them). */
 export interface DiffSection {
+  /** What its rows are: products, or barcodes (shown after the moved dates). */
+  about: 'products' | 'barcodes';
   title: string;
   headers: string[];
   rows: string[][];
@@ -20,7 +22,11 @@ export interface DiffReport {
   redatings: { from: string; to: string; count: number }[];
 }
 
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+/** "1 product", "3 products". */
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** One line of moved effective dates: "2026-07-22 → 2026-12-01: 2821 products". */
+export const redatingLine = (d: { from: string; to: string; count: number }) => `${d.from} → ${d.to}: ${plural(d.count, 'product')}`;
 
 /**
  * The sections of a diff, the same for a terminal, a merge request and a page: added, removed,
@@ -54,15 +60,22 @@ export function diffReport(diff: DatasetDiff): DiffReport {
     .map((c) => ({ ...c, fields: c.fields.filter((field) => field !== 'effectiveFrom') }))
     .filter((c) => c.fields.length > 0);
   const match = (b: { admCode: number; kind: string; units: number }) => `${b.admCode} ${b.kind}×${b.units}`;
-  const sections: DiffSection[] = [
-    { title: 'Products added', headers: ['code', 'name', 'pack', 'price'], rows: products.added.map(productRow) },
-    { title: 'Products removed', headers: ['code', 'name', 'pack', 'last price'], rows: products.removed.map(productRow) },
+  const all: DiffSection[] = [
+    { about: 'products', title: 'Products added', headers: ['code', 'name', 'pack', 'price'], rows: products.added.map(productRow) },
     {
+      about: 'products',
+      title: 'Products removed',
+      headers: ['code', 'name', 'pack', 'last price'],
+      rows: products.removed.map(productRow),
+    },
+    {
+      about: 'products',
       title: 'Products renamed',
       headers: ['code', 'old name', 'new name'],
       rows: products.renamed.map((r) => [String(r.admCode), r.oldName, r.newName]),
     },
     {
+      about: 'products',
       title: 'Price changes',
       headers: ['code', 'name', 'old price', 'new price', 'old reference', 'new reference', 'per'],
       rows: products.priceChanged.map((c) => [
@@ -76,6 +89,7 @@ export function diffReport(diff: DatasetDiff): DiffReport {
       ]),
     },
     {
+      about: 'products',
       title: 'Other product changes',
       headers: ['code', 'name', 'what', 'old', 'new'],
       rows: others.map((c) => [
@@ -86,14 +100,21 @@ export function diffReport(diff: DatasetDiff): DiffReport {
         c.fields.map((f) => String(c.new[f])).join(', '),
       ]),
     },
-    { title: 'Barcodes added', headers: ['barcode', 'match'], rows: barcodes.added.map((b) => [b.barcode, match(b)]) },
-    { title: 'Barcodes removed', headers: ['barcode', 'match'], rows: barcodes.removed.map((b) => [b.barcode, match(b)]) },
+    { about: 'barcodes', title: 'Barcodes added', headers: ['barcode', 'match'], rows: barcodes.added.map((b) => [b.barcode, match(b)]) },
     {
+      about: 'barcodes',
+      title: 'Barcodes removed',
+      headers: ['barcode', 'match'],
+      rows: barcodes.removed.map((b) => [b.barcode, match(b)]),
+    },
+    {
+      about: 'barcodes',
       title: 'Barcodes changed',
       headers: ['barcode', 'old match', 'new match'],
       rows: barcodes.changed.map((c) => [c.barcode, match(c.old), match(c.new)]),
     },
-  ].filter((section) => section.rows.length > 0);
+  ];
+  const sections = all.filter((section) => section.rows.length > 0);
   return { headline, releases, identical: diff.identical, sections, redatings: redatings(diff) };
 }
 

@@ -1,5 +1,5 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
-import { diffReport } from './diff-sections.ts';
+import { diffReport, redatingLine } from './diff-sections.ts';
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -28,7 +28,7 @@ ${section.rows.map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</t
     report.redatings.length === 0
       ? ''
       : `<section><h2>Effective dates</h2><ul>${report.redatings
-          .map((d) => `<li>${escapeHtml(d.from)} → ${escapeHtml(d.to)}: ${d.count} product${d.count === 1 ? '' : 's'}</li>`)
+          .map((d) => `<li>${escapeHtml(redatingLine(d))}</li>`)
           .join('')}</ul></section>`;
   return `<!doctype html>
 <html lang="en">

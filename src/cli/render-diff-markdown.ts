@@ -1,13 +1,11 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
-import { diffReport, type DiffSection } from './diff-sections.ts';
+import { diffReport, plural, redatingLine, type DiffSection } from './diff-sections.ts';
 
 /** Where the Markdown goes decides its size: a GitHub comment takes 65,536 characters, a GitLab note 1,000,000, a job summary 1 MiB. */
 export const MARKDOWN_LIMITS = { github: 65_536, gitlab: 1_000_000, summary: 1_048_576 } as const;
 
 /** Sections longer than this are folded (`<details>`): the headline and the short ones are what a reviewer reads first. */
 const FOLD_AFTER = 10;
-
-const moved = (count: number) => `${count} product${count === 1 ? '' : 's'}`;
 
 /**
  * A cell's text as GitHub and GitLab both render it literally: the characters Markdown or HTML
@@ -43,9 +41,10 @@ export function renderDiffMarkdown(diff: DatasetDiff, limit: number = MARKDOWN_L
   const dates =
     report.redatings.length === 0
       ? ''
-      : `\n#### Effective dates (${moved(report.redatings.reduce((sum, d) => sum + d.count, 0))})\n\n${report.redatings
-          .map((d) => `- ${d.from} → ${d.to}: ${d.count} product${d.count === 1 ? '' : 's'}`)
-          .join('\n')}\n`;
+      : `\n#### Effective dates (${plural(
+          report.redatings.reduce((sum, d) => sum + d.count, 0),
+          'product',
+        )})\n\n${report.redatings.map((d) => `- ${redatingLine(d)}`).join('\n')}\n`;
   if (fits(dates)) out += dates;
   for (const section of report.sections) {
     const { open, close } = frame(section);

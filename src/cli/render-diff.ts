@@ -1,5 +1,5 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
-import { diffReport } from './diff-sections.ts';
+import { diffReport, redatingLine, type DiffSection } from './diff-sections.ts';
 import { renderTable } from './render-table.ts';
 
 /** Rows per section on a terminal unless asked for all: a first barcode import adds 100,000. */
@@ -14,22 +14,18 @@ export function renderDiff(diff: DatasetDiff, rowsShown = DIFF_ROWS_SHOWN): stri
   const report = diffReport(diff);
   const out: string[] = [report.releases];
   if (report.identical) return `${out[0]}\nidentical content\n`;
-  const dated = (title: string) => title === 'Barcodes added' || title === 'Barcodes removed' || title === 'Barcodes changed';
-  const datesLines = () => {
-    if (report.redatings.length === 0) return;
-    out.push('', `Effective dates (${report.redatings.reduce((sum, d) => sum + d.count, 0)} products)`);
-    for (const d of report.redatings) out.push(`${d.from} → ${d.to}: ${d.count} product${d.count === 1 ? '' : 's'}`);
-  };
-  let datesSaid = false;
-  for (const section of report.sections) {
-    // The moved dates between the product sections and the barcodes, as they always were.
-    if (dated(section.title) && !datesSaid) {
-      datesLines();
-      datesSaid = true;
+  const show = (about: DiffSection['about']) => {
+    for (const section of report.sections.filter((s) => s.about === about)) {
+      out.push('', `${section.title} (${section.rows.length})`, renderTable(section.headers, section.rows.slice(0, rowsShown)));
+      if (section.rows.length > rowsShown) out.push(`… and ${section.rows.length - rowsShown} more (--all or --json shows them)`);
     }
-    out.push('', `${section.title} (${section.rows.length})`, renderTable(section.headers, section.rows.slice(0, rowsShown)));
-    if (section.rows.length > rowsShown) out.push(`… and ${section.rows.length - rowsShown} more (--all or --json shows them)`);
+  };
+  show('products');
+  // The moved dates between the product sections and the barcodes.
+  if (report.redatings.length > 0) {
+    out.push('', `Effective dates (${report.redatings.reduce((sum, d) => sum + d.count, 0)} products)`);
+    out.push(...report.redatings.map(redatingLine));
   }
-  if (!datesSaid) datesLines();
+  show('barcodes');
   return `${out.join('\n')}\n`;
 }
