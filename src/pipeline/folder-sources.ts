@@ -22,7 +22,7 @@ export async function keepSourcesInFolder(folder: string, manifest: Manifest, by
   for (const doc of manifest.provenance?.documents ?? []) {
     const bytes = await bytesOf(doc.sha256);
     if (!bytes || sha256Hex(bytes) !== doc.sha256) missing.push(doc.url);
-    else await writeFileAtomic(join(dir, doc.sha256), Buffer.from(bytes));
+    else await writeFileAtomic(join(dir, doc.sha256), bytes);
   }
   return missing;
 }

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/config/settings.ts';
 import { readSources } from '../../src/fetch/read-sources.ts';
+import { pdfReadersRunning } from '../../src/source/pdf/read-pdf-runs.ts';
 import { REPO } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const LIST = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
 
-/** Reads as a build does, refused (or not) within a second: the bound a file that never ends must keep. */
+/** Reads as a build does: a guard against a file that never ends (a hang), not a speed claim. */
 async function readWithin(paths: string[], settings = DEFAULT_SETTINGS) {
-  const bound = new Promise<'still reading'>((resolve) => setTimeout(() => resolve('still reading'), 1_000).unref());
+  const bound = new Promise<'still reading'>((resolve) => setTimeout(() => resolve('still reading'), 10_000).unref());
   return Promise.race([
     readSources(paths, settings, { parse: true }).then(
       () => 'read' as const,
@@ -38,6 +39,13 @@ describe('reading the source documents named on the command line', () => {
       expect(outcome, path).toBeInstanceOf(Error);
       expect((outcome as Error).message, path).toContain(said);
     }
+  });
+
+  it('ends the PDF readers once every document is parsed: what the build does next is not charged their memory', async () => {
+    const list = join(REPO, 'fixtures/adm/listino-trinciati-2023-05-17.pdf');
+    const [document] = await readSources([list], DEFAULT_SETTINGS, { parse: true });
+    expect(document!.parsed).toBeTruthy();
+    expect(pdfReadersRunning()).toBe(0);
   });
 
   it('follows a link once to a regular file, also in a folder', async () => {

@@ -172,6 +172,16 @@ export function prewarmPdfReader(): void {
   pool.prewarm();
 }
 
+/** How many readers the command has started and not told to end. */
+export function pdfReadersRunning(): number {
+  return pool.running;
+}
+
+/** Ends the readers now unless one is at work: the documents in hand are all read. */
+export function releasePdfReaders(): void {
+  pool.stopIdle();
+}
+
 /** Ends every reader now (a command stopping on a signal, before its orderly exit). */
 export function stopPdfReaders(): void {
   pool.stopAll();

@@ -121,9 +121,24 @@ export class ReaderPool {
     return { done, cancel: () => this.cancel(id) };
   }
 
+  /** How many readers are started and not told to end. */
+  get running(): number {
+    return this.workers.length;
+  }
+
   prewarm(): void {
     while (this.workers.length < this.size()) this.spawn();
     this.idleSoon();
+  }
+
+  /**
+   * Ends the readers now if none is at work: the caller has read all it meant to, and what it does
+   * next (a build's files) should not count idle readers' memory against the bound.
+   */
+  stopIdle(): void {
+    if (this.jobs.size > 0) return;
+    clearTimeout(this.idle);
+    this.stopAll();
   }
 
   /** Ends every reader now: the command is exiting (its readers never outlive it). */
