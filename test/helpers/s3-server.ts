@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { conditionalProxy, type ConditionalProxy } from './s3-conditional-proxy.ts';
+import { makeWritesAtomic } from './s3rver-atomic-writes.ts';
 
 export interface S3Stand {
   /** Where clients reach the store: the stand-in that honours conditional writes, as AWS S3, MinIO and R2 do. */
@@ -18,12 +19,14 @@ export interface S3Stand {
 }
 
 /**
- * A real S3-protocol server (s3rver) on an ephemeral loopback port, with one empty bucket, behind
- * a stand-in that honours conditional PUTs (s3rver ignores them).
+ * A real S3-protocol server (s3rver) on an ephemeral loopback port, with one empty bucket, its
+ * writes whole before they are answered (makeWritesAtomic), behind a stand-in that honours
+ * conditional PUTs (s3rver ignores them).
  */
 export async function startS3(bucket = 'tariff-releases'): Promise<S3Stand> {
   const directory = await mkdtemp(join(tmpdir(), 'tariff-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  makeWritesAtomic(server.store);
   const { port } = await server.run();
   const rawEndpoint = `http://127.0.0.1:${port}`;
   const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
