@@ -47,7 +47,7 @@ describe('the hostile corpus, through inspect, build and history import', () => 
           expect(run.stderr, command).not.toMatch(/internal/i);
         }
         expect(run.peak, `${command}: the whole tree's peak`).toBeLessThan(MEMORY_BOUND);
-        await waitFor(() => run.mark.pids().length === 0, `every process of ${command} to end`, 3_000);
+        await waitFor(() => run.mark.pids().length === 0, `every process of ${command} to end`, 10_000);
       }
     });
 
@@ -102,7 +102,7 @@ describe('a stop while the command works on a hostile document', () => {
         const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000).unref());
         // 143: its orderly stop on SIGTERM; 1: the refusal it had already begun to print.
         expect([143, 1], `moment ${moment}`).toContain(await Promise.race([exited, bound]));
-        await waitFor(() => mark.pids().length === 0, 'every reader to end', 3_000);
+        await waitFor(() => mark.pids().length === 0, 'every reader to end', 10_000);
       } finally {
         child.kill('SIGKILL');
         for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');

@@ -89,7 +89,7 @@ describe('a command stopped while its readers work', () => {
         await waitFor(() => mark.pids(READER).length > 0, 'the command to be reading');
         child.kill(signal);
         await exited;
-        await waitFor(() => mark.pids(READER).length === 0, 'every reader to end', 2_000);
+        await waitFor(() => mark.pids(READER).length === 0, 'every reader to end', 10_000);
       } finally {
         child.kill('SIGKILL');
         for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
@@ -111,7 +111,7 @@ describe('a command stopped while its readers work', () => {
         );
         for (const run of runs) expect(run.status, run.stderr).toBe(0);
       }
-      await waitFor(() => mark.pids(READER).length === 0, 'every reader to end', 2_000);
+      await waitFor(() => mark.pids(READER).length === 0, 'every reader to end', 10_000);
     } finally {
       for (const burner of burners) burner.kill('SIGKILL');
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');

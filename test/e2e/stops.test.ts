@@ -100,7 +100,7 @@ describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (th
       await waitFor(() => readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the command to hold the bucket');
       await waitFor(() => authority.requestsFor('/sigarette.xml').length > 0, 'the command to fetch the list');
       launcher.kill('SIGKILL');
-      await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 5_000);
+      await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 10_000);
       expect(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY) !== null, 'the lease is let go').toBe(false);
     } finally {
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
@@ -138,7 +138,7 @@ describe('tariff history import stopped while it writes an S3 bucket', () => {
       expect(stopped.stderr).toContain(`the writer lease of ${uri}/ let go`);
       const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'stopped-import', env: s3.env, pathStyle: true });
       expect(await direct.get(LEASE_KEY)).toBeNull();
-      await waitFor(() => mark.pids('page-runs-worker').length === 0, 'no reader left', 2_000);
+      await waitFor(() => mark.pids('page-runs-worker').length === 0, 'no reader left', 10_000);
 
       const next = await runCli(['history', 'import', LIQUIDS, '--bucket', uri, '--data-dir', dataDir], { env: s3.env });
       expect(next.status, next.stderr).toBe(0);
