@@ -1,29 +1,18 @@
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
-import type { DatasetDiff } from '../dataset/diff-datasets.ts';
+import { datasetOf, productRow } from '../../test/helpers/rows.ts';
+import { diffDatasets, type DatasetDiff } from '../dataset/diff-datasets.ts';
+import type { Product } from '../dataset/model.ts';
 import { renderDiffMarkdown } from './render-diff-markdown.ts';
 
-const product = (admCode: number, name: string) => ({
-  admCode,
-  name,
-  category: 'cigarettes',
-  pack: 'astuccio da 20 pezzi',
-  packQuantity: 20,
-  packUnit: 'pieces',
-  pricePerPackCents: 620,
-  referencePriceCents: 31000,
-  referenceUnit: 'kg',
-  effectiveFrom: '2026-12-01',
-});
+const product = (admCode: number, name: string) => productRow(admCode, { name, pricePerPackCents: 620, effectiveFrom: '2026-12-01' });
 
-const diffOf = (added: ReturnType<typeof product>[]): DatasetDiff =>
-  ({
-    identical: false,
-    old: { version: '20261101.1', tariffDate: '2026-11-01' },
-    new: { version: '20261201.1', tariffDate: '2026-12-01' },
-    products: { added, removed: [], renamed: [], priceChanged: [], otherChanged: [] },
-    barcodes: { added: [], removed: [], changed: [] },
-  }) as unknown as DatasetDiff;
+/** The diff of an empty November release to a December one holding `added`. */
+const diffOf = (added: Product[]): DatasetDiff =>
+  diffDatasets(
+    datasetOf('20261101.1', { tariffDate: '2026-11-01', products: [] }),
+    datasetOf('20261201.1', { tariffDate: '2026-12-01', products: added }),
+  );
 
 /** The cells of every table row as a CommonMark + GFM renderer (markdown-it) shows them, entities read back. */
 function renderedCells(markdown: string): string[][] {
