@@ -22,6 +22,9 @@ export interface DiffReport {
   redatings: { from: string; to: string; count: number }[];
 }
 
+/** Sections longer than this are folded (`<details>`) in Markdown and HTML: a reviewer reads the headline and short ones first. */
+export const FOLD_AFTER = 10;
+
 /** "1 product", "3 products". */
 export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 

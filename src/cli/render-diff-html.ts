@@ -1,11 +1,6 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
-import { diffReport, redatingLine } from './diff-sections.ts';
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
-/** Sections longer than this are folded (`<details>`), as in the Markdown. */
-const FOLD_AFTER = 10;
+import { escapeHtml } from '../web/html.ts';
+import { diffReport, FOLD_AFTER, redatingLine } from './diff-sections.ts';
 
 /**
  * The diff of two releases as one self-contained page (no script, no file beside it) a pipeline

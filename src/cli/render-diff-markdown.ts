@@ -1,11 +1,8 @@
 import type { DatasetDiff } from '../dataset/diff-datasets.ts';
-import { diffReport, plural, redatingLine, type DiffSection } from './diff-sections.ts';
+import { diffReport, FOLD_AFTER, plural, redatingLine, type DiffSection } from './diff-sections.ts';
 
 /** Where the Markdown goes decides its size: a GitHub comment takes 65,536 characters, a GitLab note 1,000,000, a job summary 1 MiB. */
 export const MARKDOWN_LIMITS = { github: 65_536, gitlab: 1_000_000, summary: 1_048_576 } as const;
-
-/** Sections longer than this are folded (`<details>`): the headline and the short ones are what a reviewer reads first. */
-const FOLD_AFTER = 10;
 
 /**
  * A cell's text as GitHub and GitLab both render it literally: the characters Markdown or HTML
