@@ -242,13 +242,11 @@ async function sealReplacedSqlite(options: RestoreOptions, replaced: string): Pr
   await writeFile(copy, '', { mode: 0o600 });
   try {
     snapshotSqlite(replaced, copy);
-    const sealed = await encryptBackup(await gzipDeterministicAsync(await readFile(copy)), recipients);
-    await writeFileDurable(`${replaced}.sqlite.gz.age`, Buffer.from(sealed), 0o600);
+    const plainFiles = WAL_FILES.map((suffix) => `${replaced}${suffix}`);
+    return await sealAside(await gzipDeterministicAsync(await readFile(copy)), recipients, `${replaced}.sqlite.gz.age`, plainFiles);
   } finally {
     await rm(copy, { force: true });
   }
-  for (const suffix of WAL_FILES) await rm(`${replaced}${suffix}`, { force: true });
-  return `${replaced}.sqlite.gz.age`;
 }
 
 /** The PostgreSQL registry a forced restore replaces, dumped into the data dir first: encrypted like a backup when recipients are named. */
@@ -257,8 +255,12 @@ async function keepReplacedPostgres(options: RestoreOptions, url: string): Promi
   await dumpPostgres(url, replaced);
   const recipients = options.settings.backupRecipients;
   if (recipients.length === 0) return replaced;
-  const sealed = await encryptBackup(await readFile(replaced), recipients);
-  await writeFileDurable(`${replaced}.age`, Buffer.from(sealed), 0o600);
-  await rm(replaced, { force: true });
-  return `${replaced}.age`;
+  return sealAside(await readFile(replaced), recipients, `${replaced}.age`, [replaced]);
+}
+
+/** `bytes` encrypted for the recipients into `sealed` (0600, durable), then the plain files removed: they are never the only copy. */
+async function sealAside(bytes: Uint8Array, recipients: string[], sealed: string, plainFiles: string[]): Promise<string> {
+  await writeFileDurable(sealed, await encryptBackup(bytes, recipients), 0o600);
+  for (const file of plainFiles) await rm(file, { force: true });
+  return sealed;
 }
