@@ -6,16 +6,13 @@
 // stop: SIGTERM to a build of the 20-page header bomb at ten moments of its reading and refusal,
 // and to one of a document that would read until its deadline; the time from the signal to the
 // command's exit (the promise is 5 s), and whether a reader outlived it.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeSlowPdf } from '../fixtures/adm-pdf.ts';
 import { HOSTILE_SHAPES, makeHeaderBomb } from '../fixtures/hostile-pdfs.ts';
 import { measuredCommand } from '../test/helpers/measured-command.ts';
-import { processMark } from '../test/helpers/process-tree.ts';
-import { CLI } from '../test/helpers/run-cli.ts';
-import { waitFor } from '../test/helpers/wait-for.ts';
+import { stoppedBuild } from '../test/helpers/stopped-build.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'tariff-bench-pdf-limits-'));
@@ -63,10 +60,10 @@ try {
     const statuses = new Set<number | string>();
     let left = 0;
     for (let round = 0; round < RUNS * 10; round++) {
-      const stop = await stoppedBuild(file, round % 10);
+      const stop = await stoppedBuild(file, round % 10, mkdtempSync(join(dir, 'data-')));
       seconds.push(stop.seconds);
-      statuses.add(stop.status);
-      left += stop.left;
+      statuses.add(stop.status ?? '?');
+      left += stop.left.length;
     }
     console.log(`  ${what.padEnd(36)} exit ${[...statuses].join('/')}  ${spread(seconds, 2)} s  readers left: ${left}`);
   }
@@ -74,32 +71,3 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);
-
-/** One build stopped by SIGTERM once it reads, `moment` turns of the event loop later. */
-async function stoppedBuild(file: string, moment: number) {
-  const mark = processMark();
-  const dataDir = mkdtempSync(join(dir, 'data-'));
-  const child = spawn(process.execPath, [CLI, 'build', '--source', file, '--out', join(dataDir, 'out'), '--data-dir', dataDir], {
-    stdio: 'ignore',
-    env: { ...process.env, ...mark.env },
-  });
-  let ended = false;
-  const exited = new Promise<{ at: number; status: number | string }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      ended = true;
-      resolve({ at: performance.now(), status: code ?? signal ?? '?' });
-    }),
-  );
-  try {
-    await waitFor(() => ended || mark.pids('page-runs-worker').length > 0, 'the command to be reading', 60_000);
-    for (let i = 0; i < moment * 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    const signalled = performance.now();
-    child.kill('SIGTERM');
-    const { at, status } = await exited;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return { seconds: Math.max(0, at - signalled) / 1000, status, left: mark.pids().length };
-  } finally {
-    child.kill('SIGKILL');
-    for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
-  }
-}

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_SHAPES, makeHeaderBomb } from '../../fixtures/hostile-pdfs.ts';
 import { measuredCommand } from '../helpers/measured-command.ts';
-import { processMark } from '../helpers/process-tree.ts';
-import { CLI, REPO, runCliProcess } from '../helpers/run-cli.ts';
+import { REPO, runCliProcess } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { stoppedBuild } from '../helpers/stopped-build.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 // Every shape of the hostile corpus (fixtures/hostile-pdfs.ts, generated here, not kept as binaries)
@@ -85,28 +84,11 @@ describe('a stop while the command works on a hostile document', () => {
     const bomb = join(dir, 'bomb-stop.pdf');
     writeFileSync(bomb, makeHeaderBomb(20));
     for (let moment = 0; moment < 10; moment++) {
-      const mark = processMark();
-      const dataDir = await tempDir();
-      const child = spawn(process.execPath, [CLI, 'build', '--source', bomb, '--out', join(dataDir, 'out'), '--data-dir', dataDir], {
-        stdio: 'ignore',
-        env: { ...process.env, ...mark.env },
-      });
-      const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-      try {
-        await waitFor(() => mark.pids('page-runs-worker').length > 0, 'the command to be reading');
-        // A later moment each time: in the reading, the walking of its tables, the refusal.
-        for (let i = 0; i < moment * 5; i++) await new Promise((resolve) => setImmediate(resolve));
-        child.kill('SIGTERM');
-        // A guard against a hang, not a speed claim (bench:pdf-limits measures the stop): work that
-        // held the event loop from the signal (the quadratic summary this bomb once caused) ran for minutes.
-        const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000).unref());
-        // 143: its orderly stop on SIGTERM; 1: the refusal it had already begun to print.
-        expect([143, 1], `moment ${moment}`).toContain(await Promise.race([exited, bound]));
-        await waitFor(() => mark.pids().length === 0, 'every reader to end', 10_000);
-      } finally {
-        child.kill('SIGKILL');
-        for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
-      }
+      const stop = await stoppedBuild(bomb, moment, await tempDir());
+      // 143: its orderly stop on SIGTERM; 1: the refusal it had already begun to print. Work that held
+      // the event loop from the signal (the quadratic summary this bomb once caused) ran for minutes.
+      expect([143, 1], `moment ${moment}`).toContain(stop.status);
+      expect(stop.left, `moment ${moment}: every reader to end`).toEqual([]);
     }
   });
 });
