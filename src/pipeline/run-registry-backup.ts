@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Settings } from '../config/settings.ts';
@@ -20,7 +20,8 @@ import { gzipDeterministicAsync } from '../release/gzip.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { sha256Hex } from '../util/digests.ts';
-import { temporaryBeside, withTemporary, writeFileAtomic } from '../util/durable-write.ts';
+import { writeFileAtomic } from '../util/durable-write.ts';
+import { removeDeadScratch, withBackupScratch } from '../registry/backup/backup-scratch.ts';
 import { acquireLock } from '../util/run-lock.ts';
 import { collectGarbage } from './bucket-garbage.ts';
 import { writesOfOneRun } from './bucket-writer.ts';
@@ -46,6 +47,8 @@ export interface BackupSummary {
   /** Where the backup is: the destination's description and the file's key. */
   where: string;
   removed: string[];
+  /** What killed backups, checks or restores left in the data dir (their copies of the registry), removed by this run. */
+  leftovers: string[];
 }
 
 /** Where backups are: `--to` (or `--from`), else the bucket the settings name (its `backups/registry/`). */
@@ -107,9 +110,15 @@ async function takeCopy(
   return { bytes: await gzipDeterministicAsync(await readFile(scratch)), ext: 'sqlite.gz', contents };
 }
 
-/** A scratch file of the data dir, removed after (or by a stop), never left for a reader of the bucket. */
-const withScratch = <T>(dataDir: string, work: (path: string) => Promise<T>): Promise<T> =>
-  withTemporary(temporaryBeside(join(dataDir, 'registry-backup')), work);
+/**
+ * A scratch file for a copy of the registry in a private folder of the data dir (backup-scratch.ts):
+ * removed after (or by a stop), by the next run when this one is killed, never left for a reader of the bucket.
+ */
+export const withScratch = <T>(dataDir: string, work: (path: string) => Promise<T>): Promise<T> =>
+  withBackupScratch(dataDir, (folder) => work(join(folder, 'registry.copy')));
+
+/** The SQLite registry's file, when the registry is one: its restores leave their scratch beside it. */
+export const sqliteFileOf = (target: RegistryTarget): string | undefined => (target.engine === 'sqlite' ? target.path : undefined);
 
 /**
  * `tariff registry backup`: a consistent copy of the live registry (VACUUM INTO, while the
@@ -129,6 +138,8 @@ export async function runRegistryBackup(options: RegistryBackupOptions & BackupW
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   try {
     const at = options.now();
+    // Holding the lock, no other backup or restore is under way: what one left is a killed run's copy of the registry.
+    const leftovers = await removeDeadScratch(dataDir, { locked: true, registryFile: sqliteFileOf(target), now: at });
     const name = backupName(at);
     const copy = await withScratch(dataDir, (scratch) => takeCopy(target, scratch));
     const { ext, contents } = copy;
@@ -173,7 +184,7 @@ export async function runRegistryBackup(options: RegistryBackupOptions & BackupW
     });
     const removed = garbage.removed;
     await rememberBackup(dataDir, record, destination.description);
-    return { record, where: `${destination.description}${key}`, removed };
+    return { record, where: `${destination.description}${key}`, removed, leftovers };
   } finally {
     await unlock();
   }
@@ -188,7 +199,8 @@ async function nameLatest(destination: Bucket, record: BackupRecord, json: Buffe
     const now = await destination.getTagged(LATEST_BACKUP_KEY);
     const named = now ? backupRecordSchema.safeParse(jsonOrNull(now.bytes)) : null;
     if (named?.success && named.data.createdAt >= record.createdAt) return;
-    if ((await destination.putIfUnchanged(LATEST_BACKUP_KEY, json, 'application/json', now?.tag ?? null)) === 'written') return;
+    const written = await destination.putIfUnchanged(LATEST_BACKUP_KEY, json, 'application/json', now?.tag ?? null, { private: true });
+    if (written === 'written') return;
   }
   throw errors.bucketChanged(`${destination.description}${LATEST_BACKUP_KEY}`, 'other backups kept changing it; run again');
 }
@@ -265,8 +277,15 @@ export async function openedBackup(bytes: Buffer, where: string, settings: Setti
   if (!isEncrypted(bytes)) return bytes;
   const file = settings.backupIdentity;
   if (!file) throw errors.backupIdentity(where, 'it is encrypted (age), and no identity was given to open it');
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const cannotRead = (error: NodeJS.ErrnoException) => {
     throw errors.backupIdentity(file, `the identity file cannot be read (${error.code ?? error.message})`);
-  });
-  return Buffer.from(await decryptBackup(bytes, file, text, where));
+  };
+  // As ssh refuses a private key others can read: whoever reads it reads every backup.
+  const mode = (await stat(file).catch(cannotRead)).mode & 0o777;
+  if ((mode & 0o077) !== 0)
+    throw errors.backupIdentity(
+      file,
+      `the identity file is readable by others than its owner (mode ${mode.toString(8).padStart(4, '0')}); make it private: chmod 600 ${file}`,
+    );
+  return Buffer.from(await decryptBackup(bytes, file, await readFile(file, 'utf8').catch(cannotRead), where));
 }

@@ -12,6 +12,8 @@ import { SCHEMA_VERSION } from '../registry/schema.ts';
 import { gzipDeterministicAsync } from '../release/gzip.ts';
 import { jsonOrNull } from '../util/json-or-null.ts';
 import { openPgRegistry, openSqliteRegistry } from '../registry/open-registry.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { WebAccessEnded } from '../registry/rules/web-access.ts';
 import {
   checkPostgresDump,
   dumpPostgres,
@@ -29,8 +31,11 @@ import {
   readBackupFile,
   readBackupRecord,
   registryTarget,
+  sqliteFileOf,
+  withScratch,
   type RegistryBackupOptions,
 } from './run-registry-backup.ts';
+import { removeDeadScratch } from '../registry/backup/backup-scratch.ts';
 
 type RestoreOptions = RegistryBackupOptions & { backup: string; force: boolean };
 
@@ -43,6 +48,10 @@ export interface RestoreSummary {
   replaced: string | null;
   schemaVersion: { backup: number; now: number };
   counts: Record<string, number>;
+  /** Every website session ended and every unused sign-in link voided: nothing ended since the backup comes back. */
+  webAccessEnded: WebAccessEnded;
+  /** What killed backups or restores left in the data dir (their copies of the registry), removed by this run. */
+  leftovers: string[];
 }
 
 /** The three files of a SQLite database in WAL mode: a restore moves them together, never the main file alone. */
@@ -87,11 +96,13 @@ export async function runRegistryRestore(options: RestoreOptions): Promise<Resto
   if (record && record.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, record.schemaVersion, SCHEMA_VERSION);
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   try {
-    return registry.engine === 'postgres'
-      ? await withTemporary(temporaryBeside(join(dataDir, 'registry-restore')), (scratch) =>
-          restoreOnPostgres(options, registry.url, scratch, bytes, record),
-        )
-      : await withTemporary(temporaryBeside(registry.path), (scratch) => restoreOnSqlite(options, registry.path, scratch, bytes, record));
+    const leftovers = await removeDeadScratch(dataDir, { locked: true, registryFile: sqliteFileOf(registry), now: options.now() });
+    const summary =
+      registry.engine === 'postgres'
+        ? await withScratch(dataDir, (scratch) => restoreOnPostgres(options, registry.url, scratch, bytes, record))
+        : // Beside the registry, on its file system: it is renamed into place.
+          await withTemporary(temporaryBeside(registry.path), (scratch) => restoreOnSqlite(options, registry.path, scratch, bytes, record));
+    return { ...summary, leftovers };
   } finally {
     await unlock();
   }
@@ -104,7 +115,7 @@ async function restoreOnSqlite(
   scratch: string,
   bytes: Buffer,
   record: BackupRecord | null,
-): Promise<RestoreSummary> {
+): Promise<Omit<RestoreSummary, 'leftovers'>> {
   let database: Buffer;
   try {
     database = gunzipSync(bytes);
@@ -117,6 +128,10 @@ async function restoreOnSqlite(
   if (restored.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, restored.schemaVersion, SCHEMA_VERSION);
 
   let replaced: string | null = null;
+  // Migrated and its web access ended before it is put in place: from its first moment there, no
+  // session the backup held (ended since, maybe) opens a page, and no link it held unused works.
+  const webAccessEnded = await settled(await openSqliteRegistry(scratch, { rules: loadRules(options.settings) }), options.now());
+  for (const suffix of ['-wal', '-shm']) await rm(`${scratch}${suffix}`, { force: true });
   if (existsSync(target)) {
     refuseSqliteInUse(target);
     // Judged by content: every row people's actions wrote (a vote changed in place changes no count).
@@ -135,9 +150,6 @@ async function restoreOnSqlite(
   await chmod(target, 0o600);
   await syncFolder(dirname(target));
   if (replaced) replaced = await sealReplacedSqlite(options, replaced);
-  // This version's migrations, as the service would apply them at its start.
-  const registry = await openSqliteRegistry(target, { rules: loadRules(options.settings) });
-  await registry.close();
   const after = await inspectSqlite(target, { check: false });
   return {
     backup: record?.file ?? options.backup,
@@ -146,7 +158,20 @@ async function restoreOnSqlite(
     replaced,
     schemaVersion: { backup: restored.schemaVersion, now: after.schemaVersion },
     counts: after.counts,
+    webAccessEnded,
   };
+}
+
+/**
+ * A restored registry made ready to serve: this version's migrations (applied as `registry` was
+ * opened), every session ended and every unused sign-in link voided; then closed.
+ */
+async function settled(registry: Registry, now: Date): Promise<WebAccessEnded> {
+  try {
+    return await registry.endAllWebAccess(now);
+  } finally {
+    await registry.close();
+  }
 }
 
 /** "3 accounts, 4 keys, 10 submissions, 7 votes, 12 log entries". */
@@ -174,7 +199,7 @@ async function restoreOnPostgres(
   scratch: string,
   bytes: Buffer,
   record: BackupRecord | null,
-): Promise<RestoreSummary> {
+): Promise<Omit<RestoreSummary, 'leftovers'>> {
   // Never the URL's credentials in a message or an answer.
   const named = url.replace(/\/\/[^@/]*@/, '//');
   await writeFileDurable(scratch, bytes, 0o600);
@@ -190,8 +215,7 @@ async function restoreOnPostgres(
   }
   if (sessions > 0) await endOtherSessions(url);
   await restorePostgres(url, scratch);
-  const opened = await openPgRegistry(url, { rules: loadRules(options.settings), poolSize: 1 });
-  await opened.close();
+  const webAccessEnded = await settled(await openPgRegistry(url, { rules: loadRules(options.settings), poolSize: 1 }), options.now());
   const after = await inspectPostgres(url);
   return {
     backup: record?.file ?? options.backup,
@@ -200,6 +224,7 @@ async function restoreOnPostgres(
     replaced,
     schemaVersion: { backup: record?.schemaVersion ?? after.schemaVersion, now: after.schemaVersion },
     counts: after.counts,
+    webAccessEnded,
   };
 }
 
@@ -238,15 +263,12 @@ async function keepReplacedSqlite(options: RestoreOptions, target: string): Prom
 async function sealReplacedSqlite(options: RestoreOptions, replaced: string): Promise<string> {
   const recipients = options.settings.backupRecipients;
   if (recipients.length === 0) return replaced;
-  const copy = `${replaced}.copy`;
-  await writeFile(copy, '', { mode: 0o600 });
-  try {
+  return withScratch(options.dataDir, async (copy) => {
+    await writeFile(copy, '', { mode: 0o600 });
     snapshotSqlite(replaced, copy);
     const plainFiles = WAL_FILES.map((suffix) => `${replaced}${suffix}`);
-    return await sealAside(await gzipDeterministicAsync(await readFile(copy)), recipients, `${replaced}.sqlite.gz.age`, plainFiles);
-  } finally {
-    await rm(copy, { force: true });
-  }
+    return sealAside(await gzipDeterministicAsync(await readFile(copy)), recipients, `${replaced}.sqlite.gz.age`, plainFiles);
+  });
 }
 
 /** The PostgreSQL registry a forced restore replaces, dumped into the data dir first: encrypted like a backup when recipients are named. */

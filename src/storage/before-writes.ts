@@ -25,9 +25,9 @@ export function beforeWrites(bucket: Bucket, before: (kind: WriteKind, keys: str
       await before('overwrite', [key]);
       return bucket.overwrite(key, data, contentType, expected);
     },
-    async putIfUnchanged(key, data, contentType, expected) {
+    async putIfUnchanged(key, data, contentType, expected, options) {
       await before('swap', [key]);
-      return bucket.putIfUnchanged(key, data, contentType, expected);
+      return bucket.putIfUnchanged(key, data, contentType, expected, options);
     },
     async delete(keys) {
       if (keys.length > 0) await before('delete', keys);

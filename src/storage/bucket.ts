@@ -70,8 +70,15 @@ export interface Bucket {
    * not exist yet), else 'conflict' and nothing is written. S3 does it with a conditional PUT
    * (If-Match, If-None-Match: *); a folder by creating the key's next generation exclusively
    * (local-bucket.ts), so no clock and no lock decide it and a late write cannot come back.
+   * `private` as for `create`: a folder keeps the key's generations 0600 in a 0700 folder.
    */
-  putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite>;
+  putIfUnchanged(
+    key: string,
+    data: Uint8Array,
+    contentType: string,
+    expected: string | null,
+    options?: CreateOptions,
+  ): Promise<ConditionalWrite>;
   /** Keys that start with `prefix`, in byte order. */
   list(prefix: string): Promise<string[]>;
   /**

@@ -125,19 +125,27 @@ export class LocalBucket implements Bucket {
     });
   }
 
-  async putIfUnchanged(key: string, data: Uint8Array, _contentType: string, expected: string | null): Promise<ConditionalWrite> {
+  async putIfUnchanged(
+    key: string,
+    data: Uint8Array,
+    _contentType: string,
+    expected: string | null,
+    options: CreateOptions = {},
+  ): Promise<ConditionalWrite> {
     if (data.length === 0) throw new Error(`${this.description}${key}: a pointer is never empty`);
-    return withPath(this.path(key), () => this.swap(key, data, expected));
+    return withPath(this.path(key), () => this.swap(key, data, expected, options.private ?? false));
   }
 
   /** Creates generation N+1 of the N read, if the object read is still the one `expected` names. */
-  private async swap(key: string, data: Uint8Array, expected: string | null): Promise<ConditionalWrite> {
+  private async swap(key: string, data: Uint8Array, expected: string | null, privately: boolean): Promise<ConditionalWrite> {
     const read = await this.state(key);
     if ((read.object?.tag ?? null) !== expected) return 'conflict';
     const dir = this.generationsDir(key);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: privately ? 0o700 : 0o777 });
+    // Made private now if an older version made it open: its generations are the object's copies.
+    if (privately) await chmod(dir, 0o700);
     const next = read.generation + 1;
-    if (!(await linkNew(join(dir, generationName(next)), data))) return 'conflict';
+    if (!(await linkNew(join(dir, generationName(next)), data, privately ? 0o600 : 0o666))) return 'conflict';
     const after = (await this.generations(key)) ?? [];
     const highest = after.at(-1) ?? next;
     if (highest - next >= KEEP_GENERATIONS) {

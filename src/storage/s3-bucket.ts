@@ -111,6 +111,7 @@ export class S3Bucket implements Bucket {
     });
   }
 
+  /** Private or not, alike: an S3 bucket is private unless its policy says otherwise (CreateOptions). */
   putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite> {
     return this.call('write', key, async (signal) => {
       try {

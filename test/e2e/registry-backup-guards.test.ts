@@ -102,6 +102,31 @@ describe('registry backups no one else reads', () => {
     }
   });
 
+  it('are kept 0600 in 0700 folders, records and their generations too; an identity others can read is refused', async () => {
+    const { cli, env } = await machine();
+    expect((await cli(['registry', 'backup'])).status).toBe(0);
+    expect((await cli(['registry', 'backup'])).status).toBe(0);
+    const { readdirSync } = await import('node:fs');
+    const folder = join(env.TARIFF_BUCKET!, 'backups/registry');
+    const modes = (dir: string): [string, number][] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        const mode = statSync(path).mode & 0o777;
+        return entry.isDirectory() ? [[path, mode] as [string, number], ...modes(path)] : [[path, mode] as [string, number]];
+      });
+    const all = [[folder, statSync(folder).mode & 0o777] as [string, number], ...modes(folder)];
+    expect(all.some(([path]) => path.includes('latest.json.gen'))).toBe(true);
+    for (const [path, mode] of all) expect(mode, path).toBe(statSync(path).isDirectory() ? 0o700 : 0o600);
+
+    chmodSync(env.TARIFF_BACKUP_IDENTITY!, 0o644);
+    const refused = await cli(['registry', 'restore', 'latest', '--force']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('readable by others than its owner (mode 0644)');
+    expect(refused.stderr).toContain(`chmod 600 ${env.TARIFF_BACKUP_IDENTITY}`);
+    chmodSync(env.TARIFF_BACKUP_IDENTITY!, 0o600);
+    expect((await cli(['registry', 'restore', 'latest', '--force'])).status).toBe(0);
+  });
+
   it('a record cut short is named as damaged, never a bug', async () => {
     const { cli, env } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);

@@ -59,7 +59,7 @@ async function everyChange(r: Registry): Promise<void> {
   await r.consumeSignInToken('a'.repeat(64), now);
   await r.createSession(shop.id, 'b'.repeat(64), 'csrf', later, now);
   await r.deleteSession('b'.repeat(64));
-  await r.deleteAccountSessions(shop.id);
+  await r.deleteAccountSessions(shop.id, now);
   await r.createSignUp(
     { email: 'new@example.it', type: 'Integration', organisation: 'Cassa', rulesVersion: '1', tokenHash: 'c'.repeat(64), expiresAt: later },
     now,

@@ -167,8 +167,16 @@ describe.each(BACKENDS)('the %s registry', (_, location) => {
     await r.createSession(account.id, 'c'.repeat(64), 'csrf', new Date(now.getTime() + 60_000), now);
     expect(await r.findSession('b'.repeat(64), now)).toMatchObject({ account: { email: 'shop@example.it' }, csrfToken: 'csrf' });
     expect(await r.findSession('b'.repeat(64), new Date(now.getTime() + 61_000))).toBeNull();
-    expect(await r.deleteAccountSessions(account.id)).toBe(2);
+    expect(await r.deleteAccountSessions(account.id, now)).toBe(2);
     expect(await r.findSession('c'.repeat(64), now)).toBeNull();
+    expect((await r.auditLog(1))[0]).toMatchObject({ action: 'sessions.end_all', subject: 'shop@example.it', after: { ended: 2 } });
+    // A restore ends every session and voids every link not used yet, of every account.
+    await r.createSession(account.id, 'd'.repeat(64), 'csrf', new Date(now.getTime() + 60_000), now);
+    await r.createSignInToken(account.id, 'e'.repeat(64), new Date(now.getTime() + 60_000), now);
+    expect(await r.endAllWebAccess(now)).toEqual({ sessions: 1, links: 1 });
+    expect(await r.findSession('d'.repeat(64), now)).toBeNull();
+    expect(await r.signInTokenUsable('e'.repeat(64), now)).toBe(false);
+    expect(await r.consumeSignInToken('e'.repeat(64), now)).toBeNull();
     expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: true, used: 1 });
     expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: true, used: 2 });
     expect(await r.countRequest('x', 'p', 2)).toEqual({ allowed: false, used: 2 });

@@ -55,6 +55,8 @@ function backupCommand(registry: Command, run: Runner): void {
         const removed =
           summary.removed.length > 0 ? `; removed ${summary.removed.filter((key) => !key.endsWith('.json')).length} older` : '';
         const line = `registry backup: ${summary.where} (${summary.record.size} bytes; ${describeCounts(summary.record.counts)})${removed}`;
+        // Said even to cron: a backup was killed before this one, and its copy of the registry was there meanwhile.
+        if (summary.leftovers.length > 0) ctx.warn(leftoversRemoved(summary.leftovers));
         ctx.result(summary, options.quiet ? undefined : line);
       }),
     );
@@ -88,15 +90,22 @@ function restoreCommand(registry: Command, run: Runner): void {
           backup,
           force: options.force ?? false,
         });
+        if (summary.leftovers.length > 0) ctx.warn(leftoversRemoved(summary.leftovers));
         const kept = summary.replaced ? `; the registry it replaced is kept as ${summary.replaced}` : '';
+        const { sessions, links } = summary.webAccessEnded;
+        const signedOut = `; every website session ended (${sessions}) and every unused sign-in link voided (${links}): people sign in again`;
         const taken = summary.record ? ` (taken ${summary.record.createdAt})` : ' (no record beside it: its digest was not checked)';
         ctx.result(
           summary,
-          `restored ${summary.backup}${taken} into ${summary.registry}: ${describeCounts(summary.counts)}; schema ${summary.schemaVersion.backup} → ${summary.schemaVersion.now}${kept}`,
+          `restored ${summary.backup}${taken} into ${summary.registry}: ${describeCounts(summary.counts)}; schema ${summary.schemaVersion.backup} → ${summary.schemaVersion.now}${signedOut}${kept}`,
         );
       }),
     );
 }
+
+/** What a backup or restore says of the copies of the registry that killed runs left, which it removed. */
+const leftoversRemoved = (paths: string[]): string =>
+  `removed what a killed backup or restore left (copies of the registry in the clear): ${paths.join(', ')}`;
 
 type BackupOptions = {
   to?: string;

@@ -1,3 +1,4 @@
+import { armor, Encrypter } from 'age-encryption';
 import { describe, expect, it } from 'vitest';
 import { decryptBackup, encryptBackup, isEncrypted, newBackupKey } from './backup-cipher.ts';
 
@@ -18,5 +19,18 @@ describe('a registry backup encrypted with age', () => {
       message: expect.stringContaining('none of its identities opens backup'),
     });
     await expect(decryptBackup(sealed, 'empty.age', '# nothing\n', 'backup')).rejects.toMatchObject({ code: 'backup_identity' });
+  });
+
+  it('says an identity protected by a passphrase (age -p) is one, and what to do, binary or armoured', async () => {
+    const key = await newBackupKey();
+    const sealed = await encryptBackup(new TextEncoder().encode('backup'), [key.recipient]);
+    const protector = new Encrypter();
+    protector.setPassphrase('correct horse');
+    const identityFile = await protector.encrypt(new TextEncoder().encode(`${key.identity}\n`));
+    for (const text of [Buffer.from(identityFile).toString('utf8'), armor.encode(identityFile)])
+      await expect(decryptBackup(sealed, 'key.age', text, 'backup')).rejects.toMatchObject({
+        code: 'backup_identity',
+        message: expect.stringContaining('it is protected by a passphrase (age -p)'),
+      });
   });
 });

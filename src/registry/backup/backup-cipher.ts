@@ -10,6 +10,8 @@ import { errors } from '../../errors.ts';
 
 /** The first line of every age file: how a backup tells it is encrypted, whatever its name. */
 const AGE_HEADER = Buffer.from('age-encryption.org/v1\n');
+/** The first line of an age file in ASCII armour (`age -a`). */
+const AGE_ARMOR = '-----BEGIN AGE ENCRYPTED FILE-----';
 
 /** Whether bytes are an age file (its first line), whatever the file's name. */
 export function isEncrypted(bytes: Uint8Array): boolean {
@@ -29,6 +31,13 @@ export async function decryptBackup(bytes: Uint8Array, identityFile: string, ide
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.startsWith('AGE-SECRET-KEY-'));
+  // `age -p` makes an age file of the identity, opened with a passphrase: said as such, with what to do.
+  if (identities.length === 0 && (isEncrypted(Buffer.from(identityText)) || identityText.trimStart().startsWith(AGE_ARMOR)))
+    throw errors.backupIdentity(
+      identityFile,
+      'it is protected by a passphrase (age -p), which tariff does not ask for: open it into a private file first (umask 077; age -d -o <file> ' +
+        `${identityFile}), give that file, and remove it after`,
+    );
   if (identities.length === 0) throw errors.backupIdentity(identityFile, 'it holds no age identity (AGE-SECRET-KEY-1…)');
   const decrypter = new Decrypter();
   for (const identity of identities) decrypter.addIdentity(identity);

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { errors } from '../../errors.ts';
+import { machineFaultError } from '../../util/machine-fault.ts';
 import { COUNTED_TABLES } from './backup-record.ts';
 import { workDigest } from './work-digest.ts';
 
@@ -18,14 +20,29 @@ export function pgTarget(url: string): { connection: string; password: string | 
   return { connection: parsed.toString(), password, schema };
 }
 
+/** util-linux's setpriv, where the system has it (Debian's is essential). */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
+
+/** What PostgreSQL's tools say when the server went away or cannot be reached (libpq's words). */
+const SERVER_LOST =
+  /server closed the connection unexpectedly|terminating connection due to administrator command|could not connect to server|connection to server .* failed|no connection to the server|the database system is (shutting down|starting up)|Connection refused/i;
+
 /** Runs one of PostgreSQL's tools, the password in its environment (PGPASSWORD); one not on PATH is said with the command to type. */
 function run(tool: string, args: string[], byHand: string, password: string | null = null): Promise<void> {
   const env = password === null ? process.env : { ...process.env, PGPASSWORD: password };
+  // Under setpriv --pdeathsig where util-linux has it: a command killed outright (SIGKILL) takes
+  // its pg_dump with it, which would otherwise go on writing a copy of the registry nobody removes.
+  const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', tool, ...args]] : [tool, args];
   return new Promise((resolve, reject) => {
-    execFile(tool, args, { maxBuffer: 16 * 1024 * 1024, env }, (error, _stdout, stderr) => {
+    execFile(command, argv, { maxBuffer: 16 * 1024 * 1024, env }, (error, _stdout, stderr) => {
       if (!error) return resolve();
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return reject(errors.pgToolMissing(tool, byHand));
-      reject(errors.pgToolFailed(tool, stderr.trim().split('\n').slice(-3).join('; ') || error.message));
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT' || stderr.includes(`failed to execute ${tool}`);
+      if (missing) return reject(errors.pgToolMissing(tool, byHand));
+      const said = stderr.trim().split('\n').slice(-3).join('; ') || error.message;
+      // The server gone mid-dump (stopped, restarted, unreachable): the machine's fault, said with what to do.
+      if (SERVER_LOST.test(said))
+        return reject(machineFaultError({ condition: 'database_unreachable', path: null, detail: `${tool}: ${said}` }, 'tariff'));
+      reject(errors.pgToolFailed(tool, said));
     });
   });
 }
@@ -125,6 +142,10 @@ export function countsOfDump(url: string, file: string): Promise<Record<string, 
 /** A client of the registry's database (its `?schema=` is the caller's to use), ended whatever `use` does. */
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url.replace(/[?&]schema=[^&]*/, '') });
+  // A connection lost while idle (pg_dump running in its snapshot) is emitted as an event, which
+  // unheard would end the process with a stack: heard here, it fails the query or tool under way,
+  // whose error names the fault (machine-fault.ts).
+  client.on('error', () => {});
   await client.connect();
   try {
     return await use(client);

@@ -1,6 +1,13 @@
 import type { Account, WebSession } from '../records.ts';
 import { toAccount } from '../rows.ts';
 import { runDurably, type Store } from '../store.ts';
+import { writeAudit } from './audit.ts';
+
+/** What ending every website access changed: sessions ended, unused sign-in links voided. */
+export interface WebAccessEnded {
+  sessions: number;
+  links: number;
+}
 
 /** The website's sign-in links, sessions and one-time forms. Part of the Registry (registry.ts). */
 export interface WebAccessRegistry {
@@ -16,8 +23,16 @@ export interface WebAccessRegistry {
   deleteSession(idHash: string): Promise<void>;
   /** Marks a form's one-time token used in a session: true the first time, false for a resend. */
   useFormOnce(sessionHash: string, nonce: string): Promise<boolean>;
-  /** Ends every session of the account ("Esci da tutti i dispositivi"); returns how many. */
-  deleteAccountSessions(accountId: number): Promise<number>;
+  /**
+   * Ends every session of the account ("Esci da tutti i dispositivi"), with an entry in the audit
+   * log (so a plain restore of an earlier backup sees work since it); returns how many.
+   */
+  deleteAccountSessions(accountId: number, now: Date): Promise<number>;
+  /**
+   * Ends every session and voids every sign-in link not used yet, of every account: what a
+   * restore does, so that nothing ended or used since the backup comes back (people sign in again).
+   */
+  endAllWebAccess(now: Date): Promise<WebAccessEnded>;
 }
 
 /**
@@ -85,7 +100,27 @@ export function webAccessRules(store: Store): WebAccessRegistry {
     useFormOnce: async (sessionHash: string, nonce: string): Promise<boolean> =>
       (await store.run('INSERT INTO form_uses (session_hash, nonce) VALUES (?, ?) ON CONFLICT DO NOTHING', [sessionHash, nonce])) === 1,
 
-    deleteAccountSessions: (accountId: number): Promise<number> =>
-      runDurably(store, 'DELETE FROM sessions WHERE account_id = ?', [accountId]),
+    deleteAccountSessions: (accountId: number, now: Date): Promise<number> =>
+      store.transaction(
+        async (tx) => {
+          const ended = await tx.run('DELETE FROM sessions WHERE account_id = ?', [accountId]);
+          const account = await tx.one('SELECT email FROM accounts WHERE id = ?', [accountId]);
+          const subject = String(account?.email ?? accountId);
+          await writeAudit(tx, { actor: subject, action: 'sessions.end_all', subject, before: null, after: { ended } }, now);
+          return ended;
+        },
+        { durable: true },
+      ),
+
+    endAllWebAccess: (now: Date): Promise<WebAccessEnded> =>
+      store.transaction(
+        async (tx) => {
+          const sessions = await tx.run('DELETE FROM sessions');
+          await tx.run('DELETE FROM form_uses');
+          const links = await tx.run('UPDATE sign_in_tokens SET used_at = ? WHERE used_at IS NULL', [now.toISOString()]);
+          return { sessions, links };
+        },
+        { durable: true },
+      ),
   };
 }

@@ -77,7 +77,7 @@ export function signInRoutes(site: SiteKit): Route[] {
       'POST',
       '/esci-ovunque',
       site.signedIn(async ({ session }) => {
-        const ended = await registry.deleteAccountSessions(session.account.id);
+        const ended = await registry.deleteAccountSessions(session.account.id, options.now());
         options.log({ event: 'web.sign_out_everywhere', account: session.account.id, sessions: ended });
         return signedOut();
       }),
