@@ -14,6 +14,7 @@ export function renderDiff(diff: DatasetDiff, rowsShown = DIFF_ROWS_SHOWN): stri
   const report = diffReport(diff);
   const out: string[] = [report.releases];
   if (report.identical) return `${out[0]}\nidentical content\n`;
+  out.push('', renderTable(report.summary.headers, report.summary.rows));
   const show = (about: DiffSection['about']) => {
     for (const section of report.sections.filter((s) => s.about === about)) {
       out.push('', `${section.title} (${section.rows.length})`, renderTable(section.headers, section.rows.slice(0, rowsShown)));

@@ -34,11 +34,12 @@ describe('diffDatasets', () => {
     expect(diff.identical).toBe(false);
     expect(diff.products.added.map((p) => p.admCode)).toEqual([5]);
     expect(diff.products.removed.map((p) => p.admCode)).toEqual([3]);
-    expect(diff.products.renamed).toEqual([{ admCode: 1, oldName: 'P1', newName: 'NEW' }]);
+    expect(diff.products.renamed).toEqual([{ admCode: 1, category: 'cigarettes', oldName: 'P1', newName: 'NEW' }]);
     expect(diff.products.priceChanged).toEqual([
       {
         admCode: 2,
         name: 'P2',
+        category: 'cigarettes',
         oldPricePerPackCents: 600,
         newPricePerPackCents: 650,
         oldPricePerKgCents: 30000,
@@ -51,10 +52,16 @@ describe('diffDatasets', () => {
     expect(diff.products.otherChanged).toEqual([
       { admCode: 4, name: 'P4', fields: ['pack'], old: { pack: 'astuccio da 20 pezzi' }, new: { pack: 'cartoccio da 10 pezzi' } },
     ]);
-    expect(diff.barcodes.added.map((b) => b.barcode)).toEqual(['8001001002002']);
-    expect(diff.barcodes.removed.map((b) => b.barcode)).toEqual(['8001001001005']);
+    // Each barcode with its product's category: the newer release's, the older's for a product it removed.
+    expect(diff.barcodes.added).toEqual([{ barcode: '8001001002002', admCode: 5, kind: 'pack', units: 1, category: 'cigarettes' }]);
+    expect(diff.barcodes.removed).toEqual([{ barcode: '8001001001005', admCode: 1, kind: 'pack', units: 1, category: 'cigarettes' }]);
     expect(diff.barcodes.changed).toEqual([
-      { barcode: '8001001001012', old: { admCode: 1, kind: 'carton', units: 10 }, new: { admCode: 2, kind: 'carton', units: 10 } },
+      {
+        barcode: '8001001001012',
+        category: 'cigarettes',
+        old: { admCode: 1, kind: 'carton', units: 10 },
+        new: { admCode: 2, kind: 'carton', units: 10 },
+      },
     ]);
   });
 

@@ -1,8 +1,10 @@
+import type { Category } from '../source/categories.ts';
 import type { Barcode, Dataset, Product } from './model.ts';
 
 export interface PriceChange {
   admCode: number;
   name: string;
+  category: Category;
   oldPricePerPackCents: number;
   newPricePerPackCents: number;
   oldPricePerKgCents: number | null;
@@ -20,17 +22,20 @@ export interface DatasetDiff {
   products: {
     added: Product[];
     removed: Product[];
-    renamed: { admCode: number; oldName: string; newName: string }[];
+    renamed: { admCode: number; category: Category; oldName: string; newName: string }[];
     priceChanged: PriceChange[];
     /** Other fields that changed (category, pack, effectiveFrom), by tariff code. */
     otherChanged: { admCode: number; name: string; fields: OtherField[]; old: Partial<Product>; new: Partial<Product> }[];
   };
   barcodes: {
-    added: Barcode[];
-    removed: Barcode[];
-    changed: { barcode: string; old: Omit<Barcode, 'barcode'>; new: Omit<Barcode, 'barcode'> }[];
+    added: CategorisedBarcode[];
+    removed: CategorisedBarcode[];
+    changed: { barcode: string; category: Category | null; old: Omit<Barcode, 'barcode'>; new: Omit<Barcode, 'barcode'> }[];
   };
 }
+
+/** A barcode with the category of the product its match names (the newer release's, else the older's; null in neither). */
+export type CategorisedBarcode = Barcode & { category: Category | null };
 
 /**
  * Releases built before the reference price existed read with it null: gaining it is no change of
@@ -79,7 +84,8 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
     otherChanged: [],
   };
   for (const [before, after] of productRows.pairs) {
-    if (before.name !== after.name) products.renamed.push({ admCode: before.admCode, oldName: before.name, newName: after.name });
+    if (before.name !== after.name)
+      products.renamed.push({ admCode: before.admCode, category: after.category, oldName: before.name, newName: after.name });
     if (
       before.pricePerPackCents !== after.pricePerPackCents ||
       before.pricePerKgCents !== after.pricePerKgCents ||
@@ -88,6 +94,7 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
       products.priceChanged.push({
         admCode: after.admCode,
         name: after.name,
+        category: after.category,
         oldPricePerPackCents: before.pricePerPackCents,
         newPricePerPackCents: after.pricePerPackCents,
         oldPricePerKgCents: before.pricePerKgCents,
@@ -104,13 +111,23 @@ export function diffDatasets(older: Compared, newer: Compared): DatasetDiff {
     }
   }
 
+  // Each barcode counted under its product's category in the summaries (diff-sections.ts).
+  const categories = new Map<number, Category>([
+    ...older.products.map((p) => [p.admCode, p.category] as const),
+    ...newer.products.map((p) => [p.admCode, p.category] as const),
+  ]);
+  const categorised = (b: Barcode): CategorisedBarcode => ({ ...b, category: categories.get(b.admCode) ?? null });
   const barcodeRows = mergeByKey(older.barcodes, newer.barcodes, (b) => b.barcode);
-  const barcodes: DatasetDiff['barcodes'] = { added: barcodeRows.onlyNew, removed: barcodeRows.onlyOld, changed: [] };
+  const barcodes: DatasetDiff['barcodes'] = {
+    added: barcodeRows.onlyNew.map(categorised),
+    removed: barcodeRows.onlyOld.map(categorised),
+    changed: [],
+  };
   for (const [before, after] of barcodeRows.pairs) {
     if (before.admCode !== after.admCode || before.kind !== after.kind || before.units !== after.units) {
       const { barcode, ...oldMatch } = before;
       const { barcode: _, ...newMatch } = after;
-      barcodes.changed.push({ barcode, old: oldMatch, new: newMatch });
+      barcodes.changed.push({ barcode, category: categorised(after).category, old: oldMatch, new: newMatch });
     }
   }
 

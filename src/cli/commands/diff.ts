@@ -50,11 +50,15 @@ export function registerDiff(program: Command, run: Runner): void {
     )
     .option(
       '--max-chars <n>',
-      `with --format markdown: at most this many characters, whole rows, the cut said (default ${MARKDOWN_LIMITS.github}, a GitHub comment; GitLab notes take ${MARKDOWN_LIMITS.gitlab})`,
+      `with --format markdown: at most this many characters, headline included, whole rows, each section's cut said (default ${MARKDOWN_LIMITS.github}, a GitHub comment, unless --max-bytes alone is given; GitLab notes take ${MARKDOWN_LIMITS.gitlab})`,
+    )
+    .option(
+      '--max-bytes <n>',
+      `with --format markdown: at most this many UTF-8 bytes (a GitHub job summary takes ${MARKDOWN_LIMITS.summaryBytes})`,
     )
     .addHelpText(
       'after',
-      '\nExit status, like diff(1): 0 identical, 1 different, 2 error (a pipeline that only reports: `|| [ $? -eq 1 ]`).\n\nExamples:\n  tariff diff var/releases/20261101.1 var/releases/20261115.1\n  tariff diff 20261101.1 current --bucket s3://tariff-releases/prod --json\n  tariff diff current release/ --format markdown >> "$GITHUB_STEP_SUMMARY"',
+      '\nExit status, like diff(1): 0 identical, 1 different, 2 error (a pipeline that only reports: `|| [ $? -eq 1 ]`).\n\nExamples:\n  tariff diff var/releases/20261101.1 var/releases/20261115.1\n  tariff diff 20261101.1 current --bucket s3://tariff-releases/prod --json\n  tariff diff current release/ --format markdown --max-bytes 1000000 >> "$GITHUB_STEP_SUMMARY"',
     )
     .action(
       run(
@@ -62,15 +66,23 @@ export function registerDiff(program: Command, run: Runner): void {
           ctx: CommandContext,
           oldSpec: string,
           newSpec: string,
-          options: { all?: boolean; bucket?: string; format: 'text' | 'json' | 'markdown' | 'html'; maxChars?: string },
+          options: {
+            all?: boolean;
+            bucket?: string;
+            format: 'text' | 'json' | 'markdown' | 'html';
+            maxChars?: string;
+            maxBytes?: string;
+          },
         ) => {
           let opened: Promise<Bucket> | null = null;
           const bucket = () => (opened ??= ctx.bucket(options));
           const [older, newer] = await Promise.all([releaseRows(oldSpec, bucket), releaseRows(newSpec, bucket)]);
           const diff = diffDatasets(older, newer);
-          const limit = wholeArgument(options.maxChars, '--max-chars') ?? MARKDOWN_LIMITS.github;
+          const bytes = wholeArgument(options.maxBytes, '--max-bytes');
+          // --max-bytes alone is the whole budget (a job summary); otherwise characters, a comment's by default.
+          const chars = wholeArgument(options.maxChars, '--max-chars') ?? (bytes === undefined ? MARKDOWN_LIMITS.github : undefined);
           // A page or a comment carries no character a terminal would obey, as the text does not (product names are the authority's).
-          if (options.format === 'markdown') ctx.io.stdout.write(printable(renderDiffMarkdown(diff, limit)));
+          if (options.format === 'markdown') ctx.io.stdout.write(printable(renderDiffMarkdown(diff, { chars, bytes })));
           else if (options.format === 'html') ctx.io.stdout.write(printable(renderDiffHtml(diff)));
           else if (options.format === 'json' || ctx.json) ctx.io.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
           else ctx.result(diff, renderDiff(diff, options.all ? Infinity : DIFF_ROWS_SHOWN));
