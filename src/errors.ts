@@ -228,6 +228,14 @@ export const errors = {
   releaseNotKept: (version: string, where: string, kept: string[], why = 'is not kept in the bucket') =>
     fail('release_not_kept', `${where}: version ${version} ${why} (kept: ${kept.join(', ') || 'none'})`),
   fetchFailed: (url: string, detail: string, attempts = 1) => fail('fetch_failed', `${url}: ${detail}`, 1, { attempts }),
+  /** No list fetched, and none ever was here: there is no last good snapshot to keep in use. */
+  nothingFetched: (urls: string) =>
+    new TariffError(
+      'fetch_failed',
+      `${urls}: no list has ever been fetched successfully here`,
+      'There is no snapshot to fall back on yet: check the addresses (TARIFF_SOURCE_URLS, TARIFF_SOURCE_PAGES) and that the authority answers them; the next run retries.',
+      1,
+    ),
   noSources: () => fail('no_sources', 'No source page or URL is configured', 2),
   sourcePageUnrecognised: (pages: string[], detail: string) =>
     fail('source_page_unrecognised', `${pages.join(', ')}: the page no longer yields the price lists: ${detail}`),

@@ -173,9 +173,9 @@ function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean;
   // Where it happened is for whoever debugs it, asked for: never in the message or --json.
   if (!isTariffError(error) && io.env.TARIFF_DEBUG === '1') io.stderr.write(`tariff: debug: ${(error as Error)?.stack ?? String(error)}\n`);
   io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
-  // On GitHub Actions, the failure is also an annotation the run's page shows (on stdout, where the
-  // runner reads commands; not with --json, whose stdout is one document).
-  if (io.env.GITHUB_ACTIONS === 'true' && !json) io.stdout.write(`${githubAnnotation('error', `tariff ${known.code}`, known.message)}\n`);
+  // On GitHub Actions, the failure is also an annotation the run's page shows: on stderr, which the
+  // runner reads for commands too, so a step that sends stdout somewhere (a job summary) keeps it out.
+  if (io.env.GITHUB_ACTIONS === 'true') io.stderr.write(`${githubAnnotation('error', `tariff ${known.code}`, known.message)}\n`);
   if (json)
     io.stdout.write(
       `${JSON.stringify({ ok: false, error: { code: known.code, message: known.message, hint: known.hint ?? null } }, null, 2)}\n`,

@@ -65,8 +65,7 @@ function fetchStep(runner: StepRunner, inputs: ReleaseInputs): Promise<FetchedIn
   return runner.compute('fetch', async (say) => {
     const { documents, reports, categories } = await inputs.documents(say);
     if (categories) say(describeCoverage(categories));
-    if (documents.length === 0)
-      throw errors.fetchFailed(reports.map((r) => r.url).join(', '), 'no list has ever been fetched successfully');
+    if (documents.length === 0) throw errors.nothingFetched(reports.map((r) => r.url).join(', '));
     const [barcodes, previous] = await Promise.all([inputs.barcodes(), inputs.previous(say)]);
     say(
       `${documents.length} document(s), ${barcodes.length} approved barcode(s), previous release ${previous.manifest?.version ?? 'none'}`,

@@ -46,4 +46,19 @@ describe('the CLI in a CI job', () => {
     expect(fetched).toContain('tariff: fetch:');
     expect(fetched).not.toMatch(ESCAPE);
   });
+
+  it('on GitHub Actions a failure is an annotation on stderr, never in the stdout a step sends to its summary; a first fetch that finds nothing says so', async () => {
+    authority.lists.set('/gone.pdf', { body: '', status: 404 });
+    const dir = await tempDir();
+    const { runCli } = await import('../helpers/run-cli.ts');
+    const failed = await runCli(['release', '--dry-run', '--candidate', join(dir, 'release'), '--data-dir', dir], {
+      env: { GITHUB_ACTIONS: 'true', CI: 'true', TARIFF_SOURCE_URLS: authority.url('/gone.pdf') },
+    });
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).not.toContain('::error');
+    expect(failed.stderr).toMatch(/^::error title=tariff fetch_failed::/m);
+    expect(failed.stderr).toContain('no list has ever been fetched successfully here');
+    expect(failed.stderr).toContain('There is no snapshot to fall back on yet');
+    expect(failed.stderr).not.toContain('last good snapshot of this list stays in use');
+  });
 });

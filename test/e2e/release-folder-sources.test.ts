@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../helpers/run-cli.ts';
@@ -49,5 +49,25 @@ describe('a release folder that carries what it was built from', () => {
     const accepted = await runCli(['verify', '--bucket', bucket, '--accept-missing-sources', '--data-dir', await tempDir()]);
     expect(accepted.status, accepted.stderr).toBe(0);
     expect(accepted.stderr).toContain('accepted: --accept-missing-sources');
+  });
+
+  it('verify --rebuild <folder> rebuilds it from the documents it carries, and names a file that is not what they give', async () => {
+    const out = await candidate();
+    const bucket = ['--bucket', join(await tempDir(), 'bucket'), '--data-dir', await tempDir()];
+    const rebuilt = await runCli(['verify', '--rebuild', out, ...bucket]);
+    expect(rebuilt.status, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(
+      /\(\d{8}\.\d+\) matches its rebuild: 1 document\(s\) from the folder's sources\/ give the same three files/,
+    );
+    // A release whose file is not what its documents give (its manifest made to name other bytes).
+    const manifestPath = join(out, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    manifest.files.json.sha256 = '0'.repeat(64);
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    const differs = await runCli(['verify', '--rebuild', out, ...bucket]);
+    expect(differs.status).toBe(1);
+    expect(differs.stderr).toContain('dataset.json.gz: the rebuild gives');
+    expect(differs.stderr).toContain(`${manifestPath} says`);
+    expect((await runCli(['verify', '--rebuild', join(out, 'nothing-here'), ...bucket])).status).toBe(2);
   });
 });

@@ -21,6 +21,8 @@ export interface ListBehaviour {
   redirect?: string;
   /** Send the body one byte every this many milliseconds (a trickling server). */
   trickleMs?: number;
+  /** A document the authority changes: once `after` requests were answered with `body`, it answers with this one. */
+  changed?: { after: number; body: string | Buffer };
 }
 
 /**
@@ -48,6 +50,8 @@ export class AuthorityServer {
           .writeHead(list.failureStatus ?? 500, list.retryAfter ? { 'retry-after': list.retryAfter } : {})
           .end('unavailable');
       }
+      if (list.changed && list.changed.after <= 0) list.body = list.changed.body;
+      if (list.changed) list.changed.after -= 1;
       const body = Buffer.from(list.body);
       const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
       const lastModified = 'Sun, 01 Nov 2026 06:00:00 GMT';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { errors } from '../../errors.ts';
 import type { CommandContext, Runner } from '../context.ts';
 import { isReleaseVersion } from '../../release/release-version.ts';
@@ -50,22 +51,36 @@ async function verifyInBucket(
   return { ...report, ok: report.ok && signature.length === 0 && sources.length === 0, problems, signature };
 }
 
-/** `--rebuild <version>`: the release built again from its provenance, compared byte for byte. */
-async function rebuildInBucket(ctx: CommandContext, options: { bucket?: string }, version: string) {
-  if (!isReleaseVersion(version)) throw errors.usage(`--rebuild ${version} is not a release version (YYYYMMDD.n)`);
+/**
+ * `--rebuild <version|folder>`: the release built again from its provenance, compared byte for
+ * byte: a version the bucket keeps, or a release folder (a CI candidate) from the documents it carries.
+ */
+async function rebuild(ctx: CommandContext, options: { bucket?: string }, target: string) {
+  const folder = !isReleaseVersion(target) && existsSync(target);
+  if (!folder && !isReleaseVersion(target))
+    throw errors.usage(`--rebuild ${target} is neither a release version (YYYYMMDD.n) nor a release folder`);
   const bucket = await ctx.bucket(options);
   const { rebuildRelease } = await import('../../pipeline/rebuild-release.ts');
-  const report = await rebuildRelease(bucket, version, { settings: await ctx.settings(), dataDir: ctx.dataDir });
+  const subject = folder ? { folder: target } : { version: target };
+  const report = await rebuildRelease(bucket, subject, { settings: await ctx.settings(), dataDir: ctx.dataDir });
   if (ctx.json) {
     ctx.result(report);
     return report.matches ? 0 : 1;
   }
-  if (!report.matches) throw errors.rebuildDiffers(version, report.differences);
-  const origin = (from: string) => (from === 'the snapshots' ? from : from.startsWith(bucket.description) ? 'the bucket' : 'the authority');
+  const label = folder ? `${target} (${report.version})` : report.version;
+  if (!report.matches) throw errors.rebuildDiffers(label, report.differences);
+  const origin = (from: string) =>
+    from === 'the snapshots'
+      ? from
+      : from.startsWith(bucket.description)
+        ? 'the bucket'
+        : folder && from.startsWith(target)
+          ? "the folder's sources/"
+          : 'the authority';
   const from = [...new Set(report.documents.map((doc) => origin(doc.from)))].join(' and ');
   ctx.result(
     report,
-    `${version} matches its rebuild: ${report.documents.length} document(s) from ${from} give the same three files, byte for byte`,
+    `${label} matches its rebuild: ${report.documents.length} document(s) from ${from} give the same three files, byte for byte`,
   );
   return 0;
 }
@@ -81,18 +96,18 @@ export function registerVerify(program: Command, run: Runner): void {
       'a kept release whose documents the bucket lacks (published --without-sources) is a warning, not a failure',
     )
     .option(
-      '--rebuild <version>',
-      "build the bucket's release again from its provenance (snapshots, else the authority) and compare byte for byte",
+      '--rebuild <version-or-folder>',
+      'build a release again from its provenance and compare byte for byte: a version of the bucket, or a release folder from the documents it carries (its sources/)',
     )
     .addHelpText(
       'after',
-      "\nThe current release also has its signature and expiry checked against the bucket's keys.json.\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2\n  tariff verify --rebuild 20261101.2 --bucket s3://tariff-releases/prod",
+      "\nThe current release also has its signature and expiry checked against the bucket's keys.json.\nExit status: 0 when every check holds, 1 otherwise.\n\nExamples:\n  tariff verify var/release\n  tariff verify --bucket s3://tariff-releases/prod            # the current release\n  tariff verify --bucket s3://tariff-releases/prod 20261101.2\n  tariff verify --rebuild 20261101.2 --bucket s3://tariff-releases/prod\n  tariff verify --rebuild release/                              # a CI candidate, from its own documents",
     )
     .action(
       run(async (ctx, target: string | undefined, options: { bucket?: string; rebuild?: string }) => {
         if (options.rebuild !== undefined) {
-          if (target !== undefined) throw errors.usage('--rebuild names the version itself: give no other argument');
-          return rebuildInBucket(ctx, options, options.rebuild);
+          if (target !== undefined) throw errors.usage('--rebuild names the release itself: give no other argument');
+          return rebuild(ctx, options, options.rebuild);
         }
         // A folder is a release directory; a version, or nothing, is what the bucket holds.
         const inBucket = options.bucket !== undefined || target === undefined || isReleaseVersion(target);
