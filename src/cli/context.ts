@@ -8,6 +8,7 @@ import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 import { printable } from '../util/clean-text.ts';
+import { withPriority } from '../util/journal-stream.ts';
 import { parseWholeNumber } from '../util/whole-number.ts';
 
 /** The process edges a command may touch, passed in so tests can pin them. */
@@ -25,6 +26,8 @@ export interface CliIo {
    * (no process.execve on this system, or a command run inside another program, as tests do).
    */
   replace?: (args: string[], nodeFlags: readonly string[]) => false;
+  /** stderr is systemd's journal (JOURNAL_STREAM): errors and warnings carry their priority's prefix (`<3>`, `<4>`). */
+  journal?: boolean;
 }
 
 export interface GlobalOptions {
@@ -64,7 +67,7 @@ export class CommandContext {
       env: this.io.env,
       dataDir: this.dataDir,
     }).then(({ settings, warnings }) => {
-      for (const warning of warnings) this.io.stderr.write(`tariff: warning: ${warning}\n`);
+      for (const warning of warnings) this.warn(warning);
       return settings;
     });
     return this.#settings;
@@ -125,7 +128,8 @@ export class CommandContext {
 
   /** A warning for the operator, on stderr: the run goes on. */
   warn(line: string): void {
-    this.io.stderr.write(`tariff: warning: ${printable(line)}\n`);
+    const said = `tariff: warning: ${printable(line)}\n`;
+    this.io.stderr.write(this.io.journal ? withPriority(said, 'warning') : said);
   }
 
   /** A line for people: on stderr when stdout carries JSON, so stdout stays one document. */

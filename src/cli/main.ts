@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { errors, internalError, isTariffError, type TariffError } from '../errors.ts';
 import { machineFault, machineFaultError } from '../util/machine-fault.ts';
 import type { CliIo, ExitStatus, Runner } from './context.ts';
+import { withPriority, writesToJournal } from '../util/journal-stream.ts';
 import { printable } from '../util/clean-text.ts';
 import { builderVersion } from '../util/builder-version.ts';
 
@@ -51,7 +52,9 @@ function requestedCommand(argv: string[]): string | undefined {
 /** The IO of a run in `env`, writing to `streams`: its clock pinned by SOURCE_DATE_EPOCH when set. */
 export function cliIo(env: NodeJS.ProcessEnv, streams: Pick<CliIo, 'stdout' | 'stderr'>, machineNow: () => Date = () => new Date()): CliIo {
   const pinned = pinnedNow(env);
-  return { ...streams, env, now: pinned ? () => new Date(pinned) : () => new Date(), machineNow };
+  // The process's own stderr given to systemd's journal: errors and warnings say their priority.
+  const journal = streams.stderr === process.stderr && writesToJournal(env);
+  return { ...streams, env, now: pinned ? () => new Date(pinned) : () => new Date(), machineNow, journal };
 }
 
 /**
@@ -172,7 +175,8 @@ function report(error: unknown, io: CliIo, { json, errorExit }: { json: boolean;
   const known: TariffError = isTariffError(error) ? error : fault ? machineFaultError(fault, userName()) : internalError(error);
   // Where it happened is for whoever debugs it, asked for: never in the message or --json.
   if (!isTariffError(error) && io.env.TARIFF_DEBUG === '1') io.stderr.write(`tariff: debug: ${(error as Error)?.stack ?? String(error)}\n`);
-  io.stderr.write(printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`));
+  const said = printable(`tariff: ${known.message}\n${known.hint ? `  ${known.hint}\n` : ''}`);
+  io.stderr.write(io.journal ? withPriority(said, 'error') : said);
   // On GitHub Actions, the failure is also an annotation the run's page shows: on stderr, which the
   // runner reads for commands too, so a step that sends stdout somewhere (a job summary) keeps it out.
   if (io.env.GITHUB_ACTIONS === 'true') io.stderr.write(`${githubAnnotation('error', `tariff ${known.code}`, known.message)}\n`);

@@ -27,11 +27,16 @@ const readOr = (read: () => string): string | null => {
   }
 };
 
-/** The start time of `pid` as this /proc shows it, or null when no such process is there. */
+/**
+ * The start time of `pid` as this /proc shows it, or null when no such process is there or it has
+ * ended and waits only to be reaped (a zombie, state Z: an orphan under a PID 1 that reaps late).
+ */
 function startTicks(pid: number): string | null {
   const stat = readOr(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
   // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
-  return stat ? (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null) : null;
+  const fields = stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
+  if (fields[0] === 'Z') return null;
+  return fields[19] ?? null;
 }
 
 let mine: ProcessIdentity | undefined;

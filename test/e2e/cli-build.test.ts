@@ -178,8 +178,8 @@ describe('tariff verify and tariff diff', () => {
     expect(await runCli(['diff', older, older])).toMatchObject({ status: 0, stdout: expect.stringContaining('identical content') });
     const different = await runCli(['diff', older, newer]);
     expect(different.status).toBe(1);
-    expect(different.stdout).toMatch(/Price changes \(4\)\ncode\s+name\s+old price\s+new price/);
-    expect(different.stdout).toMatch(/1001\s+AURORA ROSSA\s+6,00\s+6,20/);
+    expect(different.stdout).toMatch(/Price changes \(4\)\ncode\s+name\s+old\s+new\s+change\s+%/);
+    expect(different.stdout).toMatch(/1001\s+AURORA ROSSA\s+€ 6,00\s+€ 6,20\s+▲ \+€ 0,20\s+\+3,3 %/);
     expect(different.stdout).toMatch(/Products added \(1\)/);
     // The December list re-dates its products: one summary line, not a row per product.
     expect(different.stdout).toMatch(/Effective dates \(\d+ products\)\n2026-11-01 → 2026-12-01: \d+ products/);

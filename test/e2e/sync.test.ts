@@ -624,9 +624,18 @@ describe('tariff sync after a killed run', () => {
     });
     try {
       await waitFor(async () => existsSync(join(dest, 'sync.lock.holder.json')), 'the run to take its lock');
+      // The process that holds the lock: the command itself, or the Node.js 24 a launcher on another Node.js started.
+      const holder = JSON.parse(readFileSync(join(dest, 'sync.lock.holder.json'), 'utf8')) as { pid: number };
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
+      // A launcher's child ends on its own once its launcher is gone, a moment later: waited for, not assumed.
+      const running = () => {
+        // A zombie (state Z) has ended: only its parent's reaping is left.
+        const stat = existsSync(`/proc/${holder.pid}/stat`) ? readFileSync(`/proc/${holder.pid}/stat`, 'utf8') : '';
+        return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      };
+      await waitFor(() => !running(), 'the killed run to be gone', 10_000);
     } finally {
       hanging.closeAllConnections();
       hanging.close();
