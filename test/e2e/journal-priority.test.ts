@@ -26,7 +26,11 @@ describe('errors and warnings in the journal', () => {
   it('say their priority (<3>, <4>) when stderr is the journal’s stream, and nothing otherwise', async () => {
     const dir = await tempDir();
     const args = ['release', '--quiet', '--data-dir', join(dir, 'data')];
-    const env = (stream: string) => ({ JOURNAL_STREAM: stream, TARIFF_NOT_A_SETTING: '1', TARIFF_SOURCE_URLS: 'http://127.0.0.1:9/listino.pdf' });
+    const env = (stream: string) => ({
+      JOURNAL_STREAM: stream,
+      TARIFF_NOT_A_SETTING: '1',
+      TARIFF_SOURCE_URLS: 'http://127.0.0.1:9/listino.pdf',
+    });
     const journal = join(dir, 'journal.log');
     expect(await runWithStderrIn(journal, args, env)).toBe(1);
     const lines = readFileSync(journal, 'utf8').split('\n').filter(Boolean);
