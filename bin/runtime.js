@@ -24,3 +24,15 @@ export function bundledNode(root) {
     return null;
   }
 }
+
+/**
+ * The command a `tariff` command line names (its first word past the global options), read before
+ * the CLI's modules load: a signal in those first moments is answered as the command would answer it.
+ */
+export function commandIn(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
+}

