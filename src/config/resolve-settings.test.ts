@@ -71,10 +71,13 @@ describe('resolveSettings', () => {
 
   it('warns of variables that look like settings but are none, and refuses a config.json that is not JSON', async () => {
     const { warnings } = await resolveSettings({
-      env: { TARIFF_BUCKETS: 's3://x', TARIFF_DATA_DIR: '/srv', TARIFF_TEST_X: '1' },
+      env: { TARIFF_BUCKETS: 's3://x', TARIFF_DATA_DIR: '/srv', TARIFF_TEST_X: '1', TARIFF_DEBUG: '1', TARIFF_DEBUGGING: '1' },
       dataDir: dataDir(),
     });
-    expect(warnings).toEqual(['TARIFF_BUCKETS is not a setting and is ignored (docs/operations.md lists them)']);
+    expect(warnings).toEqual([
+      'TARIFF_BUCKETS is not a setting and is ignored (docs/operations.md lists them)',
+      'TARIFF_DEBUGGING is not a setting and is ignored (docs/operations.md lists them)',
+    ]);
     await expect(resolveSettings({ env: {}, dataDir: dataDir('{ keep: 3') })).rejects.toThrow(/config\.json: not JSON/);
   });
 });

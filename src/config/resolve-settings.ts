@@ -17,8 +17,11 @@ export interface ResolvedSettings {
   warnings: string[];
 }
 
-/** Variables of ours that are not settings: the data dir (read first) and the test and benchmark harnesses'. */
-const NOT_SETTINGS = /^TARIFF_(DATA_DIR|TEST_|BENCH_)/;
+/**
+ * Variables of ours read before the settings, by the process itself: the data dir, TARIFF_DEBUG
+ * (where an internal error happened, on stderr: docs/operations.md), and the test and benchmark harnesses'.
+ */
+const NOT_SETTINGS = /^TARIFF_(DATA_DIR$|DEBUG$|TEST_|BENCH_)/;
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 

@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { chmod, link, mkdir, open, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, link, open, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../util/digests.ts';
+import { makeFolder } from '../util/make-folder.ts';
 import { syncFolder, temporaryBeside, withTemporary, writeFileAtomic, writeFileDurable } from '../util/durable-write.ts';
 import { cleanLeftovers } from '../util/leftovers.ts';
 import {
@@ -107,7 +108,7 @@ export class LocalBucket implements Bucket {
     return withPath(path, async () => {
       if (options.private) {
         // Its folder too, made so or made so now: a listing of private objects is theirs as well.
-        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        await makeFolder(dirname(path), 0o700);
         await chmod(dirname(path), 0o700);
       }
       return (await linkNew(path, data, options.private ? 0o600 : 0o666)) ? 'written' : 'exists';
@@ -141,7 +142,7 @@ export class LocalBucket implements Bucket {
     const read = await this.state(key);
     if ((read.object?.tag ?? null) !== expected) return 'conflict';
     const dir = this.generationsDir(key);
-    await mkdir(dir, { recursive: true, mode: privately ? 0o700 : 0o777 });
+    await makeFolder(dir, privately ? 0o700 : 0o777);
     // Made private now if an older version made it open: its generations are the object's copies.
     if (privately) await chmod(dir, 0o700);
     const next = read.generation + 1;
@@ -218,7 +219,7 @@ export class LocalBucket implements Bucket {
   async put(key: string, data: Uint8Array, _contentType?: string): Promise<void> {
     const path = this.path(key);
     await withPath(path, async () => {
-      await mkdir(dirname(path), { recursive: true });
+      await makeFolder(dirname(path));
       if (await this.generations(key)) {
         const state = await this.state(key);
         await linkNew(join(this.generationsDir(key), generationName(state.generation + 1)), data);
@@ -291,7 +292,7 @@ async function linkNew(path: string, data: Uint8Array, mode = 0o666): Promise<bo
   for (let attempt = 1; ; attempt += 1) {
     // Its folder is made first: another writer's deletion drops a folder it leaves empty, and may
     // have dropped this one since the caller made it (then made again, a few times at most).
-    await mkdir(dirname(path), { recursive: true });
+    await makeFolder(dirname(path));
     try {
       const created = await withTemporary(temporaryBeside(path), async (temporary) => {
         await writeFileDurable(temporary, data, mode);

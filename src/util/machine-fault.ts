@@ -27,7 +27,7 @@ const FAULT_REMEDIES: Record<MachineFault['condition'], (fault: MachineFault, us
   permission_denied: (fault, user) =>
     `The user ${user} cannot write ${fault.path ?? 'there'}: give it that folder (chown, chmod), or run as its owner, or point --data-dir / the setting elsewhere.`,
   read_only: (fault) =>
-    `${fault.path ?? 'The file system'} is mounted read-only: remount it writable, or point --data-dir / the setting elsewhere.`,
+    `${fault.path ?? 'The file system'} is on a read-only file system: remount it writable, or point --data-dir / the setting elsewhere; under systemd, ProtectSystem=strict makes every path read-only for the unit but those in ReadWritePaths= or StateDirectory= (docs/deployment.md, "systemd").`,
   disk_full: (fault) => `Free space on the disk holding ${fault.path ?? 'it'} (df -h), then run again.`,
   quota_exceeded: (fault, user) => `The disk quota of ${user} is used up where ${fault.path ?? 'it'} lies: raise it or free space.`,
   too_many_open_files: () => 'Raise the limit of open files (ulimit -n, LimitNOFILE in the service unit).',

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, statSync, truncateSync } f
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { asRoot, cannotRunAsNobody, fill, readOnlyFor, smallDisk, tariffAsNobody } from '../helpers/machine.ts';
+import { asRoot, cannotRunAsNobody, fill, readOnlyDisk, readOnlyFor, smallDisk, tariffAsNobody } from '../helpers/machine.ts';
 import { REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3 } from '../helpers/s3-server.ts';
@@ -45,6 +45,28 @@ async function published(dataDir: string, env: Record<string, string> = {}) {
 }
 
 describe.skipIf(!asRoot)('faults of the machine, named as such (needs root: another user, a small disk)', () => {
+  it('a bucket folder on a read-only file system, or whose folder cannot be made there: named with its path, exit 1, never a bug', async () => {
+    const dataDir = await tempDir();
+    const out = join(dataDir, 'build');
+    expect((await runCli(['build', '--source', SAMPLE, '--date', '2026-11-22', '--out', out, '--data-dir', dataDir])).status).toBe(0);
+    const srv = join(await tempDir(), 'srv');
+    const disk = readOnlyDisk(srv, 'tariff-bucket');
+    expect(disk, 'a read-only tmpfs could not be mounted').not.toBeNull();
+    cleanups.push(() => disk!.close());
+    // A folder there, which nothing can be written into; a folder not there, which cannot be made.
+    for (const [bucket, named] of [
+      [join(srv, 'tariff-bucket'), join(srv, 'tariff-bucket')],
+      [join(srv, 'missing', 'tariff-bucket'), join(srv, 'missing')],
+    ]) {
+      const published = await runCli(['publish', out, '--bucket', bucket!, '--data-dir', dataDir]);
+      expect(published.status, bucket).toBe(1);
+      expect(published.stderr).toContain(`tariff: ${named}`);
+      expect(published.stderr).toContain('read-only file system');
+      expect(published.stderr).toContain('ReadWritePaths=');
+      expect(published.stderr).not.toMatch(NOT_A_BUG);
+    }
+  });
+
   it('a data dir the user cannot write: release and history import name the folder and the user, exit 1', async (context) => {
     const why = cannotRunAsNobody();
     if (why) {

@@ -19,6 +19,22 @@ export function smallDisk(dir: string, bytes: number): { close: () => void } | n
   return { close: () => void spawnSync('umount', ['-l', dir]) };
 }
 
+/**
+ * A read-only file system at `dir` (a tmpfs holding `inside`, an empty folder, remounted read-only),
+ * as a unit under ProtectSystem=strict sees every path it was not given; `close()` unmounts it.
+ * Null when it cannot be mounted.
+ */
+export function readOnlyDisk(dir: string, inside: string): { close: () => void } | null {
+  const disk = smallDisk(dir, 1024 * 1024);
+  if (!disk) return null;
+  mkdirSync(join(dir, inside));
+  if (spawnSync('mount', ['-o', 'remount,ro', dir]).status !== 0) {
+    disk.close();
+    return null;
+  }
+  return disk;
+}
+
 /** Fills a disk until one more byte does not fit, leaving `free` bytes at most. */
 export function fill(dir: string, free = 0): void {
   const path = join(dir, '.filler');
