@@ -21,12 +21,28 @@ export default defineConfig({
       // The integration and end-to-end files keep a process each: their helpers register hooks and open services.
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['test/packed/**', 'test/image/**', 'test/paused/**'] },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**'],
+        },
       },
       // Writers stopped before each of their bucket writes while another runs (npm run test:paused): its own step in CI.
       { extends: true, test: { name: 'paused', include: ['test/paused/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },
       // The packed tarball installed as an operator would (npm run test:packed): once, in CI.
       { extends: true, test: { name: 'packed', include: ['test/packed/**/*.test.ts'], testTimeout: 600_000 } },
+      // The units of deploy/systemd under a booted systemd (npm run test:systemd): once, in CI; the steps of one system in order.
+      {
+        extends: true,
+        test: {
+          name: 'systemd',
+          include: ['test/systemd/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
+          sequence: { concurrent: false },
+        },
+      },
       // The container image built with podman and run as an operator would (npm run test:image): once, in CI.
       {
         extends: true,

@@ -16,10 +16,10 @@ const UNITS = join(REPO, 'deploy/systemd');
 const unit = (name: string) => readUnit(join(UNITS, name));
 const SAMPLE = join(REPO, 'fixtures/sample');
 
-/** Runs a unit's command line as its own process (the installed /usr/bin/tariff is this checkout's CLI). */
+/** Runs a unit's command line as its own process (the installed /opt/tariff/bin/tariff is this checkout's CLI). */
 function run(argv: string[], env: Record<string, string>, umask = '0077') {
   const [command, ...args] = argv;
-  expect(command).toBe('/usr/bin/tariff');
+  expect(command).toBe('/opt/tariff/bin/tariff');
   // The unit's UMask= (a shell sets it for the child: Node cannot for one it spawns).
   return spawn('/bin/sh', ['-c', `umask ${umask}; exec "$0" "$@"`, process.execPath, CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
@@ -118,7 +118,7 @@ describe('the units of deploy/systemd, run as systemd runs them', () => {
       if (service.Service!.Type?.[0] === 'oneshot' && !name.startsWith('tariff-failure@'))
         expect(service.Service!.TimeoutStartSec, name).toBeDefined();
       for (const url of service.Unit!.Documentation!.join(' ').split(/\s+/)) {
-        const prefix = `file:///usr/lib/node_modules/${pkg.name}/`;
+        const prefix = `file:///opt/tariff/lib/node_modules/${pkg.name}/`;
         expect(url.startsWith(prefix), `${name}: ${url}`).toBe(true);
         expect(packed, `${name}: ${url}`).toContain(url.slice(prefix.length));
       }

@@ -68,5 +68,13 @@ describe('the Kubernetes example', () => {
     const key = container.env!.find((variable) => variable.name === 'TARIFF_SIGNING_KEY')!.value!;
     const mount = container.volumeMounts!.find((m) => key.startsWith(`${m.mountPath}/`))!;
     expect(job.volumes!.find((volume) => volume.name === mount.name)!.secret?.secretName).toBe('tariff-signing-key');
+    // Admitted by a namespace with a LimitRange or a quota: requests and limits on every container,
+    // the release's above the 400 MB no document takes a build past (docs/source-format.md).
+    for (const each of [pod.containers[0]!, container]) {
+      expect(each.resources?.requests?.memory, each.name).toBeDefined();
+      expect(each.resources?.limits?.memory, each.name).toBeDefined();
+    }
+    const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)![1]);
+    expect(mebibytes(String(container.resources!.limits!.memory)) * 1.048576).toBeGreaterThan(400);
   });
 });

@@ -11,11 +11,11 @@ import { tempDir } from '../helpers/temp-dir.ts';
 const UNITS = join(REPO, 'deploy/systemd');
 const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
 
-/** The units as installed here: ExecStart names this checkout's command instead of /usr/bin/tariff. */
+/** The units as installed here: ExecStart names this checkout's command instead of /opt/tariff/bin/tariff. */
 async function installed(): Promise<string> {
   const dir = await tempDir();
   for (const name of readdirSync(UNITS))
-    writeFileSync(join(dir, name), readFileSync(join(UNITS, name), 'utf8').replaceAll('/usr/bin/tariff', CLI));
+    writeFileSync(join(dir, name), readFileSync(join(UNITS, name), 'utf8').replaceAll('/opt/tariff/bin/tariff', CLI));
   return dir;
 }
 
