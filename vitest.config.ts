@@ -1,6 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/** The files of the heavy proofs: out of the inner loop (npm test), never out of CI. */
+const PROOFS = [
+  'test/e2e/bucket-writers.test.ts',
+  'test/e2e/reader-exits.test.ts',
+  'test/e2e/hostile-pdfs.test.ts',
+  'test/e2e/pdf-readers.test.ts',
+  'test/integration/pdf-limits.test.ts',
+  'test/e2e/backup-leftovers.test.ts',
+  'test/e2e/browser*.test.ts',
+  'test/e2e/ci-pipelines.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -24,8 +36,15 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**'],
+          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**', ...PROOFS],
         },
+      },
+      // The heavy proofs (npm run test:proofs, a step of its own in CI): the racing writers' matrix, the
+      // hostile and damaged documents, readers killed by the hundred, backups killed at every moment,
+      // the browser journeys, the pipelines run as a CI runs them.
+      {
+        extends: true,
+        test: { name: 'proofs', include: PROOFS },
       },
       // Writers stopped before each of their bucket writes while another runs (npm run test:paused): its own step in CI.
       { extends: true, test: { name: 'paused', include: ['test/paused/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },

@@ -30,6 +30,8 @@ describe('errors and warnings in the journal', () => {
       JOURNAL_STREAM: stream,
       TARIFF_NOT_A_SETTING: '1',
       TARIFF_SOURCE_URLS: 'http://127.0.0.1:9/listino.pdf',
+      // One try: the refusal is what is looked at, not the retries' backoff.
+      TARIFF_FETCH_ATTEMPTS: '1',
     });
     const journal = join(dir, 'journal.log');
     expect(await runWithStderrIn(journal, args, env)).toBe(1);
