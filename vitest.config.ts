@@ -9,6 +9,9 @@ const PROOFS = [
   'test/e2e/pdf-readers.test.ts',
   'test/integration/pdf-limits.test.ts',
   'test/e2e/backup-leftovers.test.ts',
+  // The recovery drills: a machine, a registry and a PostgreSQL cluster lost and brought back.
+  'test/e2e/losing-a-machine.test.ts',
+  'test/e2e/registry-backup.test.ts',
   'test/e2e/browser*.test.ts',
   'test/e2e/ci-pipelines.test.ts',
 ];
@@ -41,7 +44,7 @@ export default defineConfig({
       },
       // The heavy proofs (npm run test:proofs, a step of its own in CI): the racing writers' matrix, the
       // hostile and damaged documents, readers killed by the hundred, backups killed at every moment,
-      // the browser journeys, the pipelines run as a CI runs them.
+      // the recovery drills, the browser journeys, the pipelines run as a CI runs them.
       {
         extends: true,
         test: { name: 'proofs', include: PROOFS },

@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_BACKUP_RECIPIENT, testBackupIdentity } from '../helpers/backup-key.ts';
-import { latestSignInLink, messageCount } from '../helpers/outbox.ts';
 import { privatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { sessionCookie, signInWithLink } from '../helpers/web-sign-in.ts';
+import { requestSignInLink, sessionCookie, signInWithLink } from '../helpers/web-sign-in.ts';
 
 // A restore brings back the registry of an earlier moment; what people ended since (a session
 // signed out everywhere, a sign-in link used) must not come back with it (docs/operations.md, "Restoring").
@@ -44,18 +43,7 @@ async function machine(registry?: string) {
       service = null;
     },
     /** A sign-in link mailed to the account, not used. */
-    async unusedLink(url: string): Promise<string> {
-      const form = await fetch(`${url}/accedi`);
-      const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-      const before = messageCount(dataDir);
-      await fetch(`${url}/accedi`, {
-        method: 'POST',
-        headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, email: EMAIL }),
-      });
-      return new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
-    },
+    unusedLink: (url: string) => requestSignInLink(url, dataDir, EMAIL),
     cookie: (url: string) => sessionCookie(url, dataDir, EMAIL),
   };
 }

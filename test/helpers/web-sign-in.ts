@@ -21,6 +21,12 @@ export async function signInWithLink(siteUrl: string, token: string): Promise<Re
  * mailed link from the data dir's outbox, "Accedi". Returns the session cookie (`name=value`).
  */
 export async function sessionCookie(siteUrl: string, dataDir: string, email: string): Promise<string> {
+  const signedIn = await signInWithLink(siteUrl, await requestSignInLink(siteUrl, dataDir, email));
+  return signedIn.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+/** Asks for a sign-in link on /accedi as a browser would (its CSRF cookie and token): the mailed link's token, not used. */
+export async function requestSignInLink(siteUrl: string, dataDir: string, email: string): Promise<string> {
   const form = await fetch(`${siteUrl}/accedi`);
   const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
@@ -30,7 +36,5 @@ export async function sessionCookie(siteUrl: string, dataDir: string, email: str
     headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: csrf, email }),
   });
-  const token = new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
-  const signedIn = await signInWithLink(siteUrl, token);
-  return signedIn.headers.get('set-cookie')!.split(';')[0]!;
+  return new URL(await latestSignInLink(dataDir, before + 1)).searchParams.get('t')!;
 }
