@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -188,5 +188,39 @@ describe('a backup killed at any moment leaves no copy of the registry once the 
     expect(stderr).toContain('cannot be reached or is stopping');
     expect(stderr).not.toMatch(/Unhandled|node:events|\n\s+at |internal error|a bug/);
     expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('on PostgreSQL, pg_dump cut off by the server (its own words, whatever lines come last): the same named fault', async (context) => {
+    const cluster = await privatePostgres();
+    if (!cluster) return context.skip('no PostgreSQL cluster of its own can be made here (needs root and PostgreSQL)');
+    clusters.push(cluster);
+    const tools = await tempDir();
+    // pg_dump as it fails when the server goes away mid-table: the cause on its first lines, a COPY on its last.
+    writeFileSync(
+      join(tools, 'pg_dump'),
+      [
+        '#!/bin/sh',
+        'echo \'pg_dump: error: Dumping the contents of table "accounts" failed: PQgetResult() failed.\' >&2',
+        "echo 'pg_dump: detail: Error message from server: server closed the connection unexpectedly' >&2",
+        "printf '\\tThis probably means the server terminated abnormally\\n\\tbefore or while processing the request.\\n' >&2",
+        "echo 'pg_dump: detail: Command was: COPY public.accounts (id, email) TO stdout;' >&2",
+        'exit 1',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const dataDir = await tempDir();
+    const env = {
+      TARIFF_BUCKET: join(await tempDir(), 'bucket'),
+      TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT,
+      TARIFF_REGISTRY: cluster.url,
+      PATH: `${tools}:${process.env.PATH}`,
+    };
+    expect((await runCli(['accounts', 'create', `first${MARK}`, '--type', 'User', '--data-dir', dataDir], { env })).status).toBe(0);
+    const backup = await runCli(['registry', 'backup', '--data-dir', dataDir], { env, process: true });
+    expect(backup.status).toBe(1);
+    expect(backup.stderr).toContain('pg_dump: ');
+    expect(backup.stderr).toContain('cannot be reached or is stopping');
+    expect(backup.stderr).not.toMatch(/pg_tool_failed|Check that TARIFF_REGISTRY names the database/);
   });
 });

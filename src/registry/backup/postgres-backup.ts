@@ -25,7 +25,7 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(p
 
 /** What PostgreSQL's tools say when the server went away or cannot be reached (libpq's words). */
 const SERVER_LOST =
-  /server closed the connection unexpectedly|terminating connection due to administrator command|could not connect to server|connection to server .* failed|no connection to the server|the database system is (shutting down|starting up)|Connection refused/i;
+  /server closed the connection unexpectedly|server terminated abnormally|terminating connection due to administrator command|could not connect to server|connection to server .* failed|no connection to the server|the database system is (shutting down|starting up)|Connection refused/i;
 
 /** Runs one of PostgreSQL's tools, the password in its environment (PGPASSWORD); one not on PATH is said with the command to type. */
 function run(tool: string, args: string[], byHand: string, password: string | null = null): Promise<void> {
@@ -40,7 +40,7 @@ function run(tool: string, args: string[], byHand: string, password: string | nu
       if (missing) return reject(errors.pgToolMissing(tool, byHand));
       const said = stderr.trim().split('\n').slice(-3).join('; ') || error.message;
       // The server gone mid-dump (stopped, restarted, unreachable): the machine's fault, said with what to do.
-      if (SERVER_LOST.test(said))
+      if (SERVER_LOST.test(stderr) || SERVER_LOST.test(error.message))
         return reject(machineFaultError({ condition: 'database_unreachable', path: null, detail: `${tool}: ${said}` }, 'tariff'));
       reject(errors.pgToolFailed(tool, said));
     });
