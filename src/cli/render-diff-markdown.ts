@@ -41,6 +41,8 @@ export function markdownCell(text: string): string {
 /** Sizes kept side by side: characters (UTF-16 units, never fewer than GitHub counts) and UTF-8 bytes. */
 type Size = { chars: number; bytes: number };
 const sizeOf = (text: string): Size => ({ chars: text.length, bytes: Buffer.byteLength(text) });
+const total = (sizes: Size[]): Size =>
+  sizes.reduce((sum, size) => ({ chars: sum.chars + size.chars, bytes: sum.bytes + size.bytes }), { chars: 0, bytes: 0 });
 
 /**
  * The diff of two releases as Markdown for a merge request or a job summary: the headline, the
@@ -73,14 +75,7 @@ export function renderDiffMarkdown(diff: DatasetDiff, budget: MarkdownBudget = {
 
   const frames = report.sections.map(frame);
   const rows = report.sections.map((section) => section.rows.map((row) => sizeOf(`| ${row.map(markdownCell).join(' | ')} |\n`)));
-  const whole = rows.reduce(
-    (sum, sectionRows, i) =>
-      sectionRows.reduce((s, row) => ({ chars: s.chars + row.chars, bytes: s.bytes + row.bytes }), {
-        chars: sum.chars + frames[i]!.size(sectionRows.length).chars,
-        bytes: sum.bytes + frames[i]!.size(sectionRows.length).bytes,
-      }),
-    { chars: 0, bytes: 0 },
-  );
+  const whole = total([...frames.map((sectionFrame, i) => sectionFrame.size(rows[i]!.length)), ...rows.flat()]);
   // Everything fits: no cut, no note.
   const shown = fits(whole) ? report.sections.map((section) => section.rows.length) : fairShare(report.sections, frames, rows);
   frames.forEach((sectionFrame, i) => add(sectionFrame.render(shown[i]!)));
@@ -142,9 +137,8 @@ function frame(section: DiffSection): Frame {
       return `${title}${open}${folded}`;
     },
     size(k) {
-      if (k === 0) return { chars: 0, bytes: 0 };
-      const parts = k > FOLD_AFTER ? [title, foldOpen, foldClose] : [title];
-      return parts.map(sizeOf).reduce((a, b) => ({ chars: a.chars + b.chars, bytes: a.bytes + b.bytes }));
+      if (k === 0) return total([]);
+      return total((k > FOLD_AFTER ? [title, foldOpen, foldClose] : [title]).map(sizeOf));
     },
   };
 }
