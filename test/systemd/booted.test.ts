@@ -84,7 +84,9 @@ describe.skipIf(why !== null && !process.env.CI)(`deploy/systemd under a booted 
       { from: join(npmRoot, 'npm'), to: '/usr/local/lib/node_modules/npm', readOnly: true },
       // npm as this machine reaches the registry: its cache and the authorities it trusts (its settings below).
       { from: join(process.env.HOME ?? '/root', '.npm'), to: '/root/.npm' },
-      { from: '/etc/ssl/certs/ca-certificates.crt', to: '/etc/ssl/certs/ca-certificates.crt', readOnly: true },
+      ...['/etc/ssl/certs/ca-certificates.crt']
+        .filter((file) => existsSync(file))
+        .map((file) => ({ from: file, to: file, readOnly: true })),
       { from: work, to: '/srv/install' },
     ]);
     // The documented install, from the folder holding the tarball.
