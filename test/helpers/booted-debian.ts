@@ -45,35 +45,30 @@ export interface Booted {
 
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** A file of /proc as text, or '' when the process (or the file) is gone. */
+const procText = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
 /** The first descendant of `pid` that runs systemd: the container's init. */
 function initOf(pid: number): number | null {
   const queue = [pid];
   for (let seen = 0; queue.length > 0 && seen < 64; seen += 1) {
     const next = queue.shift()!;
-    const comm = (() => {
-      try {
-        return readFileSync(`/proc/${next}/comm`, 'utf8').trim();
-      } catch {
-        return '';
-      }
-    })();
-    if (next !== pid && comm === 'systemd') return next;
-    for (const task of (() => {
+    if (next !== pid && procText(`/proc/${next}/comm`).trim() === 'systemd') return next;
+    // Gone meanwhile: no tasks.
+    const tasks = (() => {
       try {
         return readdirSync(`/proc/${next}/task`);
       } catch {
         return [];
       }
-    })()) {
-      const children = (() => {
-        try {
-          return readFileSync(`/proc/${next}/task/${task}/children`, 'utf8').trim();
-        } catch {
-          return '';
-        }
-      })();
-      for (const child of children.split(/\s+/).filter(Boolean)) queue.push(Number(child));
-    }
+    })();
+    for (const task of tasks) queue.push(...procText(`/proc/${next}/task/${task}/children`).split(/\s+/).filter(Boolean).map(Number));
   }
   return null;
 }

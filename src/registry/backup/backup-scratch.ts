@@ -51,13 +51,11 @@ export async function withBackupScratch<T>(dataDir: string, work: (folder: strin
  * Removes what killed backups, checks and restores left: their run folders whose process is gone,
  * the scratch files of versions before this folder (`.registry-backup.*.tmp`, `.registry-restore.*.tmp`
  * in the data dir) and a restore's unpacked copy beside a SQLite registry (`.<file>.*.tmp`, with
- * its journal). The last two only under the backup lock (`locked`), which every backup and restore
- * holds: then no run of theirs is under way. Returns the paths removed, for the run to say.
+ * its journal). Called under the backup lock, which every backup and restore holds: then no run of
+ * theirs is under way (a `--check` beside it keeps its own folder, its process alive). Returns the
+ * paths removed, for the run to say.
  */
-export async function removeDeadScratch(
-  dataDir: string,
-  { locked, registryFile, now }: { locked: boolean; registryFile?: string; now: Date },
-): Promise<string[]> {
+export async function removeDeadScratch(dataDir: string, { registryFile, now }: { registryFile?: string; now: Date }): Promise<string[]> {
   const removed: string[] = [];
   const root = join(dataDir, SCRATCH_FOLDER);
   for (const name of await readdir(root).catch(() => [] as string[])) {
@@ -66,7 +64,6 @@ export async function removeDeadScratch(
     await rm(folder, { recursive: true, force: true });
     removed.push(folder);
   }
-  if (!locked) return removed;
   const besides: { dir: string; pattern: RegExp }[] = [
     { dir: dataDir, pattern: /^\.registry-(backup|restore)\..+\.tmp(-journal|-wal|-shm)?$/ },
   ];
