@@ -7,6 +7,7 @@ const PROOFS = [
   'test/e2e/reader-exits.test.ts',
   'test/e2e/hostile-pdfs.test.ts',
   'test/e2e/pdf-readers.test.ts',
+  'test/e2e/damaged-pdfs.test.ts',
   'test/integration/pdf-limits.test.ts',
   'test/e2e/backup-leftovers.test.ts',
   // The recovery drills: a machine, a registry and a PostgreSQL cluster lost and brought back.

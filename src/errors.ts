@@ -40,6 +40,8 @@ const HINTS = {
   source_malformed: 'The download may be truncated or not a tariff list; fetch it again.',
   source_invalid: 'See docs/source-format.md for the expected elements and values.',
   source_pdf_unreadable: 'Download the document again from the authority; an encrypted or damaged file cannot be read.',
+  source_pdf_damaged:
+    'The file is not as it was written (a download cut or changed on its way, a damaged disk): download it again from the authority. A list refused so keeps its last good snapshot; a damaged copy is never read as whole.',
   source_not_price_list: 'See docs/source-format.md for the documents the builder reads.',
   tariff_conflict: 'The same tariff code appears twice with different data; the sources disagree.',
   tariff_empty: 'A release needs at least one product; check the sources.',
@@ -125,6 +127,10 @@ const HINTS = {
   history_ahead:
     'A list that takes effect later is announced prices, not history: the release of that day records it. To import it on purpose, name that day with --date. The history was not changed.',
   import_not_found: 'Give the file name as `tariff history <code>` shows it in its steps, or the SHA-256 of the document.',
+  required_list_unreadable:
+    'A required category (TARIFF_CATEGORIES) is never left out of a release. Check the document (`tariff inspect <file>`, or download it again); the next run reads it again. To publish without that category, leave it out of TARIFF_CATEGORIES.',
+  machine_busy:
+    'The document is not known to be damaged: the machine did not give its reader the time to finish. Run again (when the machine is less busy); a list that failed so keeps its last good snapshot.',
   machine_fault:
     'A fault of the machine or of a service, not of the product: fix what the message names, then run again. Nothing was left half-written.',
   internal_error: 'This is a bug: please report it with the command you ran (TARIFF_DEBUG=1 prints where it happened).',
@@ -138,6 +144,8 @@ export type TariffErrorCode = keyof typeof HINTS | `sync_${string}`;
 
 /** Hints for a code whose remedy differs by where it happened (the code stays the one scripts match on). */
 const VARIANT_HINTS = {
+  shrinkFromFailedLists:
+    'Do not allow this drop: it comes from the lists that failed in this run, and allowing it would publish a tariff without them. The next run reads them again; see why each failed above.',
   categoryShrinkRefused:
     "A missing or truncated category list must not empty a category. Check that category's source; if the drop is real, run again with --allow-shrink.",
   bucketVerifyFailed:
@@ -175,6 +183,14 @@ export const errors = {
   sourceMalformed: (where: string, detail: string) => fail('source_malformed', `${where}: the XML is malformed: ${detail}`),
   sourceInvalid: (where: string, detail: string) => fail('source_invalid', `${where}: ${detail}`),
   pdfUnreadable: (where: string, detail: string) => fail('source_pdf_unreadable', `${where}: cannot read the PDF: ${detail}`),
+  /** The structure check found the file changed since it was written: never read as whole. */
+  pdfDamaged: (where: string, detail: string) => fail('source_pdf_damaged', `${where}: the PDF is damaged: ${detail}`),
+  /** The clock's backstop passed: the machine, not the document, is the reason (limits of work refuse documents). */
+  readerStarved: (where: string, step: string, seconds: number) =>
+    fail(
+      'machine_busy',
+      `${where}: the machine did not give the PDF reader time to finish (${step} was still under way after ${seconds} s, far longer than any price list needs on a machine with time to give)`,
+    ),
   notPriceList: (where: string, detail: string) =>
     fail('source_not_price_list', `${where}: not a price list or price-change notice of the authority: ${detail}`),
   tariffConflict: (where: string, detail: string) => fail('tariff_conflict', `${where}: ${detail}`),
@@ -190,6 +206,24 @@ export const errors = {
       'shrink_refused',
       shrinkMessage(`${category} products`, dropped, previous, maxPercent),
       VARIANT_HINTS.categoryShrinkRefused,
+    ),
+  // Same stable code; the hint names the failed lists instead of suggesting --allow-shrink.
+  shrinkFromFailedLists: (message: string, failed: string[]) =>
+    new TariffError(
+      'shrink_refused',
+      `${message}, and ${failed.length === 1 ? 'a document' : `${failed.length} documents`} of the authority could not be read in this run:${listed(failed)}`,
+      VARIANT_HINTS.shrinkFromFailedLists,
+    ),
+  requiredListUnreadable: (lists: { category: string; failures: string[] }[]) =>
+    fail(
+      'required_list_unreadable',
+      `Nothing was published: ${lists
+        .map(({ category }) => `the ${category} list`)
+        .join(
+          ', ',
+        )} could not be read and no earlier one is kept, so a release would leave ${lists.length === 1 ? 'it' : 'them'} out:${listed(
+        lists.flatMap(({ failures }) => failures),
+      )}`,
     ),
   releaseUnreadable: (where: string, detail: string) => fail('release_unreadable', `${where}: not a readable release: ${detail}`),
   verifyFailed: (where: string, problems: string[]) => fail('verify_failed', `${where}: the release does not verify:${listed(problems)}`),

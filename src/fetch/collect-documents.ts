@@ -89,6 +89,7 @@ export function reportFailedDocuments(run: PagesRun, collected: Collected): void
         newTariff: false,
         attempts: attemptsOf(error),
         error: `cannot be read (${error.message}); not needed: every required category has its list`,
+        unreadable: error.message,
       });
     else run.report(failedReport(link.url, error, { label: link.hintCategory ? listLabel(link.hintCategory) : 'document', sha256 }));
   }
@@ -117,4 +118,19 @@ export function checkCategories(run: PagesRun, pages: string[], read: PagesRead,
     found: named(FEED_CATEGORIES.filter((category) => listed.has(category))),
     missing: named(FEED_CATEGORIES.filter((category) => !listed.has(category))),
   };
+}
+
+/**
+ * The required categories with no list in hand (none read now, none kept from before) while a
+ * document that may be their list failed: its link names the category, or names none. A release
+ * then would leave the category out (a first release, a fresh data dir), so it publishes nothing.
+ */
+export function unreadableRequired(run: PagesRun, collected: Collected): { category: string; failures: string[] }[] {
+  return run.options.required.flatMap((category) => {
+    if ((collected.next.lists[category]?.length ?? 0) > 0) return [];
+    const failures = collected.failed
+      .filter(({ link }) => link.hintCategory === category || !link.hintCategory)
+      .map(({ link, error }) => (error.message.includes(link.url) ? error.message : `${link.url}: ${error.message}`));
+    return failures.length > 0 ? [{ category: CATEGORIES[category], failures }] : [];
+  });
 }

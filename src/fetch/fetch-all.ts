@@ -27,6 +27,8 @@ export interface SourceReport {
   newTariff: boolean;
   attempts: number;
   error?: string;
+  /** Why an ignored document could not be downloaded or read (not needed: every required list was in hand). */
+  unreadable?: string;
 }
 
 /** Effective dates with where each stands against `today` (Italian days). */

@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { CATEGORIES, type FeedCategory } from '../source/categories.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
@@ -6,6 +7,7 @@ import {
   checkCategories,
   reportFailedDocuments,
   takeDocument,
+  unreadableRequired,
   type CategoryCoverage,
   type Collected,
   type LinkedDocument,
@@ -112,5 +114,8 @@ export async function fetchPages(
   const retained = retainDocuments(collected.next, options.today, (feedCategory) => CATEGORIES[feedCategory as FeedCategory]);
   await store.writeState(state);
   await store.writeDocuments(retained);
+  // After the state is kept (the other lists' snapshots count): a required category that would be left out stops the run.
+  const unreadable = unreadableRequired(run, collected);
+  if (unreadable.length > 0) throw errors.requiredListUnreadable(unreadable);
   return { reports: run.reports, documents: await keptDocuments(store, retained, collected.parsedNow), categories };
 }

@@ -10,6 +10,7 @@ import { sha256Hex } from '../util/digests.ts';
 import { parseSource } from '../source/parse-source.ts';
 import type { ParsedSource, SourceDocument } from '../source/source-types.ts';
 import type { BuildOptions, BuiltRelease } from './built-release.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { describeBuild } from './describe-build.ts';
 import { StepRunner, type Say } from './step-runner.ts';
 
@@ -56,8 +57,15 @@ async function parseDocuments(documents: SourceDocument[], time: Timer, say: Say
 function checkAgainstPrevious(products: Product[], options: BuildOptions, previousDataset: Dataset | null, say: Say): void {
   const { previous, maxShrinkPercent, allowShrink } = options;
   const guard = { maxPercent: maxShrinkPercent, allowed: allowShrink };
-  checkShrink(previous?.counts.products ?? null, products.length, guard);
-  checkCategoryShrink(previousDataset ? categoryCounts(previousDataset.products) : null, categoryCounts(products), guard);
+  try {
+    checkShrink(previous?.counts.products ?? null, products.length, guard);
+    checkCategoryShrink(previousDataset ? categoryCounts(previousDataset.products) : null, categoryCounts(products), guard);
+  } catch (error) {
+    // A drop that the lists which failed in this run explain is theirs: allowing it would publish a tariff without them.
+    const failed = options.failedDocuments ?? [];
+    if (failed.length > 0 && isTariffError(error, 'shrink_refused')) throw errors.shrinkFromFailedLists(error.message, failed);
+    throw error;
+  }
   say(
     previous
       ? `${products.length} products against ${previous.counts.products} in ${previous.version}: within the ${maxShrinkPercent} % a release may drop${allowShrink ? ' (or allowed)' : ''}`

@@ -28,6 +28,11 @@ export interface BuildOptions {
   scratchDir: string;
   /** Where the release goes, for the build's lines ("var/release", "the bucket …"); memory by default. */
   destination?: string;
+  /**
+   * The documents of this run that failed to download or read ("cigars list: cannot read the PDF …"):
+   * a shrink they explain is said as theirs, never as one to allow with --allow-shrink.
+   */
+  failedDocuments?: string[];
   /** A rebuild gives the version it rebuilds (`tariff verify --rebuild`); a build decides it from the previous release. */
   version?: string;
 }

@@ -127,6 +127,10 @@ export async function runReleaseSteps(run: ReleaseRun, runner: StepRunner): Prom
       takenVersions: fetched.previous.takenVersions,
       allowShrink: run.allowShrink,
       maxShrinkPercent: run.settings.maxShrink,
+      failedDocuments: fetched.reports.flatMap((report) => {
+        const why = report.status === 'failed' ? (report.error ?? 'failed') : report.unreadable;
+        return why === undefined ? [] : [why.includes(report.url) ? why : `${report.url}: ${why}`];
+      }),
       now: run.now,
       scratchDir: run.scratchDir,
       destination: run.destination,

@@ -159,8 +159,8 @@ describe('tariff build refuses bad PDF input, naming the file, the page and the 
     [
       'a damaged PDF',
       async () => new TextEncoder().encode('%PDF-1.7\n1 0 obj <</Type /Catalog\n%%EOF'),
-      'source_pdf_unreadable',
-      /not a valid PDF/,
+      'source_pdf_damaged',
+      /the PDF is damaged: it does not end as a PDF ends/,
     ],
     [
       'a code that does not read',

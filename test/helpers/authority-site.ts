@@ -82,7 +82,13 @@ export async function standInAuthoritySite(): Promise<{ authority: AuthorityServ
 }
 
 /** `tariff release --json` against the stand-in's two pages, on that day, into the data dir's bucket. */
-export const releaseFromSite = (authority: AuthorityServer, dataDir: string, date: string, extra: string[] = []) =>
+export const releaseFromSite = (
+  authority: AuthorityServer,
+  dataDir: string,
+  date: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) =>
   runCli(['release', '--data-dir', dataDir, '--bucket', join(dataDir, 'bucket'), '--json', ...extra], {
-    env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date) },
+    env: { TARIFF_SOURCE_PAGES: `${authority.url('/prezzi')} ${authority.url('/novita')}`, ...onDay(date), ...env },
   });

@@ -9,6 +9,7 @@ import { readPdfRuns } from '../../src/source/pdf/read-pdf-runs.ts';
 import { READER_LIMITS } from '../../src/source/pdf/reader-tolerances.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
 import { makeCrowdedPdf, makeSlowPdf } from '../../fixtures/adm-pdf.ts';
+import { makeIncrementalUpdates } from '../../fixtures/hostile-pdfs.ts';
 import { REPO } from '../helpers/run-cli.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -52,17 +53,14 @@ describe('the PDF reader against documents no price list resembles', () => {
   });
 
   it(`refuses a page of 300,000 text runs, more than ${READER_LIMITS.objectsPerPage} objects, before laying its text out, naming the page`, async () => {
-    // Within a 5 s deadline: past it, the message would be the deadline's.
     const crowded = await makeCrowdedPdf(300_000);
-    await expect(readPdfRuns(crowded, 'crowded.pdf', { limits: { deadlineMs: 5_000 } })).rejects.toMatchObject({
+    await expect(readPdfRuns(crowded, 'crowded.pdf')).rejects.toMatchObject({
       code: 'source_pdf_unreadable',
       // Parsing its 300,005 objects takes PDFium past the reader's heap before they can be counted.
       message: `crowded.pdf: cannot read the PDF: page 1 needs more than ${READER_LIMITS.heapBytes / 1048576} MB of memory to read: no price list does (far more text than a list prints, or a stream that unpacks to far more than it holds)`,
     });
     // With room in the heap, the count refuses it, naming the page.
-    await expect(
-      readPdfRuns(crowded, 'crowded.pdf', { limits: { deadlineMs: 5_000, heapBytes: 256 * 1024 * 1024 } }),
-    ).rejects.toMatchObject({
+    await expect(readPdfRuns(crowded, 'crowded.pdf', { limits: { heapBytes: 256 * 1024 * 1024 } })).rejects.toMatchObject({
       message:
         'crowded.pdf: cannot read the PDF: page 1 holds 300005 objects (text runs, lines, images), more than 100000: no price list does',
     });
@@ -80,9 +78,30 @@ describe('the PDF reader against documents no price list resembles', () => {
     });
   });
 
-  it('stops a reading that takes longer than its deadline, and reads the next document on a fresh thread', async () => {
+  it("stops a reading past its limit of the reader's own processor time, and reads the next document on a fresh reader", async () => {
+    await expect(readPdfRuns(makeSlowPdf(), 'slow.pdf', { threads: 1, limits: { readerCpuMs: 500 } })).rejects.toMatchObject({
+      code: 'source_pdf_unreadable',
+      message:
+        "slow.pdf: cannot read the PDF: reading its pages took more than 0.5 s of the reader's processor time; a price list takes well under one",
+    });
+    expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
+  });
+
+  it("stops opening a document past its limit of the reader's own processor time (100,000 incremental updates)", async () => {
+    // Read with no structure check before it (readPdfRuns): the limit is the readers' own.
+    await expect(readPdfRuns(makeIncrementalUpdates(), 'updates.pdf', { threads: 1, limits: { openCpuMs: 300 } })).rejects.toMatchObject({
+      code: 'source_pdf_unreadable',
+      message:
+        "updates.pdf: cannot read the PDF: opening it (its cross-reference sections and page tree) took more than 0.3 s of the reader's processor time; a price list opens in milliseconds",
+    });
+  });
+
+  it("says the machine gave the reader no time when the clock's backstop passes, never that the document is damaged", async () => {
     await expect(readPdfRuns(REAL_LIST, 'sigarette.pdf', { limits: { deadlineMs: 1 } })).rejects.toMatchObject({
-      message: expect.stringContaining('reading its pages took it past its deadline of 0.001 s'),
+      code: 'machine_busy',
+      message: expect.stringMatching(
+        /^sigarette\.pdf: the machine did not give the PDF reader time to finish \(reading its pages was still under way after 0\.001 s/,
+      ),
     });
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf')).length).toBeGreaterThan(0);
   });
@@ -98,36 +117,39 @@ describe('the PDF reader against documents no price list resembles', () => {
     expect((await readPdfRuns(REAL_LIST, 'sigarette.pdf', { threads: 1 })).length).toBeGreaterThan(0);
   });
 
-  it('a hostile document read beside six real lists, each with a short deadline, fails alone: the six read', async () => {
+  it('a hostile document read beside six real lists, each with a tight limit of processor time, fails alone: the six read', async () => {
     const names = ['sigarette', 'sigaretti', 'trinciati', 'altri-tabacchi', 'fiuto-mastico', 'liquidi'].map(
       (category) => `listino-${category}-2026-11-01.pdf`,
     );
-    const limits = { deadlineMs: 3_000 };
+    const limits = { readerCpuMs: 3_000 };
     // The hostile one first: its shares take the readers, and the lists queue behind them.
     const [hostile, ...lists] = await Promise.allSettled([
       readPdfRuns(makeSlowPdf(), 'slow.pdf', { limits }),
       ...names.map((name) => readPdfRuns(readFileSync(`${REPO}/fixtures/adm/${name}`), name, { limits })),
     ]);
-    expect(hostile).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('past its deadline of 3 s') } });
+    expect(hostile).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringContaining("took more than 3 s of the reader's processor time") },
+    });
     for (const [i, list] of lists.entries()) {
       expect(list.status, `${names[i]}: ${list.status === 'rejected' ? (list.reason as Error).message : ''}`).toBe('fulfilled');
       expect((list as PromiseFulfilledResult<unknown[]>).value.length, names[i]).toBeGreaterThan(0);
     }
   });
 
-  it('stops a document past its deadline for good: the reader killed, its memory and processor given back', () => {
+  it('stops a document past its limit for good: the reader killed, its memory and processor given back', () => {
     const script = join(REPO, 'test/helpers/read-hostile-pdf.ts');
     const report = JSON.parse(
       execFileSync(process.execPath, [script, '2000'], { encoding: 'utf8', timeout: 30_000 }).trim().split('\n').at(-1)!,
     );
-    expect(report.error).toContain('reading its pages took it past its deadline of 2 s, longer than any price list needs');
+    expect(report.error).toContain("reading its pages took more than 2 s of the reader's processor time");
     expect(report.readers).toEqual([]);
     expect(report.rssMb).toBeLessThan(200);
     // Idle: nothing reads on in the background (a thread that could not be stopped would hold a core).
     expect(report.cpuMs).toBeLessThan(300);
   });
 
-  it('a command reading it stops on SIGTERM long before its deadline, and its reader with it', async () => {
+  it('a command reading it stops on SIGTERM long before its limit, and its reader with it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tariff-slow-'));
     writeFileSync(join(dir, 'slow.pdf'), makeSlowPdf());
     const child = spawn(
@@ -146,8 +168,8 @@ describe('the PDF reader against documents no price list resembles', () => {
       const reader = Number(readers()[0]!.trim().split(' ')[0]);
       const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
       child.kill('SIGTERM');
-      // A guard, not a speed claim (bench:pdf-limits measures the stop): half the document deadline
-      // (60 s) the reading would otherwise run to, so an exit before it is one on the signal.
+      // A guard, not a speed claim (bench:pdf-limits measures the stop): the reading would go on
+      // until its reader's 20 s of processor time, so an exit before this is one on the signal.
       const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000).unref());
       // Its orderly stop: the status a shell gives SIGTERM.
       expect(await Promise.race([exited, bound])).toBe(143);

@@ -1,10 +1,12 @@
 import { errors } from '../../errors.ts';
 
 /**
- * One deadline for everything done for a document: its reading by the readers, then the command's
- * own steps (finding its tables, interpreting them, summarising its problems). It runs from when a
- * reader begins the document, not from when it was queued behind others; each step checks it, and
- * no step does more than a page's work between checks.
+ * The clock's backstop for everything done for a document: its reading by the readers, then the
+ * command's own steps (finding its tables, interpreting them, summarising its problems). It runs
+ * from when a reader begins the document, not from when it was queued behind others; each step
+ * checks it, and no step does more than a page's work between checks. Documents are refused by
+ * what they make the reader do (READER_LIMITS); this only passes when the machine gave the reader
+ * no time, and says so (`machine_busy`), never that the document is damaged.
  */
 export class DocumentDeadline {
   private at = Infinity;
@@ -28,12 +30,12 @@ export class DocumentDeadline {
     return this.at - this.now();
   }
 
-  /** Throws `source_pdf_unreadable` naming the step when the deadline has passed. */
+  /** Throws `machine_busy` naming the step when the backstop has passed. */
   check(step: string): void {
     if (this.now() > this.at) throw this.exceeded(step);
   }
 
   exceeded(step: string) {
-    return errors.pdfUnreadable(this.source, `${step} took it past its deadline of ${this.ms / 1000} s, longer than any price list needs`);
+    return errors.readerStarved(this.source, step, this.ms / 1000);
   }
 }

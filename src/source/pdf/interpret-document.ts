@@ -5,7 +5,7 @@ import type { ReferenceUnit } from '../reference-unit.ts';
 import type { NoticeChange, SetAsideDocument, SourceList, SourceNotice, SourceProduct } from '../source-types.ts';
 import type { ColumnRole } from './header-roles.ts';
 import { ProblemLog } from './problems.ts';
-import { readTables, type DocumentReading, type ReadTable } from './read-tables.ts';
+import { readTables, thinPages, type DocumentReading, type ReadTable } from './read-tables.ts';
 import { readProductRow, type ProductRow } from './read-row-values.ts';
 import type { PdfPage } from './text-runs.ts';
 
@@ -88,6 +88,7 @@ function readList(result: DocumentInterpretation): void {
     return;
   }
   requireColumn(reading.tables, 'code', 'a code column ("Codice")', problems);
+  thinPages(reading);
   for (const table of reading.tables)
     if (table.header.referenceUnit !== result.referenceUnit)
       problems.push({

@@ -50,6 +50,18 @@ export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnR
     problems.push(problemAt(row, what, codeText ? `the code "${codeText}" is not a positive whole number` : 'the code is missing'));
   if (!name) problems.push(problemAt(row, what, 'the product name is missing'));
   if (!pack) problems.push(problemAt(row, what, 'the pack (Conf.ne) is missing'));
+  for (const [label, text] of [
+    ['product name', name],
+    ['pack', pack],
+  ] as const)
+    if (UNMAPPED.test(text))
+      problems.push(
+        problemAt(
+          row,
+          what,
+          `the ${label} holds characters no font of the document maps to text (U+FFFD or control characters): its font or content is damaged`,
+        ),
+      );
   const cents: ProductRow['cents'] = {};
   for (const role of prices) {
     const text = cellOf(cells, row, role);
@@ -62,6 +74,10 @@ export function readProductRow(table: ReadTable, row: PlacedRow, prices: ColumnR
   }
   return problems.length === before ? { page: row.page, row: row.row, what, admCode, name, pack, cents } : null;
 }
+
+/** What a glyph with no Unicode mapping reads as (U+FFFD), and control characters no list prints. */
+// eslint-disable-next-line no-control-regex
+const UNMAPPED = /[\uFFFD\u0000-\u001F\u007F-\u009F]/;
 
 function cellOf(cells: ReadTable['header']['cells'], row: PlacedRow, role: ColumnRole): string {
   const at = cells.findIndex((cell) => cell.role === role);

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { processCpuMs } from '../../util/process-cpu.ts';
 import type { TOLERANCES } from './reader-tolerances.ts';
 import { READER_LIMITS } from './reader-tolerances.ts';
 
@@ -55,8 +56,10 @@ interface Job {
   started: boolean;
   /** Readers it was given to: one that keeps losing its reader to other documents gives up at last. */
   tries: number;
-  /** The shorter deadline to open the document (cleared once it is open). */
-  open?: NodeJS.Timeout;
+  /** Its reader's processor time when it began the job (null: the system does not say). */
+  cpuAtStart: number | null;
+  /** Whether its reader has opened the document (until then, the shorter limit to open it counts). */
+  opened: boolean;
 }
 
 interface Slot {
@@ -69,6 +72,12 @@ const READERS_IDLE_MS = 2_000;
 
 /** How often a job may lose a reader it had not begun on (another document's fault) before it fails. */
 const MAX_TRIES = 4;
+
+/**
+ * How often the processor time of the readers at work is read: a limit passes by at most this much
+ * of the reader's time (the count itself costs a read of /proc per busy reader).
+ */
+const CPU_CHECK_MS = 100;
 
 /** A reader's JavaScript heap, in MB: it holds one page at a time (a hostile one: a few MB). */
 const READER_JS_HEAP_MB = 64;
@@ -103,6 +112,8 @@ export class ReaderPool {
   private nextId = 1;
   private exitHook = false;
   private idle: NodeJS.Timeout | undefined;
+  /** Reads the busy readers' processor time while any job has begun. */
+  private cpuCheck: NodeJS.Timeout | undefined;
   /** How many readers at most (the cores, within READER_LIMITS.readers). */
   private readonly size: () => number;
 
@@ -114,7 +125,7 @@ export class ReaderPool {
   run(share: ShareJob): { done: Promise<void>; cancel: () => void } {
     const id = this.nextId++;
     const done = new Promise<void>((resolve, reject) => {
-      const job: Job = { id, share, resolve, reject, slot: null, started: false, tries: 0 };
+      const job: Job = { id, share, resolve, reject, slot: null, started: false, tries: 0, cpuAtStart: null, opened: false };
       this.jobs.set(id, job);
       this.dispatch(job);
     });
@@ -176,6 +187,7 @@ export class ReaderPool {
     const slot = this.pick();
     job.slot = slot;
     job.started = false;
+    job.opened = false;
     slot.busy++;
     hold(slot.worker, true);
     const { path, offset, stride, limits, tolerances } = job.share;
@@ -185,7 +197,6 @@ export class ReaderPool {
   /** The job is answered (or failed): its timer stops, its reader is one job lighter. */
   private settle(job: Job): void {
     this.jobs.delete(job.id);
-    clearTimeout(job.open);
     const slot = job.slot;
     if (slot && --slot.busy === 0) hold(slot.worker, false);
     if (this.jobs.size === 0) this.idleSoon();
@@ -204,20 +215,50 @@ export class ReaderPool {
     this.idle.unref();
   }
 
-  /** Its reader began the job: from now on, and not before, the time to open it runs. */
+  /** Its reader began the job: from now on, and not before, its processor time counts against the job's limits. */
   private begun(job: Job): void {
     job.started = true;
+    job.cpuAtStart = processCpuMs(job.slot!.worker.pid ?? -1);
     job.share.onStarted();
-    const { openMs } = job.share.limits;
-    job.open = setTimeout(() => {
-      const slot = job.slot!;
+    if (!this.cpuCheck) {
+      this.cpuCheck = setInterval(() => this.checkCpu(), CPU_CHECK_MS);
+      this.cpuCheck.unref();
+    }
+  }
+
+  /**
+   * Stops each job whose reader has spent more of its own processor time on it than the limits
+   * allow: to open the document (`openCpuMs`), then to read its share (`readerCpuMs`). Counted in
+   * the reader's processor time, which other processes do not inflate: a busy machine makes a
+   * document slower, never refused. Where the system does not say (not Linux), only the document's
+   * backstop of the clock bounds it.
+   */
+  private checkCpu(): void {
+    let begun = 0;
+    for (const job of [...this.jobs.values()]) {
+      if (!job.started || job.cpuAtStart === null || !job.slot) continue;
+      begun++;
+      const now = processCpuMs(job.slot.worker.pid ?? -1);
+      if (now === null) continue;
+      const used = now - job.cpuAtStart;
+      const { openCpuMs, readerCpuMs } = job.share.limits;
+      const message = !job.opened
+        ? used > openCpuMs
+          ? `opening it (its cross-reference sections and page tree) took more than ${openCpuMs / 1000} s of the reader's processor time; a price list opens in milliseconds`
+          : null
+        : used > readerCpuMs
+          ? `reading its pages took more than ${readerCpuMs / 1000} s of the reader's processor time; a price list takes well under one`
+          : null;
+      if (message === null) continue;
+      const slot = job.slot;
       this.settle(job);
       this.retire(slot);
-      // Said as what it is: the time to open, whatever made it long (cross-reference sections, a page tree).
-      const message = `opening it (its cross-reference sections and page tree) took longer than ${openMs / 1000} s; a price list opens in milliseconds`;
       job.reject(new ReadFailed({ reason: 'too_slow', page: null, message }));
-    }, openMs);
-    job.open.unref();
+    }
+    if (begun === 0) {
+      clearInterval(this.cpuCheck);
+      this.cpuCheck = undefined;
+    }
   }
 
   /** Stops a reader, out of the pool first: the next job must not go to one that is stopping. */
@@ -238,7 +279,10 @@ export class ReaderPool {
     const job = this.jobs.get(reply.id);
     if (!job || job.slot !== slot) return;
     if (reply.stage === 'started') return this.begun(job);
-    if (reply.stage === 'opened') return clearTimeout(job.open);
+    if (reply.stage === 'opened') {
+      job.opened = true;
+      return;
+    }
     if (reply.page) return job.share.onPage(reply.page);
     if (reply.fatal) this.retire(slot);
     this.settle(job);

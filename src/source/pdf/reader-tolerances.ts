@@ -35,6 +35,9 @@ export type Tolerances = typeof TOLERANCES;
  * 400 MB whatever the document (docs/source-format.md, "Limits"). A real list has at most 4,500
  * characters, 390 objects and 311 text runs a page, 14,400 runs and 47 tables in all (the 47-page
  * cigar list), and reads in well under a second; every step after PDFium's is linear in the runs.
+ * Each limit counts what the document makes the reader do (objects, characters, runs, pages, rows,
+ * tables, heap, the reader's own processor time), never the clock of a machine that may be busy:
+ * the one clock here, `deadlineMs`, is a backstop minutes away from any real list.
  */
 export const READER_LIMITS = {
   /** Objects on one page (text, lines, images: PDFium counts them before it lays the text out). */
@@ -59,12 +62,40 @@ export const READER_LIMITS = {
   /** Problems kept of one document, with their page and row; beyond, they are only counted. */
   problemsPerDocument: 1_000,
   /**
-   * Milliseconds for everything done for the document, from when its first reader begins it: reading
-   * it (past it the readers are stopped), finding its tables, interpreting them, summarising its problems.
+   * Cross-reference sections of one document (a list has two or three: a table, its stream, an
+   * update); 100,000 incremental updates would take PDFium seconds to open, and are refused unread.
    */
-  deadlineMs: 60_000,
-  /** Milliseconds to open the document and count its pages (a real list takes a few); past it the reader is stopped. */
-  openMs: 1_500,
+  xrefSectionsPerDocument: 1_000,
+  /** Cross-reference entries of one document, all sections (the longest real list has 32,030). */
+  xrefEntriesPerDocument: 1_000_000,
+  /** Bytes one compressed stream may unpack to when the structure is checked (the real lists' largest: a few MB). */
+  inflatedBytesPerStream: 48 * 1024 * 1024,
+  /** Bytes all of a document's compressed streams may unpack to, counted each time one is unpacked. */
+  inflatedBytesPerDocument: 256 * 1024 * 1024,
+  /**
+   * Rows of one document, all tables (the longest real list has 2,821; ten times that and more is no
+   * price list): counted as the pages are walked, so a document of more is refused as soon as it
+   * passes this, and what the command holds of a document stays bounded (docs/source-format.md, "Limits").
+   */
+  rowsPerDocument: 30_000,
+  /**
+   * Milliseconds of a reader's own processor time to open the document and count its pages (a real
+   * list takes a few): past it the reader is stopped. Processor time, not the clock's: what else the
+   * machine runs does not inflate it.
+   */
+  openCpuMs: 3_000,
+  /**
+   * Milliseconds of a reader's own processor time for its share of one document's pages (the 47-page
+   * list takes about 300 ms): past it the reader is stopped and the document refused.
+   */
+  readerCpuMs: 20_000,
+  /**
+   * The backstop of the clock, for everything done for the document from when its first reader
+   * begins it: reading it, finding its tables, interpreting them. Far from any real list (which
+   * reads in well under a second idle, and under ten seconds with every core busy twelve times
+   * over); when it passes, the machine did not give the reader time, and the message says so.
+   */
+  deadlineMs: 120_000,
   /**
    * Bytes of PDFium's heap in one reader. Every real list reads within the heap PDFium starts with
    * (18 MB), the file itself never in it (it is read by blocks); a stream that unpacks beyond this is refused.

@@ -1,0 +1,425 @@
+import { inflateSync } from 'node:zlib';
+import { contentStreamFault } from './check-content-stream.ts';
+import { isDict, isRef, latin1, nameOf, PdfLexer, PdfSyntaxError, type PdfDict, type PdfValue } from './pdf-syntax.ts';
+
+/** What the structure check counts against, from READER_LIMITS. */
+export interface StructureLimits {
+  xrefSectionsPerDocument: number;
+  xrefEntriesPerDocument: number;
+  inflatedBytesPerStream: number;
+  inflatedBytesPerDocument: number;
+}
+
+/** Why a document is refused: damaged (`damaged`), or past a limit of work (`too_large`), with what and where. */
+export interface StructureFault {
+  reason: 'damaged' | 'too_large';
+  detail: string;
+}
+
+/** Where an object is: at a byte of the file, or the index-th object of an object stream. */
+type Location = { offset: number } | { stream: number; index: number };
+
+interface StreamObject {
+  dict: PdfDict;
+  /** The stream's bytes as stored (a view of the file's: nothing is copied). */
+  raw: Uint8Array;
+  /** Whether the check decodes it (no filter, or Flate alone): decoded again where its content is read. */
+  decodable: boolean;
+}
+
+/**
+ * Checks what a reader can check of a PDF before trusting what it shows, as a reader that repairs
+ * silently (PDFium does) would not: a document that fails any of these is damaged, never read as
+ * whole. It checks that
+ * - the file ends with its `startxref` and every cross-reference section it leads to (tables, streams,
+ *   `/Prev` and `/XRefStm` chains) reads;
+ * - every object the sections name begins where they say (no repair needed: a byte added, lost or
+ *   changed before it moves or breaks it);
+ * - every stream ends where its `/Length` says, with `endstream`;
+ * - every Flate stream decodes completely, its Adler-32 checksum right;
+ * - every object of an object stream is there and parses;
+ * - every page's content parses to its end (check-content-stream.ts).
+ * Work is bounded by counts (sections, entries, bytes inflated), never by time: past a count, the
+ * document is refused as too large. Returns the first fault found, or null.
+ */
+export function checkPdfStructure(bytes: Uint8Array, limits: StructureLimits): StructureFault | null {
+  try {
+    return new StructureCheck(bytes, limits).run();
+  } catch (error) {
+    if (error instanceof PdfSyntaxError) return { reason: 'damaged', detail: `${error.message} (byte ${error.at})` };
+    if (error instanceof Fault) return error.fault;
+    throw error;
+  }
+}
+
+class Fault extends Error {
+  readonly fault: StructureFault;
+
+  constructor(fault: StructureFault) {
+    super(fault.detail);
+    this.fault = fault;
+  }
+}
+
+const damaged = (detail: string) => new Fault({ reason: 'damaged', detail });
+
+class StructureCheck {
+  private readonly bytes: Uint8Array;
+  private readonly limits: StructureLimits;
+  /** Each object's newest location (the first section read names it first). */
+  private readonly where = new Map<number, Location>();
+  private readonly streams = new Map<number, StreamObject>();
+  private readonly values = new Map<number, PdfValue>();
+  private inflated = 0;
+  private sections = 0;
+  private entries = 0;
+
+  constructor(bytes: Uint8Array, limits: StructureLimits) {
+    this.bytes = bytes;
+    this.limits = limits;
+  }
+
+  run(): StructureFault | null {
+    if (latin1(this.bytes, 0, Math.min(1024, this.bytes.length)).indexOf('%PDF-') < 0)
+      throw damaged('it does not begin as a PDF (no %PDF- header)');
+    this.readSections(this.startXref());
+    for (const [number, location] of this.where) if ('offset' in location) this.readObject(number, location.offset);
+    for (const [number, location] of this.where) if ('stream' in location) this.objectInStream(number, location);
+    this.checkPages();
+    return null;
+  }
+
+  /** The offset `startxref` gives, from the file's last kilobyte: a file cut short has none. */
+  private startXref(): number {
+    const tail = latin1(this.bytes, Math.max(0, this.bytes.length - 1024), this.bytes.length);
+    const match = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+    if (!match) throw damaged('it does not end as a PDF ends (startxref, %%EOF): the file is cut short or has bytes added after its end');
+    return Number(match[1]);
+  }
+
+  /** Reads every cross-reference section from the newest, following /XRefStm and /Prev, each once. */
+  private readSections(first: number): void {
+    const pending = [first];
+    const seen = new Set<number>();
+    while (pending.length > 0) {
+      const offset = pending.shift()!;
+      if (seen.has(offset)) throw damaged(`its cross-reference sections loop (byte ${offset} is named twice)`);
+      seen.add(offset);
+      if (++this.sections > this.limits.xrefSectionsPerDocument)
+        throw new Fault({
+          reason: 'too_large',
+          detail: `it has more than ${this.limits.xrefSectionsPerDocument} cross-reference sections (updates): no price list does`,
+        });
+      if (offset >= this.bytes.length) throw damaged(`a cross-reference section is said to be at byte ${offset}, past the end of the file`);
+      const lexer = new PdfLexer(this.bytes, offset);
+      const trailer = lexer.at('xref') ? this.xrefTable(lexer) : this.xrefStream(offset);
+      const hybrid = trailer.dict.get('XRefStm');
+      if (typeof hybrid === 'number') pending.unshift(hybrid);
+      const previous = trailer.dict.get('Prev');
+      if (typeof previous === 'number') pending.push(previous);
+    }
+  }
+
+  private name(number: number, location: Location): void {
+    if (!this.where.has(number)) this.where.set(number, location);
+  }
+
+  /** Every entry read counts, free or not, in every section: the work of reading them is bounded. */
+  private countEntry(): void {
+    if (++this.entries > this.limits.xrefEntriesPerDocument)
+      throw new Fault({
+        reason: 'too_large',
+        detail: `its cross-reference sections hold more than ${this.limits.xrefEntriesPerDocument} entries: no price list does`,
+      });
+  }
+
+  /** A classic table: subsections of 20-byte entries, then its trailer. */
+  private xrefTable(lexer: PdfLexer): PdfDict {
+    lexer.pos += 4;
+    for (;;) {
+      lexer.skipWhite();
+      if (lexer.at('trailer')) {
+        lexer.pos += 7;
+        lexer.skipWhite();
+        if (!(this.bytes[lexer.pos] === 0x3c && this.bytes[lexer.pos + 1] === 0x3c)) throw damaged('its trailer is not a dictionary');
+        return lexer.dictionary();
+      }
+      const start = lexer.integer();
+      const count = lexer.integer();
+      if (start === null || count === null) throw damaged(`a cross-reference table does not read (byte ${lexer.pos})`);
+      lexer.skipWhite();
+      for (let i = 0; i < count; i++) {
+        this.countEntry();
+        const entry = latin1(this.bytes, lexer.pos, lexer.pos + 20);
+        const match = /^(\d{10}) (\d{5}) ([nf])(\r\n| \r| \n)$/.exec(entry);
+        if (!match) throw damaged(`entry ${start + i} of a cross-reference table does not read (byte ${lexer.pos})`);
+        if (match[3] === 'n') this.name(start + i, { offset: Number(match[1]) });
+        else if (!this.where.has(start + i)) this.where.set(start + i, { offset: -1 });
+        lexer.pos += 20;
+      }
+    }
+  }
+
+  /** A cross-reference stream (PDF 1.5): an object whose decoded data holds the entries, /W wide. */
+  private xrefStream(offset: number): PdfDict {
+    const stream = this.streamAt(offset, null);
+    const { dict } = stream;
+    if (nameOf(dict.dict.get('Type')) !== 'XRef') throw damaged(`no cross-reference section at byte ${offset}, where one is said to be`);
+    const decoded = this.decoded(stream, offset);
+    if (!decoded) throw damaged(`the cross-reference stream at byte ${offset} is not compressed as the check can read`);
+    const widths = dict.dict.get('W');
+    const size = dict.dict.get('Size');
+    if (
+      !Array.isArray(widths) ||
+      widths.length !== 3 ||
+      !widths.every((w) => typeof w === 'number' && w >= 0 && w <= 8) ||
+      typeof size !== 'number'
+    )
+      throw damaged(`the cross-reference stream at byte ${offset} has no valid /W or /Size`);
+    const [w0, w1, w2] = widths as number[];
+    const rowWidth = w0! + w1! + w2!;
+    const index = dict.dict.get('Index') ?? [0, size];
+    if (!Array.isArray(index) || index.length % 2 !== 0 || !index.every((n) => typeof n === 'number'))
+      throw damaged(`the cross-reference stream at byte ${offset} has an invalid /Index`);
+    const data = unpredict(decoded, dict, rowWidth, offset);
+    let row = 0;
+    for (let i = 0; i < index.length; i += 2) {
+      const [start, count] = [index[i] as number, index[i + 1] as number];
+      for (let k = 0; k < count; k++, row++) {
+        this.countEntry();
+        if ((row + 1) * rowWidth > data.length)
+          throw damaged(`the cross-reference stream at byte ${offset} holds fewer entries than it says`);
+        const field = (from: number, width: number) => {
+          let value = 0;
+          for (let b = 0; b < width; b++) value = value * 256 + data[row * rowWidth + from + b]!;
+          return value;
+        };
+        const type = w0 === 0 ? 1 : field(0, w0!);
+        const second = field(w0!, w1!);
+        const third = field(w0! + w1!, w2!);
+        if (type === 1) this.name(start + k, { offset: second });
+        else if (type === 2) this.name(start + k, { stream: second, index: third });
+        else if (type === 0 && !this.where.has(start + k)) this.where.set(start + k, { offset: -1 });
+        else if (type > 2) throw damaged(`entry ${start + k} of the cross-reference stream at byte ${offset} has type ${type}`);
+      }
+    }
+    return dict;
+  }
+
+  /** Pages are kept for their content's check; every other object is parsed and let go. */
+  private keep(number: number, value: PdfValue): void {
+    if (isDict(value) && nameOf(value.dict.get('Type')) === 'Page') this.values.set(number, value);
+  }
+
+  /** The object the table names at `offset`: it must begin there, and its stream end where /Length says. */
+  private readObject(number: number, offset: number): void {
+    if (offset < 0) {
+      this.where.delete(number);
+      return;
+    }
+    const lexer = new PdfLexer(this.bytes, offset);
+    const named = lexer.integer();
+    const generation = lexer.integer();
+    lexer.skipWhite();
+    if (named !== number || generation === null || !lexer.at('obj'))
+      throw damaged(
+        `object ${number} is not where its cross-reference entry says (byte ${offset}): the file was changed after it was written, and a reader would have to repair it`,
+      );
+    lexer.pos += 3;
+    const value = lexer.value();
+    this.keep(number, value);
+    lexer.skipWhite();
+    if (lexer.at('stream')) {
+      if (!isDict(value)) throw damaged(`object ${number} has a stream but no dictionary`);
+      this.streams.set(number, this.streamData(number, value, lexer));
+    } else if (!lexer.at('endobj')) throw damaged(`object ${number} does not end with endobj (byte ${lexer.pos})`);
+  }
+
+  /** The stream object at `offset` (a cross-reference stream, read before the objects are known). */
+  private streamAt(offset: number, number: number | null): StreamObject {
+    const lexer = new PdfLexer(this.bytes, offset);
+    const named = lexer.integer();
+    lexer.integer();
+    lexer.skipWhite();
+    if (named === null || !lexer.at('obj'))
+      throw damaged(`no cross-reference section at byte ${offset}, where the file says one is: the file was changed after it was written`);
+    lexer.pos += 3;
+    const value = lexer.value();
+    lexer.skipWhite();
+    if (!isDict(value) || !lexer.at('stream')) throw damaged(`the object at byte ${offset} is not a stream`);
+    return this.streamData(number ?? named, value, lexer);
+  }
+
+  private streamData(number: number, dict: PdfDict, lexer: PdfLexer): StreamObject {
+    lexer.pos += 6;
+    if (this.bytes[lexer.pos] === 0x0d) lexer.pos++;
+    if (this.bytes[lexer.pos] !== 0x0a) throw damaged(`object ${number}: its stream keyword is not followed by a line end`);
+    const start = lexer.pos + 1;
+    const length = this.integerValue(dict.dict.get('Length'), number);
+    const end = start + length;
+    const after = new PdfLexer(this.bytes, end);
+    after.skipWhite();
+    if (end > this.bytes.length || !after.at('endstream'))
+      throw damaged(`object ${number}: its stream does not end where its /Length (${length}) says`);
+    const raw = this.bytes.subarray(start, end);
+    const stream = { dict, raw, decodable: true };
+    // Decoded once here to check it (and let go: a document's streams are never all held at once).
+    stream.decodable = this.decoded(stream, number) !== null;
+    return stream;
+  }
+
+  /** A direct integer, or one an indirect reference names (a /Length written after its stream). */
+  private integerValue(value: PdfValue | undefined, number: number): number {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+    if (isRef(value)) {
+      const location = this.where.get(value.ref);
+      if (location && 'offset' in location && location.offset >= 0) {
+        const lexer = new PdfLexer(this.bytes, location.offset);
+        if (lexer.integer() === value.ref && lexer.integer() !== null) {
+          lexer.skipWhite();
+          if (lexer.at('obj')) {
+            lexer.pos += 3;
+            const length = lexer.value();
+            if (typeof length === 'number' && Number.isInteger(length) && length >= 0) return length;
+          }
+        }
+      }
+    }
+    throw damaged(`object ${number}: its stream has no valid /Length`);
+  }
+
+  /**
+   * A stream's data decoded: as stored without a filter, inflated whole for Flate with its checksum
+   * checked; null for other filters (images), left as they are. Each inflation counts against the
+   * document's bytes inflated.
+   */
+  private decoded({ dict, raw, decodable }: StreamObject, number: number): Uint8Array | null {
+    if (!decodable) return null;
+    const filter = dict.dict.get('Filter');
+    const first = Array.isArray(filter) ? nameOf(filter[0]) : nameOf(filter);
+    if (first !== 'FlateDecode' && first !== 'Fl') return filter === undefined ? raw : null;
+    const room = Math.min(this.limits.inflatedBytesPerStream, this.limits.inflatedBytesPerDocument - this.inflated);
+    let decoded: Buffer;
+    try {
+      decoded = inflateSync(raw, { maxOutputLength: Math.max(1, room) });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
+        throw new Fault({
+          reason: 'too_large',
+          detail:
+            room < this.limits.inflatedBytesPerStream
+              ? `its compressed streams unpack to more than ${this.limits.inflatedBytesPerDocument / 1048576} MB in all: no price list does`
+              : `object ${number}: its stream unpacks to more than ${this.limits.inflatedBytesPerStream / 1048576} MB: no price list does`,
+        });
+      const message = (error as Error).message;
+      if (/incorrect data check/.test(message)) throw damaged(`object ${number}: its compressed stream fails its checksum (Adler-32)`);
+      if (/unexpected end/.test(message)) throw damaged(`object ${number}: its compressed stream is cut short`);
+      throw damaged(`object ${number}: its compressed stream does not decode (${message})`);
+    }
+    this.inflated += decoded.length;
+    return Array.isArray(filter) && filter.length > 1 ? null : decoded;
+  }
+
+  /** An object of an object stream: the stream must be there, and name this object at this index. */
+  private objectInStream(number: number, { stream, index }: { stream: number; index: number }): void {
+    const container = this.streams.get(stream);
+    const held = container ? this.objectStream(stream, container) : null;
+    if (!held) throw damaged(`object ${number} is said to be in object ${stream}, which is no object stream`);
+    if (index >= held.numbers.length)
+      throw damaged(`object ${number} is said to be object ${index} of object stream ${stream}, which does not hold it`);
+    if (held.numbers[index] !== number)
+      throw damaged(`object stream ${stream} holds object ${held.numbers[index]} where object ${number} is said to be`);
+    const start = held.first + held.offsets[index]!;
+    const end = index + 1 < held.offsets.length ? held.first + held.offsets[index + 1]! : held.data.length;
+    if (start > held.data.length) throw damaged(`object stream ${stream} places object ${number} past its end`);
+    // Its bytes are the checked stream's (Adler-32): only a page needs reading, for its content (a list's
+    // object streams hold tens of thousands of structure elements).
+    if (held.data.subarray(start, end).includes('/Page')) this.keep(number, new PdfLexer(held.data, start, end).value());
+  }
+
+  /**
+   * An object stream decoded once, its list of objects read once, kept while its objects are read
+   * (a list's hold a few hundred KB); null when the object is no object stream.
+   */
+  private readonly objectStreams = new Map<number, { data: Buffer; first: number; numbers: number[]; offsets: number[] } | null>();
+
+  private objectStream(number: number, stream: StreamObject) {
+    if (this.objectStreams.has(number)) return this.objectStreams.get(number)!;
+    const count = stream.dict.dict.get('N');
+    const first = stream.dict.dict.get('First');
+    const data = nameOf(stream.dict.dict.get('Type')) === 'ObjStm' ? this.decoded(stream, number) : null;
+    let held = null;
+    if (data && typeof count === 'number' && typeof first === 'number' && first <= data.length) {
+      const header = new PdfLexer(data, 0, first);
+      const numbers: number[] = [];
+      const offsets: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const named = header.integer();
+        const at = header.integer();
+        if (named === null || at === null) throw damaged(`object stream ${number}: its list of objects does not read`);
+        numbers.push(named);
+        offsets.push(at);
+      }
+      held = { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), first, numbers, offsets };
+    }
+    this.objectStreams.set(number, held);
+    return held;
+  }
+
+  /** Every page's content (its streams, in order, as one) parses to its end. */
+  private checkPages(): void {
+    this.objectStreams.clear();
+    pages: for (const [number, value] of this.values) {
+      if (!isDict(value) || nameOf(value.dict.get('Type')) !== 'Page') continue;
+      const contents = value.dict.get('Contents');
+      const refs = isRef(contents) ? [contents] : Array.isArray(contents) ? contents.filter(isRef) : [];
+      const parts: Uint8Array[] = [];
+      for (const ref of refs) {
+        const stream = this.streams.get(ref.ref);
+        if (!stream) throw damaged(`page object ${number}: its content, object ${ref.ref}, is not a stream the file holds`);
+        const decoded = this.decoded(stream, ref.ref);
+        // A content stream with a filter the check does not decode (none is seen in a list) is left unchecked.
+        if (!decoded) continue pages;
+        parts.push(decoded);
+      }
+      const fault = contentStreamFault(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+      if (fault) throw damaged(`the content of page object ${number} does not parse: ${fault}`);
+    }
+  }
+}
+
+/** Undoes a PNG predictor (/DecodeParms /Predictor 10–15), as cross-reference streams use: rows of `columns` bytes. */
+function unpredict(data: Uint8Array, dict: PdfDict, rowWidth: number, offset: number): Uint8Array {
+  const params = dict.dict.get('DecodeParms');
+  const predictor = isDict(params) ? params.dict.get('Predictor') : undefined;
+  if (predictor === undefined || predictor === 1) return data;
+  if (typeof predictor !== 'number' || predictor < 10)
+    throw damaged(`the cross-reference stream at byte ${offset} uses predictor ${String(predictor)}, which no cross-reference stream uses`);
+  const columnsValue = isDict(params) ? params.dict.get('Columns') : undefined;
+  const columns = typeof columnsValue === 'number' ? columnsValue : rowWidth;
+  const rows = Math.floor(data.length / (columns + 1));
+  const out = new Uint8Array(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    const type = data[r * (columns + 1)]!;
+    for (let c = 0; c < columns; c++) {
+      const raw = data[r * (columns + 1) + 1 + c]!;
+      const up = r > 0 ? out[(r - 1) * columns + c]! : 0;
+      // Cross-reference streams use 2 (Up); 0 (None) is also seen. Others are undone as the PNG specification says.
+      const left = c > 0 ? out[r * columns + c - 1]! : 0;
+      const upLeft = r > 0 && c > 0 ? out[(r - 1) * columns + c - 1]! : 0;
+      let value: number;
+      if (type === 0) value = raw;
+      else if (type === 1) value = raw + left;
+      else if (type === 2) value = raw + up;
+      else if (type === 3) value = raw + ((left + up) >> 1);
+      else if (type === 4) {
+        const p = left + up - upLeft;
+        const [pa, pb, pc] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
+        value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+      } else throw damaged(`the cross-reference stream at byte ${offset} has a row of PNG filter type ${type}`);
+      out[r * columns + c] = value & 0xff;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DAMAGE_KINDS, damagedCopies } from '../../fixtures/damaged-pdfs.ts';
+import type { ParsedSource } from '../../src/source/source-types.ts';
+import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
+import { REPO } from '../helpers/run-cli.ts';
+
+/** The real lists of the authority this repository keeps (fixtures/adm, as ../shared/adm has them). */
+const REAL = readdirSync(`${REPO}/fixtures/adm`).filter((name) => /^listino-.*-20(23|26-07).*\.pdf$/.test(name));
+
+/** Copies of each kind of damage per list: 9 kinds × 8 × 6 lists, several hundred copies. */
+const PER_KIND = 8;
+
+/** Every product of a document, as the release takes it (order aside: a dataset is keyed by code). */
+const rowsOf = (parsed: ParsedSource) =>
+  parsed.lists.map((list) => ({
+    category: list.feedCategory,
+    date: list.effectiveFrom,
+    rows: list.products.map((p) => JSON.stringify([p.admCode, p.name, p.pack, p.referencePriceCents, p.pricePerPackCents])).sort(),
+  }));
+
+describe('damaged copies of the real lists (seeded): none is read as whole with rows other than the list’s', () => {
+  it(`${PER_KIND} copies of each of ${DAMAGE_KINDS.length} kinds of damage of each real list: refused, read with problems, or read identical`, async () => {
+    expect(REAL).toHaveLength(6);
+    const tally = { refused: 0, problems: 0, identical: 0 };
+    const different: string[] = [];
+    for (const name of REAL) {
+      const clean = readFileSync(`${REPO}/fixtures/adm/${name}`);
+      const expected = rowsOf(await parsePdfSource(clean, name));
+      for (const copy of damagedCopies(clean, PER_KIND)) {
+        const outcome = await parsePdfSource(copy.bytes, name).then(
+          (parsed) => (JSON.stringify(rowsOf(parsed)) === JSON.stringify(expected) ? 'identical' : 'different'),
+          (error: { code?: string }) => {
+            // Any other failure (a bug, not a verdict on the document) fails the test with its stack.
+            if (!error.code?.startsWith('source_')) throw error;
+            return error.code === 'source_invalid' ? 'problems' : 'refused';
+          },
+        );
+        if (outcome === 'different') different.push(`${name}: ${copy.kind} (${copy.what})`);
+        else tally[outcome]++;
+      }
+    }
+    // The figure docs/source-format.md gives ("Damaged documents").
+    console.log(`damaged corpus: ${JSON.stringify(tally)}, read as whole with other rows: ${different.length}`);
+    expect(different).toEqual([]);
+    expect(tally.refused + tally.problems + tally.identical).toBeGreaterThan(300);
+  });
+});
