@@ -4,14 +4,18 @@
 // command and its PDF readers, summed; docs/source-format.md bounds it at 400 MB), with the exit
 // status. Median and range over BENCH_RUNS rounds (default 3), the rounds side by side. Then the
 // stop: SIGTERM to a build of the 20-page header bomb at ten moments of its reading and refusal,
-// and to one of a document that would read until its deadline; the time from the signal to the
-// command's exit (the promise is 5 s), and whether a reader outlived it.
+// and to one of a document that would read until its limit; the time from the signal to the
+// command's exit, and whether a reader outlived it. Then SIGTERM at fifteen moments from the
+// command's first millisecond (module loading included) to its reading of the real cigar list:
+// the time to its exit (the promise is 1 s), its status and whether it said why.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeSlowPdf } from '../fixtures/adm-pdf.ts';
-import { HOSTILE_SHAPES, makeHeaderBomb } from '../fixtures/hostile-pdfs.ts';
+import { HOSTILE_SHAPES, makeHeaderBomb, makeLongList, type HostileShape } from '../fixtures/hostile-pdfs.ts';
 import { measuredCommand } from '../test/helpers/measured-command.ts';
+import { CLI, REPO } from '../test/helpers/run-cli.ts';
 import { stoppedBuild } from '../test/helpers/stopped-build.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -29,7 +33,24 @@ const COMMANDS: [string, (file: string, dataDir: string) => string[]][] = [
 try {
   console.log(`the hostile corpus; median (range) of ${RUNS} rounds; peak: the command and its readers, summed resident memory`);
   let worst = 0;
-  for (const shape of HOSTILE_SHAPES) {
+  // Valid lists far longer than any real one (2,821 rows): read just under the rows cap, refused past it.
+  const LONG: HostileShape[] = [
+    {
+      name: 'valid-list-28490',
+      what: 'a valid list of 28,490 products on 475 pages',
+      make: () => makeLongList(28_490),
+      outcome: 'read',
+      says: '',
+    },
+    {
+      name: 'valid-list-54900',
+      what: 'a valid list of 54,900 products on 915 pages',
+      make: () => makeLongList(54_900),
+      outcome: 'refused',
+      says: '',
+    },
+  ];
+  for (const shape of [...HOSTILE_SHAPES, ...LONG]) {
     const file = join(dir, `${shape.name}.pdf`);
     const bytes = await shape.make();
     writeFileSync(file, bytes);
@@ -66,6 +87,32 @@ try {
       left += stop.left.length;
     }
     console.log(`  ${what.padEnd(36)} exit ${[...statuses].join('/')}  ${spread(seconds, 2)} s  readers left: ${left}`);
+  }
+  console.log(`SIGTERM from the command's first millisecond: seconds from the signal to the exit, ${RUNS} rounds of each moment`);
+  const real = join(REPO, 'fixtures/adm/listino-sigari-2026-07-22.pdf');
+  for (const delayMs of [0, 5, 10, 20, 30, 40, 60, 80, 100, 150, 200, 300, 500, 800, 1000]) {
+    const seconds: number[] = [];
+    const outcomes = new Set<string>();
+    for (let round = 0; round < RUNS; round++) {
+      const data = mkdtempSync(join(dir, 'data-'));
+      const child = spawn(process.execPath, [CLI, 'build', '--source', real, '--out', join(data, 'out'), '--data-dir', data], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let said = '';
+      child.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      const exited = new Promise<{ at: number; status: number | string | null }>((resolve) =>
+        child.once('close', (code, signal) => resolve({ at: performance.now(), status: code ?? signal })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const signalled = performance.now();
+      child.kill('SIGTERM');
+      const { at, status } = await exited;
+      seconds.push((at - signalled) / 1000);
+      // A stop said on stderr; a build that finished first exits 0; SIGTERM before Node.js runs any
+      // of the command ends it by the default action.
+      outcomes.add(status === 0 ? 'finished first' : /stopped by SIGTERM/.test(said) ? `${status}, said` : `${status}, not said`);
+    }
+    console.log(`  at ${String(delayMs).padStart(4)} ms  ${spread(seconds, 2)} s  ${[...outcomes].join(' / ')}`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

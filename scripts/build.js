@@ -54,9 +54,14 @@ const bundledPackages = {
 rmSync(scratch, { recursive: true, force: true });
 try {
   await build({
-    // The CLI, and the catalogue's builder: a process of its own the service starts (at dist/'s top,
-    // where each module's URL is as moduleUrls makes it; build-catalogue.ts finds it there).
-    entryPoints: { main: join(src, 'cli/main.ts'), 'catalogue-builder': join(src, 'web/catalogue/catalogue-builder.ts') },
+    // The CLI, the catalogue's builder (a process of its own the service starts) and the PDF
+    // structure checker (one a command starts): at dist/'s top, where each module's URL is as
+    // moduleUrls makes it; build-catalogue.ts and check-in-process.ts find them there.
+    entryPoints: {
+      main: join(src, 'cli/main.ts'),
+      'catalogue-builder': join(src, 'web/catalogue/catalogue-builder.ts'),
+      'pdf-structure-checker': join(src, 'source/pdf/structure-checker.ts'),
+    },
     outdir: scratch,
     bundle: true,
     splitting: true,

@@ -1,4 +1,4 @@
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { CATEGORIES, FEED_CATEGORIES, type Category, type FeedCategory } from '../source/categories.ts';
 import type { ParsedSource } from '../source/source-types.ts';
 import type { Classified } from './classify-document.ts';
@@ -122,13 +122,19 @@ export function checkCategories(run: PagesRun, pages: string[], read: PagesRead,
 
 /**
  * The required categories with no list in hand (none read now, none kept from before) while a
- * document that may be their list failed: its link names the category, or names none. A release
- * then would leave the category out (a first release, a fresh data dir), so it publishes nothing.
+ * document that may be their list could not be had: its link names the category (whatever failed),
+ * or it names none and was downloaded but could not be read. A release then would leave the category out (a first release, a fresh
+ * data dir), so it publishes nothing. A document that could not be downloaded (a 404, a network
+ * fault) says nothing of what it is: a category merely missing from the page stays a failure said
+ * by name, the other lists published (checkCategories).
  */
 export function unreadableRequired(run: PagesRun, collected: Collected): { category: string; failures: string[] }[] {
+  const unread = collected.failed.filter(
+    ({ error }) => isTariffError(error) && (error.code.startsWith('source_') || error.code === 'machine_busy'),
+  );
   return run.options.required.flatMap((category) => {
     if ((collected.next.lists[category]?.length ?? 0) > 0) return [];
-    const failures = collected.failed
+    const failures = unread
       .filter(({ link }) => link.hintCategory === category || !link.hintCategory)
       .map(({ link, error }) => (error.message.includes(link.url) ? error.message : `${link.url}: ${error.message}`));
     return failures.length > 0 ? [{ category: CATEGORIES[category], failures }] : [];

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * other checkouts and of earlier runs are not this run's.
  */
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const PRODUCT_CHILDREN = /page-runs-worker|catalogue-builder/;
+const PRODUCT_CHILDREN = /page-runs-worker|catalogue-builder|structure-checker/;
 
 /** Clock ticks since boot when the run began: processes started before are not this run's. */
 let began = 0;

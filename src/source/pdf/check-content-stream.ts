@@ -111,24 +111,21 @@ export function contentStreamFault(content: Uint8Array): string | null {
       const c = content[lexer.pos]!;
       // Operands: anything that starts a value (a keyword such as `true` is read as one below).
       if (c === 0x2f || c === 0x28 || c === 0x3c || c === 0x5b || c === 0x2b || c === 0x2d || c === 0x2e || (c >= 0x30 && c <= 0x39)) {
-        lexer.value();
+        lexer.skipValue();
         if (++operands > MAX_OPERANDS) return `more than ${MAX_OPERANDS} operands before an operator, at byte ${lexer.pos}`;
         continue;
       }
       const at = lexer.pos;
       const length = lexer.skipToken();
       if (length === 0) return `a byte that starts nothing (0x${c.toString(16).padStart(2, '0')}) at byte ${at}`;
-      const word = () => JSON.stringify(Buffer.from(content.subarray(at, at + Math.min(length, 12))).toString('latin1'));
-      if (length === 4 || length === 5) {
-        const keyword = Buffer.from(content.subarray(at, at + length)).toString('latin1');
-        if (keyword === 'true' || keyword === 'false' || keyword === 'null') {
-          operands++;
-          continue;
-        }
+      if ((length === 4 || length === 5) && isKeyword(content, at, length)) {
+        operands++;
+        continue;
       }
       const key = keyOf(content, at, length);
       const operator = OPERANDS.get(key);
-      if (operator === undefined) return `an operator no PDF has (${word()}) at byte ${at}`;
+      if (operator === undefined)
+        return `an operator no PDF has (${JSON.stringify(Buffer.from(content.subarray(at, at + Math.min(length, 12))).toString('latin1'))}) at byte ${at}`;
       if (operator.count >= 0 && operands !== operator.count)
         return `"${operator.word}" with ${operands} operand(s) where it takes ${operator.count}, at byte ${at}`;
       operands = 0;
@@ -156,6 +153,12 @@ export function contentStreamFault(content: Uint8Array): string | null {
   if (operands > 0) return `it ends with ${operands} operand(s) and no operator`;
   if (inText) return 'it ends inside a text object (BT with no ET)';
   return null;
+}
+
+/** Whether the token at `at` is `true`, `false` or `null` (operands, though they read as words). */
+function isKeyword(bytes: Uint8Array, at: number, length: number): boolean {
+  const text = String.fromCharCode(...bytes.subarray(at, at + length));
+  return text === 'true' || text === 'false' || text === 'null';
 }
 
 /** The first `word` at or after `from` standing alone (white space before and after). */

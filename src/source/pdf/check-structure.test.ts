@@ -57,8 +57,9 @@ describe('checkPdfStructure', () => {
     expect(check(Buffer.from('<html></html>'))?.detail).toBe('it does not begin as a PDF (no %PDF- header)');
   });
 
-  it('refuses a page whose content does not parse', () => {
-    expect(check(deflated('BT /F1 12 Tf 72 712 Td (Hello) Tk ET'))).toEqual({
+  it('refuses a page whose content, stored with no checksum, does not parse; a compressed one is as its checksum says', () => {
+    expect(check(deflated('BT /F1 12 Tf 72 712 Td (Hello) Tk ET'))).toBeNull();
+    expect(check(makePageDag(1, 1, { content: 'BT /F1 12 Tf 72 712 Td (Hello) Tk ET' }))).toEqual({
       reason: 'damaged',
       detail: 'the content of page object 3 does not parse: an operator no PDF has ("Tk") at byte 31',
     });

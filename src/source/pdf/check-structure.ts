@@ -61,6 +61,14 @@ class Fault extends Error {
   }
 }
 
+/**
+ * zlib's largest output chunk when a stream is unpacked to be checked; each chunk is sized to hold
+ * the stream whole as a page's usually unpacks (eight times its bytes), so unpacking one is one
+ * allocation, not dozens of 16 KB ones copied together: a document's streams are unpacked and let
+ * go by the hundred, and many small pieces leave the command's memory fragmented.
+ */
+const CHUNK = 1024 * 1024;
+
 const damaged = (detail: string) => new Fault({ reason: 'damaged', detail });
 
 class StructureCheck {
@@ -85,7 +93,8 @@ class StructureCheck {
     this.readSections(this.startXref());
     for (const [number, location] of this.where) if ('offset' in location) this.readObject(number, location.offset);
     for (const [number, location] of this.where) if ('stream' in location) this.objectInStream(number, location);
-    this.checkPages();
+    this.objectStreams.clear();
+    this.checkStreams();
     return null;
   }
 
@@ -150,10 +159,9 @@ class StructureCheck {
       lexer.skipWhite();
       for (let i = 0; i < count; i++) {
         this.countEntry();
-        const entry = latin1(this.bytes, lexer.pos, lexer.pos + 20);
-        const match = /^(\d{10}) (\d{5}) ([nf])(\r\n| \r| \n)$/.exec(entry);
-        if (!match) throw damaged(`entry ${start + i} of a cross-reference table does not read (byte ${lexer.pos})`);
-        if (match[3] === 'n') this.name(start + i, { offset: Number(match[1]) });
+        const offset = xrefEntry(this.bytes, lexer.pos);
+        if (offset === null) throw damaged(`entry ${start + i} of a cross-reference table does not read (byte ${lexer.pos})`);
+        if (offset >= 0) this.name(start + i, { offset });
         else if (!this.where.has(start + i)) this.where.set(start + i, { offset: -1 });
         lexer.pos += 20;
       }
@@ -261,11 +269,10 @@ class StructureCheck {
     after.skipWhite();
     if (end > this.bytes.length || !after.at('endstream'))
       throw damaged(`object ${number}: its stream does not end where its /Length (${length}) says`);
-    const raw = this.bytes.subarray(start, end);
-    const stream = { dict, raw, decodable: true };
-    // Decoded once here to check it (and let go: a document's streams are never all held at once).
-    stream.decodable = this.decoded(stream, number) !== null;
-    return stream;
+    const filter = dict.dict.get('Filter');
+    const first = Array.isArray(filter) ? (filter.length === 1 ? nameOf(filter[0]) : null) : nameOf(filter);
+    // Decoded (and its checksum checked) once, after every object is read: checkStreams.
+    return { dict, raw: this.bytes.subarray(start, end), decodable: filter === undefined || first === 'FlateDecode' || first === 'Fl' };
   }
 
   /** A direct integer, or one an indirect reference names (a /Length written after its stream). */
@@ -295,13 +302,11 @@ class StructureCheck {
    */
   private decoded({ dict, raw, decodable }: StreamObject, number: number): Uint8Array | null {
     if (!decodable) return null;
-    const filter = dict.dict.get('Filter');
-    const first = Array.isArray(filter) ? nameOf(filter[0]) : nameOf(filter);
-    if (first !== 'FlateDecode' && first !== 'Fl') return filter === undefined ? raw : null;
+    if (dict.dict.get('Filter') === undefined) return raw;
     const room = Math.min(this.limits.inflatedBytesPerStream, this.limits.inflatedBytesPerDocument - this.inflated);
     let decoded: Buffer;
     try {
-      decoded = inflateSync(raw, { maxOutputLength: Math.max(1, room) });
+      decoded = inflateSync(raw, { maxOutputLength: Math.max(1, room), chunkSize: Math.min(CHUNK, Math.max(16 * 1024, raw.length * 8)) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
@@ -318,8 +323,12 @@ class StructureCheck {
       throw damaged(`object ${number}: its compressed stream does not decode (${message})`);
     }
     this.inflated += decoded.length;
-    return Array.isArray(filter) && filter.length > 1 ? null : decoded;
+    this.checked.add(raw.byteOffset);
+    return decoded;
   }
+
+  /** The streams decoded already (cross-reference and object streams), by where their data begins. */
+  private readonly checked = new Set<number>();
 
   /** An object of an object stream: the stream must be there, and name this object at this index. */
   private objectInStream(number: number, { stream, index }: { stream: number; index: number }): void {
@@ -335,7 +344,7 @@ class StructureCheck {
     if (start > held.data.length) throw damaged(`object stream ${stream} places object ${number} past its end`);
     // Its bytes are the checked stream's (Adler-32): only a page needs reading, for its content (a list's
     // object streams hold tens of thousands of structure elements).
-    if (held.data.subarray(start, end).includes('/Page')) this.keep(number, new PdfLexer(held.data, start, end).value());
+    if (holds(held.data, start, end, PAGE)) this.keep(number, new PdfLexer(held.data, start, end).value());
   }
 
   /**
@@ -367,27 +376,79 @@ class StructureCheck {
     return held;
   }
 
-  /** Every page's content (its streams, in order, as one) parses to its end. */
-  private checkPages(): void {
-    this.objectStreams.clear();
-    pages: for (const [number, value] of this.values) {
-      if (!isDict(value) || nameOf(value.dict.get('Type')) !== 'Page') continue;
-      const contents = value.dict.get('Contents');
+  /**
+   * Every stream decoded once, its checksum checked, and let go (a document's streams are never all
+   * held at once); a page's content is parsed to its end as it is decoded (a page of several
+   * content streams, as one).
+   */
+  private checkStreams(): void {
+    const contentOf = new Map<number, number>();
+    const several: [number, { ref: number }[]][] = [];
+    for (const [page, value] of this.values) {
+      const contents = (value as PdfDict).dict.get('Contents');
       const refs = isRef(contents) ? [contents] : Array.isArray(contents) ? contents.filter(isRef) : [];
-      const parts: Uint8Array[] = [];
-      for (const ref of refs) {
-        const stream = this.streams.get(ref.ref);
-        if (!stream) throw damaged(`page object ${number}: its content, object ${ref.ref}, is not a stream the file holds`);
-        const decoded = this.decoded(stream, ref.ref);
-        // A content stream with a filter the check does not decode (none is seen in a list) is left unchecked.
-        if (!decoded) continue pages;
-        parts.push(decoded);
-      }
-      const fault = contentStreamFault(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
-      if (fault) throw damaged(`the content of page object ${number} does not parse: ${fault}`);
+      for (const ref of refs)
+        if (!this.streams.has(ref.ref))
+          throw damaged(`page object ${page}: its content, object ${ref.ref}, is not a stream the file holds`);
+      if (refs.length === 1) contentOf.set(refs[0]!.ref, page);
+      else if (refs.length > 1) several.push([page, refs]);
+    }
+    for (const [number, stream] of this.streams) {
+      const page = contentOf.get(number);
+      if (page === undefined && this.checked.has(stream.raw.byteOffset)) continue;
+      const decoded = this.decoded(stream, number);
+      // A compressed content stream whose checksum held is as its writer wrote it; one with no
+      // checksum (stored plain) is parsed to its end. One with a filter the check does not decode
+      // (none is seen in a list) is left unchecked.
+      if (page !== undefined && decoded && !isCompressed(stream)) this.checkContent(page, decoded);
+    }
+    for (const [page, refs] of several) {
+      if (refs.every((ref) => isCompressed(this.streams.get(ref.ref)!))) continue;
+      const parts = refs.map((ref) => this.decoded(this.streams.get(ref.ref)!, ref.ref));
+      if (parts.every((part) => part !== null)) this.checkContent(page, Buffer.concat(parts as Uint8Array[]));
     }
   }
+
+  private checkContent(page: number, content: Uint8Array): void {
+    const fault = contentStreamFault(content);
+    if (fault) throw damaged(`the content of page object ${page} does not parse: ${fault}`);
+  }
 }
+
+const PAGE = Buffer.from('/Page', 'latin1');
+
+/** Whether `bytes` hold `word` between `start` and `end` (a scan of those bytes only). */
+function holds(bytes: Uint8Array, start: number, end: number, word: Uint8Array): boolean {
+  const last = Math.min(end, bytes.length) - word.length;
+  outer: for (let i = start; i <= last; i++) {
+    for (let k = 0; k < word.length; k++) if (bytes[i + k] !== word[k]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * A classic cross-reference entry at `at` (`0000012345 00000 n\r\n`: ten digits, a space, five
+ * digits, a space, n or f, two bytes of line end): the offset of an object in use, -1 for a free
+ * one, null when the 20 bytes are no entry.
+ */
+function xrefEntry(bytes: Uint8Array, at: number): number | null {
+  if (at + 20 > bytes.length || bytes[at + 10] !== 0x20 || bytes[at + 16] !== 0x20) return null;
+  let offset = 0;
+  for (let i = 0; i < 10; i++) {
+    const c = bytes[at + i]! - 0x30;
+    if (c < 0 || c > 9) return null;
+    offset = offset * 10 + c;
+  }
+  for (let i = 11; i < 16; i++) if (bytes[at + i]! < 0x30 || bytes[at + i]! > 0x39) return null;
+  const [a, b] = [bytes[at + 18], bytes[at + 19]];
+  const eol = (a === 0x0d && b === 0x0a) || (a === 0x20 && (b === 0x0d || b === 0x0a));
+  if (!eol) return null;
+  return bytes[at + 17] === 0x6e ? offset : bytes[at + 17] === 0x66 ? -1 : null;
+}
+
+/** Whether a stream is stored compressed (its checksum, checked when it is decoded, covers every byte). */
+const isCompressed = (stream: StreamObject) => stream.dict.dict.get('Filter') !== undefined;
 
 /** Undoes a PNG predictor (/DecodeParms /Predictor 10–15), as cross-reference streams use: rows of `columns` bytes. */
 function unpredict(data: Uint8Array, dict: PdfDict, rowWidth: number, offset: number): Uint8Array {

@@ -12,6 +12,9 @@ export interface PdfDict {
   dict: Map<string, PdfValue>;
 }
 
+/** Every string read: its bytes are skipped, never kept (one object for all: reading a page's text allocates nothing a cell). */
+const STRING: { string: true } = Object.freeze({ string: true });
+
 /** A syntax error at a byte: what the checker reports as damage. */
 export class PdfSyntaxError extends Error {
   readonly at: number;
@@ -155,6 +158,52 @@ export class PdfLexer {
     return (sign * value) / (scale || 1);
   }
 
+  /**
+   * Skips one value, as `value` reads it but allocating nothing (a content stream's operands are
+   * checked, never kept: a page of text has thousands).
+   */
+  skipValue(depth = 0): void {
+    if (depth > MAX_DEPTH) this.fail(`values nested more than ${MAX_DEPTH} deep`);
+    this.skipWhite();
+    if (this.pos >= this.end) this.fail('the data ends where a value should be');
+    const c = this.bytes[this.pos]!;
+    if (c === 0x3c && this.bytes[this.pos + 1] === 0x3c) {
+      this.pos += 2;
+      for (;;) {
+        this.skipWhite();
+        if (this.pos >= this.end) this.fail('a dictionary is not closed');
+        if (this.bytes[this.pos] === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
+          this.pos += 2;
+          return;
+        }
+        if (this.bytes[this.pos] !== 0x2f) this.fail('a dictionary key is not a name');
+        this.pos++;
+        this.skipToken();
+        this.skipValue(depth + 1);
+      }
+    }
+    if (c === 0x3c) return void this.hexString();
+    if (c === 0x28) return void this.literalString();
+    if (c === 0x2f) {
+      this.pos++;
+      this.skipToken();
+      return;
+    }
+    if (c === 0x5b) {
+      this.pos++;
+      for (;;) {
+        this.skipWhite();
+        if (this.pos >= this.end) this.fail('an array is not closed');
+        if (this.bytes[this.pos] === 0x5d) {
+          this.pos++;
+          return;
+        }
+        this.skipValue(depth + 1);
+      }
+    }
+    if (this.number() === null) this.fail(`an unexpected byte 0x${c.toString(16).padStart(2, '0')}`);
+  }
+
   dictionary(depth = 0): PdfDict {
     this.pos += 2;
     const dict = new Map<string, PdfValue>();
@@ -186,7 +235,7 @@ export class PdfLexer {
     }
     if (this.pos >= this.end) this.fail('a hexadecimal string is not closed');
     this.pos++;
-    return { string: true };
+    return STRING;
   }
 
   /** A literal string: balanced parentheses, a backslash escaping the byte after it. */
@@ -197,7 +246,7 @@ export class PdfLexer {
       const c = this.bytes[this.pos++]!;
       if (c === 0x5c) this.pos++;
       else if (c === 0x28) depth++;
-      else if (c === 0x29 && --depth === 0) return { string: true };
+      else if (c === 0x29 && --depth === 0) return STRING;
     }
     return this.fail('a string is not closed');
   }

@@ -13,6 +13,13 @@ export interface ReadPdfOptions {
   limits?: Partial<ReaderLimits>;
   /** The document's deadline, when the caller's own steps share it (read-pdf-document.ts). */
   deadline?: DocumentDeadline;
+  /** Run on the document's private copy before any reader reads it (its structure check); what it throws is the reading's error. */
+  beforeReading?: (path: string) => Promise<void>;
+  /**
+   * Run at once after the readers are given the document, before any of their pages is taken (a
+   * check done while they read): what it throws is the reading's error, whatever they meet.
+   */
+  whileReading?: () => void;
 }
 
 const maxThreads = () => Math.min(availableParallelism(), READER_LIMITS.readers);
@@ -27,7 +34,7 @@ const pool = new ReaderPool(maxThreads);
  * in page order as soon as it and the pages before it are read: the command holds the pages not
  * yet handed on, in the compact form the readers send, never the whole document's runs. A long
  * list is shared between readers (reader k reads pages k+1, k+1+n, …: none needs the page count
- * before it starts). An encrypted, damaged or oversized file, or one past its deadline, is a
+ * before it starts). An encrypted, damaged or oversized file, or one past a limit of its readers, is a
  * `source_pdf_unreadable` error naming it and what was too much; so is anything `onPage` throws.
  *
  * @example await streamPdfPages(readFileSync('sigari.pdf'), 'sigari.pdf', (page) => walker.add(page))
@@ -42,7 +49,8 @@ export async function streamPdfPages(
   const deadline = options.deadline ?? new DocumentDeadline(name, limits.deadlineMs);
   const threads = Math.max(1, Math.min(options.threads ?? maxThreads(), maxThreads()));
   const shares = Math.max(1, Math.min(threads, Math.floor(bytes.length / BYTES_PER_THREAD_MIN)));
-  return withDocumentFile(bytes, (path) => {
+  return withDocumentFile(bytes, async (path) => {
+    await options.beforeReading?.(path);
     const inOrder = new PageOrder(onPage, limits.runsPerDocument, name);
     let timer: NodeJS.Timeout | undefined;
     return new Promise<number>((resolve, reject) => {
@@ -78,6 +86,11 @@ export async function streamPdfPages(
           },
         }),
       );
+      try {
+        options.whileReading?.();
+      } catch (error) {
+        fail(error);
+      }
       Promise.all(running.map((share) => share.done)).then(() => {
         if (failed) return;
         clearTimeout(timer);

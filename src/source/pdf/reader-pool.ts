@@ -96,7 +96,7 @@ export class ReadFailed extends Error {
  * Reader processes kept for the life of the command (a release reads several PDFs), unreferenced
  * while idle so they never keep it alive, and ending with it: killed on every exit of the command,
  * and ending by themselves when it is gone (page-runs-worker.mjs). Each job goes to the least busy
- * reader. A process, not a thread: a document past its deadline is stopped with SIGKILL at once,
+ * reader. A process, not a thread: a document past a limit is stopped with SIGKILL at once,
  * whatever PDFium is doing, and all the memory it took goes back to the system. The other
  * documents of a reader so stopped are read again by a fresh one.
  *

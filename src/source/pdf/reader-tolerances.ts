@@ -77,7 +77,7 @@ export const READER_LIMITS = {
    * price list): counted as the pages are walked, so a document of more is refused as soon as it
    * passes this, and what the command holds of a document stays bounded (docs/source-format.md, "Limits").
    */
-  rowsPerDocument: 30_000,
+  rowsPerDocument: 28_500,
   /**
    * Milliseconds of a reader's own processor time to open the document and count its pages (a real
    * list takes a few): past it the reader is stopped. Processor time, not the clock's: what else the
