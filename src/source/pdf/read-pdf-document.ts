@@ -3,7 +3,7 @@ import { checkInProcess } from './check-in-process.ts';
 import { checkPdfStructure, type StructureFault } from './check-structure.ts';
 import { DocumentDeadline } from './document-deadline.ts';
 import { interpretReading, type DocumentInterpretation } from './interpret-document.ts';
-import { streamPdfPages, type ReadPdfOptions } from './read-pdf-runs.ts';
+import { releasePdfReaders, streamPdfPages, type ReadPdfOptions } from './read-pdf-runs.ts';
 import { READER_LIMITS } from './reader-tolerances.ts';
 import { TableWalker } from './read-tables.ts';
 
@@ -34,7 +34,13 @@ export async function readPdfDocument(bytes: Uint8Array, source: string, options
     if (fault) throw errors.pdfUnreadable(source, fault.detail);
   };
   const check = checkedApart(bytes.length)
-    ? { beforeReading: async (path: string) => refuse(await checkInProcess(path, limits)) }
+    ? {
+        beforeReading: async (path: string) => {
+          // Idle readers end first (they start again for the pages): the check's memory and theirs are never held at once.
+          releasePdfReaders();
+          refuse(await checkInProcess(path, limits));
+        },
+      }
     : { whileReading: () => refuse(checkPdfStructure(bytes, limits)) };
   await streamPdfPages(bytes, source, (page) => walker.add(page), { ...options, deadline, ...check });
   const document = interpretReading(walker.reading, source);
