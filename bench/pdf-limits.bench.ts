@@ -73,7 +73,7 @@ try {
   console.log(`SIGTERM during a build: seconds from the signal to the exit, median (range) of ${RUNS} rounds of ten moments`);
   for (const [what, bytes] of [
     ['header bomb, 20 pages', makeHeaderBomb(20)],
-    ['a document read until its deadline', makeSlowPdf()],
+    ['a document read until its limit', makeSlowPdf()],
   ] as const) {
     const file = join(dir, 'stopped.pdf');
     writeFileSync(file, bytes);
