@@ -16,8 +16,62 @@ export interface StructureFault {
   detail: string;
 }
 
-/** Where an object is: at a byte of the file, or the index-th object of an object stream. */
-type Location = { offset: number } | { stream: number; index: number };
+/** How the newest cross-reference section names an object: not at all, at a byte, in an object stream, free. */
+const UNNAMED = 0;
+const AT_OFFSET = 1;
+const IN_STREAM = 2;
+const FREE = 3;
+
+/**
+ * Where each object is, as the newest section that names it says: typed arrays by object number
+ * (a list names tens of thousands of objects: one JavaScript object each cost the check more than
+ * reading them), grown as numbers come, never past the entries a document may hold.
+ */
+class ObjectTable {
+  kind = new Uint8Array(1024);
+  /** The object's byte offset, or the number of the object stream holding it. */
+  place = new Float64Array(1024);
+  /** Its index in that object stream. */
+  index = new Int32Array(1024);
+  /** The highest object number named, plus one. */
+  size = 0;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Names an object unless a newer section did. */
+  name(number: number, kind: number, place: number, index = 0): void {
+    if (number >= this.limit)
+      throw new Fault({
+        reason: 'too_large',
+        detail: `it numbers an object ${number}, past the ${this.limit} objects a document may hold: no price list does`,
+      });
+    if (number >= this.kind.length) this.grow(number + 1);
+    if (this.kind[number] !== UNNAMED) return;
+    this.kind[number] = kind;
+    this.place[number] = place;
+    this.index[number] = index;
+    this.size = Math.max(this.size, number + 1);
+  }
+
+  offsetOf(number: number): number | null {
+    return number < this.size && this.kind[number] === AT_OFFSET ? this.place[number]! : null;
+  }
+
+  private grow(needed: number): void {
+    let length = this.kind.length;
+    while (length < needed) length *= 2;
+    const kind = new Uint8Array(length);
+    kind.set(this.kind);
+    const place = new Float64Array(length);
+    place.set(this.place);
+    const index = new Int32Array(length);
+    index.set(this.index);
+    [this.kind, this.place, this.index] = [kind, place, index];
+  }
+}
 
 interface StreamObject {
   dict: PdfDict;
@@ -75,7 +129,7 @@ class StructureCheck {
   private readonly bytes: Uint8Array;
   private readonly limits: StructureLimits;
   /** Each object's newest location (the first section read names it first). */
-  private readonly where = new Map<number, Location>();
+  private readonly where: ObjectTable;
   private readonly streams = new Map<number, StreamObject>();
   private readonly values = new Map<number, PdfValue>();
   private inflated = 0;
@@ -85,14 +139,17 @@ class StructureCheck {
   constructor(bytes: Uint8Array, limits: StructureLimits) {
     this.bytes = bytes;
     this.limits = limits;
+    this.where = new ObjectTable(limits.xrefEntriesPerDocument);
   }
 
   run(): StructureFault | null {
     if (latin1(this.bytes, 0, Math.min(1024, this.bytes.length)).indexOf('%PDF-') < 0)
       throw damaged('it does not begin as a PDF (no %PDF- header)');
     this.readSections(this.startXref());
-    for (const [number, location] of this.where) if ('offset' in location) this.readObject(number, location.offset);
-    for (const [number, location] of this.where) if ('stream' in location) this.objectInStream(number, location);
+    const { where } = this;
+    for (let number = 0; number < where.size; number++) if (where.kind[number] === AT_OFFSET) this.readObject(number, where.place[number]!);
+    for (let number = 0; number < where.size; number++)
+      if (where.kind[number] === IN_STREAM) this.objectInStream(number, where.place[number]!, where.index[number]!);
     this.objectStreams.clear();
     this.checkStreams();
     return null;
@@ -129,10 +186,6 @@ class StructureCheck {
     }
   }
 
-  private name(number: number, location: Location): void {
-    if (!this.where.has(number)) this.where.set(number, location);
-  }
-
   /** Every entry read counts, free or not, in every section: the work of reading them is bounded. */
   private countEntry(): void {
     if (++this.entries > this.limits.xrefEntriesPerDocument)
@@ -161,8 +214,7 @@ class StructureCheck {
         this.countEntry();
         const offset = xrefEntry(this.bytes, lexer.pos);
         if (offset === null) throw damaged(`entry ${start + i} of a cross-reference table does not read (byte ${lexer.pos})`);
-        if (offset >= 0) this.name(start + i, { offset });
-        else if (!this.where.has(start + i)) this.where.set(start + i, { offset: -1 });
+        this.where.name(start + i, offset >= 0 ? AT_OFFSET : FREE, offset);
         lexer.pos += 20;
       }
     }
@@ -205,10 +257,10 @@ class StructureCheck {
         const type = w0 === 0 ? 1 : field(0, w0!);
         const second = field(w0!, w1!);
         const third = field(w0! + w1!, w2!);
-        if (type === 1) this.name(start + k, { offset: second });
-        else if (type === 2) this.name(start + k, { stream: second, index: third });
-        else if (type === 0 && !this.where.has(start + k)) this.where.set(start + k, { offset: -1 });
-        else if (type > 2) throw damaged(`entry ${start + k} of the cross-reference stream at byte ${offset} has type ${type}`);
+        if (type === 1) this.where.name(start + k, AT_OFFSET, second);
+        else if (type === 2) this.where.name(start + k, IN_STREAM, second, third);
+        else if (type === 0) this.where.name(start + k, FREE, 0);
+        else throw damaged(`entry ${start + k} of the cross-reference stream at byte ${offset} has type ${type}`);
       }
     }
     return dict;
@@ -221,10 +273,6 @@ class StructureCheck {
 
   /** The object the table names at `offset`: it must begin there, and its stream end where /Length says. */
   private readObject(number: number, offset: number): void {
-    if (offset < 0) {
-      this.where.delete(number);
-      return;
-    }
     const lexer = new PdfLexer(this.bytes, offset);
     const named = lexer.integer();
     const generation = lexer.integer();
@@ -279,9 +327,9 @@ class StructureCheck {
   private integerValue(value: PdfValue | undefined, number: number): number {
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
     if (isRef(value)) {
-      const location = this.where.get(value.ref);
-      if (location && 'offset' in location && location.offset >= 0) {
-        const lexer = new PdfLexer(this.bytes, location.offset);
+      const offset = this.where.offsetOf(value.ref);
+      if (offset !== null) {
+        const lexer = new PdfLexer(this.bytes, offset);
         if (lexer.integer() === value.ref && lexer.integer() !== null) {
           lexer.skipWhite();
           if (lexer.at('obj')) {
@@ -331,7 +379,7 @@ class StructureCheck {
   private readonly checked = new Set<number>();
 
   /** An object of an object stream: the stream must be there, and name this object at this index. */
-  private objectInStream(number: number, { stream, index }: { stream: number; index: number }): void {
+  private objectInStream(number: number, stream: number, index: number): void {
     const container = this.streams.get(stream);
     const held = container ? this.objectStream(stream, container) : null;
     if (!held) throw damaged(`object ${number} is said to be in object ${stream}, which is no object stream`);
@@ -339,19 +387,23 @@ class StructureCheck {
       throw damaged(`object ${number} is said to be object ${index} of object stream ${stream}, which does not hold it`);
     if (held.numbers[index] !== number)
       throw damaged(`object stream ${stream} holds object ${held.numbers[index]} where object ${number} is said to be`);
+    // Its bytes are the checked stream's (Adler-32): only a page needs reading, for its content (a
+    // list's object streams hold tens of thousands of structure elements).
+    if (!held.pages.has(index)) return;
     const start = held.first + held.offsets[index]!;
     const end = index + 1 < held.offsets.length ? held.first + held.offsets[index + 1]! : held.data.length;
     if (start > held.data.length) throw damaged(`object stream ${stream} places object ${number} past its end`);
-    // Its bytes are the checked stream's (Adler-32): only a page needs reading, for its content (a list's
-    // object streams hold tens of thousands of structure elements).
-    if (holds(held.data, start, end, PAGE)) this.keep(number, new PdfLexer(held.data, start, end).value());
+    this.keep(number, new PdfLexer(held.data, start, end).value());
   }
 
   /**
    * An object stream decoded once, its list of objects read once, kept while its objects are read
    * (a list's hold a few hundred KB); null when the object is no object stream.
    */
-  private readonly objectStreams = new Map<number, { data: Buffer; first: number; numbers: number[]; offsets: number[] } | null>();
+  private readonly objectStreams = new Map<
+    number,
+    { data: Buffer; first: number; numbers: number[]; offsets: number[]; pages: Set<number> } | null
+  >();
 
   private objectStream(number: number, stream: StreamObject) {
     if (this.objectStreams.has(number)) return this.objectStreams.get(number)!;
@@ -370,7 +422,8 @@ class StructureCheck {
         numbers.push(named);
         offsets.push(at);
       }
-      held = { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), first, numbers, offsets };
+      const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      held = { data: buffer, first, numbers, offsets, pages: pageIndices(buffer, first, offsets) };
     }
     this.objectStreams.set(number, held);
     return held;
@@ -417,14 +470,24 @@ class StructureCheck {
 
 const PAGE = Buffer.from('/Page', 'latin1');
 
-/** Whether `bytes` hold `word` between `start` and `end` (a scan of those bytes only). */
-function holds(bytes: Uint8Array, start: number, end: number, word: Uint8Array): boolean {
-  const last = Math.min(end, bytes.length) - word.length;
-  outer: for (let i = start; i <= last; i++) {
-    for (let k = 0; k < word.length; k++) if (bytes[i + k] !== word[k]) continue outer;
-    return true;
+/**
+ * Which objects of an object stream may be pages: those whose bytes hold `/Page` (found by the
+ * buffer's own search, each place mapped to its object by the stream's list of offsets).
+ */
+function pageIndices(data: Buffer, first: number, offsets: number[]): Set<number> {
+  const pages = new Set<number>();
+  for (let at = data.indexOf(PAGE, first); at >= 0; at = data.indexOf(PAGE, at + PAGE.length)) {
+    // The last object beginning at or before `at`.
+    let low = 0;
+    let high = offsets.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (first + offsets[middle]! <= at) low = middle;
+      else high = middle - 1;
+    }
+    pages.add(low);
   }
-  return false;
+  return pages;
 }
 
 /**
