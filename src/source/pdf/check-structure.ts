@@ -91,8 +91,8 @@ interface StreamObject {
  *   changed before it moves or breaks it);
  * - every stream ends where its `/Length` says, with `endstream`;
  * - every Flate stream decodes completely, its Adler-32 checksum right;
- * - every object of an object stream is there and parses;
- * - every page's content parses to its end (check-content-stream.ts).
+ * - every object said to be in an object stream is the one its list names there;
+ * - every page's content stored without a checksum parses to its end (check-content-stream.ts).
  * Work is bounded by counts (sections, entries, bytes inflated), never by time: past a count, the
  * document is refused as too large. Returns the first fault found, or null.
  */
