@@ -1,7 +1,8 @@
-import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { errors } from '../errors.ts';
+import { writeFileAtomic } from './durable-write.ts';
 import { holderState, thisProcess, type ProcessIdentity } from './process-identity.ts';
 
 /** Beside the lock's folder (which must stay empty for its removal): who holds it, so that a run after a killed one knows it is gone. */
@@ -27,8 +28,9 @@ export async function acquireLock(dir: string, name: string, staleMs: number): P
       stale: Math.max(staleMs, 2_000),
       update: Math.max(Math.floor(staleMs / 4), 1_000),
     });
-    // Best effort: a lock whose holder is not named (a full disk) is still a lock, taken over only once stale.
-    await writeFile(holderFile(lockfilePath), JSON.stringify(thisProcess())).catch(() => {});
+    // Best effort: a lock whose holder is not named (a full disk) is still a lock, taken over only once
+    // stale. Whole or not at all: a run that finds the lock never reads half a name (and waits it out).
+    await writeFileAtomic(holderFile(lockfilePath), JSON.stringify(thisProcess())).catch(() => {});
     return async () => {
       await rm(holderFile(lockfilePath), { force: true });
       await release();

@@ -14,6 +14,7 @@ import { buildCatalogue } from '../../src/web/catalogue/build-catalogue.ts';
 import { CatalogueSource } from '../../src/web/catalogue/catalogue-source.ts';
 import { productPage } from '../../src/web/catalogue/catalogue-pages.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const dataset = (version: string, name: string): Dataset => ({
   schemaVersion: 2,
@@ -79,9 +80,12 @@ describe('CatalogueSource', () => {
     );
     expect((await source.index()).entry(1001)?.history).toBeNull();
     wait(60_000);
-    // Due: a page starts the read (and gives it a moment); once it is done, the pages have it.
+    // Due: a page starts the read (and gives it a moment); once it is done, the pages have it: a
+    // page gives the new catalogue a moment only, so the test waits for the pages to show it (on a
+    // busy machine a moment is not enough), polling them as visitors would.
     await source.index();
     await source.refreshHistory();
+    await waitFor(async () => (await source.index()).entry(1001)?.history !== null, 'the pages to show the history', 60_000);
     expect((await source.index()).entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10', source: 'old.pdf' });
 
     await put(dataset('20261201.1', 'AURORA ROSSA NUOVA'));
@@ -89,6 +93,7 @@ describe('CatalogueSource', () => {
     // A new release's rows are read for the next pages (given a moment by this one).
     await source.index();
     await source.settled();
+    await waitFor(async () => (await source.index()).entry(1001)?.name !== 'AURORA ROSSA', 'the pages to show the new release', 60_000);
     expect((await source.index()).entry(1001)?.name).toBe('AURORA ROSSA NUOVA');
   });
 
@@ -179,6 +184,8 @@ describe('CatalogueSource', () => {
     wait(60_000);
     await source.index();
     await source.refreshHistory();
+    // The pages give a new catalogue a moment only: waited for, as a visitor's next pages would.
+    await waitFor(async () => !(await source.index()).historyUnavailable, 'the pages to have the history', 60_000);
     const back = await source.index();
     expect(back.historyUnavailable).toBe(false);
     expect(back.entry(1001)?.history?.steps[0]).toMatchObject({ from: '2023-10-10' });

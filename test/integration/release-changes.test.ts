@@ -137,7 +137,9 @@ describe('changes carried by a sequence of releases starting from the real list'
       }),
       { numRuns: 3 },
     );
-  });
+    // Fifteen builds of the real cigar list: 10 s on an idle machine, over a minute with every core
+    // busy twelve times over. The guard is against a hang, not a speed claim.
+  }, 600_000);
 
   it('are the same rows in the three formats, which tariff verify checks', async () => {
     const scratchDir = await tempDir();
