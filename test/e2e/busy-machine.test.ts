@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
 import type { ParsedSource } from '../../src/source/source-types.ts';
@@ -21,15 +22,6 @@ const LOOPS = 12 * availableParallelism();
 const LOOP = `const parent = Number(process.argv[1]); const end = Date.now() + 600000;
 for (let i = 1; ; i++) if ((i & 0xfffff) === 0 && (process.ppid !== parent || Date.now() > end)) break;`;
 
-const LISTS = [
-  'listino-sigari-2026-07-22.pdf',
-  'listino-sigari-2023-10-31.pdf',
-  'listino-sigarette-2023-10-10.pdf',
-  'listino-trinciati-2023-05-17.pdf',
-  'listino-altri-tabacchi-da-fumo-2023-10-03.pdf',
-  'listino-inalazione-senza-combustione-2023-10-27.pdf',
-];
-
 const rowsOf = (parsed: ParsedSource) =>
   parsed.lists.flatMap((list) => list.products.map((p) => [p.admCode, p.name, p.pack, p.referencePriceCents, p.pricePerPackCents]));
 
@@ -40,7 +32,7 @@ let expectedCount: number;
 const idle = new Map<string, unknown[]>();
 
 beforeAll(async () => {
-  for (const name of LISTS) idle.set(name, rowsOf(await parsePdfSource(readFileSync(join(REPO, 'fixtures/adm', name)), name)));
+  for (const name of REAL_LISTS) idle.set(name, rowsOf(await parsePdfSource(readFileSync(join(REPO, 'fixtures/adm', name)), name)));
   ({ authority, expectedCount } = await standInAuthoritySite());
   loops = Array.from({ length: LOOPS }, () => spawn(process.execPath, ['-e', LOOP, String(process.pid)], { stdio: 'ignore' }));
 }, 120_000);
@@ -53,7 +45,7 @@ afterAll(async () => {
 describe(`the real lists on a machine kept busy (${LOOPS} processor-bound loops, ${availableParallelism()} cores)`, () => {
   it('reads each of the six real lists row for row as on an idle machine, and as pdftotext does', async () => {
     const busy = await Promise.all(
-      LISTS.map(async (name) => [name, rowsOf(await parsePdfSource(readFileSync(join(REPO, 'fixtures/adm', name)), name))] as const),
+      REAL_LISTS.map(async (name) => [name, rowsOf(await parsePdfSource(readFileSync(join(REPO, 'fixtures/adm', name)), name))] as const),
     );
     // The loops were running all along.
     expect(loops.every((loop) => loop.exitCode === null && loop.signalCode === null)).toBe(true);

@@ -1,12 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
 import { DAMAGE_KINDS, damagedCopies } from '../../fixtures/damaged-pdfs.ts';
 import type { ParsedSource } from '../../src/source/source-types.ts';
 import { parsePdfSource } from '../../src/source/pdf/parse-pdf-source.ts';
 import { REPO } from '../helpers/run-cli.ts';
-
-/** The real lists of the authority this repository keeps (fixtures/adm, as ../shared/adm has them). */
-const REAL = readdirSync(`${REPO}/fixtures/adm`).filter((name) => /^listino-.*-20(23|26-07).*\.pdf$/.test(name));
 
 /** Copies of each kind of damage per list: 9 kinds × 8 × 6 lists, several hundred copies. */
 const PER_KIND = 8;
@@ -28,10 +26,10 @@ async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Prom
 
 describe('damaged copies of the real lists (seeded): none is read as whole with rows other than the list’s', () => {
   it(`${PER_KIND} copies of each of ${DAMAGE_KINDS.length} kinds of damage of each real list: refused, read with problems, or read identical`, async () => {
-    expect(REAL).toHaveLength(6);
+    expect(REAL_LISTS).toHaveLength(6);
     const tally = { refused: 0, problems: 0, identical: 0 };
     const different: string[] = [];
-    for (const name of REAL) {
+    for (const name of REAL_LISTS) {
       const clean = readFileSync(`${REPO}/fixtures/adm/${name}`);
       const expected = rowsOf(await parsePdfSource(clean, name));
       const copies = damagedCopies(clean, PER_KIND);
