@@ -1,8 +1,7 @@
-import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { errors } from '../errors.ts';
-import { writeFileAtomic } from './durable-write.ts';
 import { holderState, thisProcess, type ProcessIdentity } from './process-identity.ts';
 
 /** Beside the lock's folder (which must stay empty for its removal): who holds it, so that a run after a killed one knows it is gone. */
@@ -29,8 +28,13 @@ export async function acquireLock(dir: string, name: string, staleMs: number): P
       update: Math.max(Math.floor(staleMs / 4), 1_000),
     });
     // Best effort: a lock whose holder is not named (a full disk) is still a lock, taken over only once
-    // stale. Whole or not at all: a run that finds the lock never reads half a name (and waits it out).
-    await writeFileAtomic(holderFile(lockfilePath), JSON.stringify(thisProcess())).catch(() => {});
+    // stale. Whole or not at all (written aside, then renamed): a run that finds the lock never reads
+    // half a name and waits it out. The aside file has one name, so what a run killed while writing
+    // it left is overwritten by the next holder's, never left behind.
+    const aside = `${holderFile(lockfilePath)}.tmp`;
+    await writeFile(aside, JSON.stringify(thisProcess()))
+      .then(() => rename(aside, holderFile(lockfilePath)))
+      .catch(() => {});
     return async () => {
       await rm(holderFile(lockfilePath), { force: true });
       await release();
