@@ -122,11 +122,11 @@ export function checkCategories(run: PagesRun, pages: string[], read: PagesRead,
 
 /**
  * The required categories with no list in hand (none read now, none kept from before) while a
- * document that may be their list could not be had: its link names the category (whatever failed),
- * or it names none and was downloaded but could not be read. A release then would leave the category out (a first release, a fresh
+ * document that may be their list was downloaded and could not be read: its link names the
+ * category, or names none. A release then would leave the category out (a first release, a fresh
  * data dir), so it publishes nothing. A document that could not be downloaded (a 404, a network
- * fault) says nothing of what it is: a category merely missing from the page stays a failure said
- * by name, the other lists published (checkCategories).
+ * fault) is not known to be a list: a category without a list then stays a failure said by name,
+ * the other lists published, its last snapshot kept (checkCategories, reportFailedDocuments).
  */
 export function unreadableRequired(run: PagesRun, collected: Collected): { category: string; failures: string[] }[] {
   const unread = collected.failed.filter(
