@@ -82,15 +82,6 @@ const OPERATORS: Record<string, number> = {
   '"': 3,
 };
 
-/** An operator's bytes (three at most) as one number: looked up without making a string of each. */
-const keyOf = (bytes: Uint8Array, start: number, length: number) =>
-  length > 3 ? -1 : (bytes[start] ?? 0) | ((length > 1 ? bytes[start + 1]! : 0) << 8) | ((length > 2 ? bytes[start + 2]! : 0) << 16);
-
-const OPERANDS = new Map(
-  Object.entries(OPERATORS).map(([word, count]) => [keyOf(Buffer.from(word, 'latin1'), 0, word.length), { word, count }]),
-);
-const [BT, ET, QSAVE, QRESTORE, BI] = ['BT', 'ET', 'q', 'Q', 'BI'].map((word) => keyOf(Buffer.from(word, 'latin1'), 0, word.length));
-
 /** Operands at most before an operator (a `scn` of a DeviceN space takes 32 components and a name). */
 const MAX_OPERANDS = 64;
 
@@ -116,29 +107,27 @@ export function contentStreamFault(content: Uint8Array): string | null {
         continue;
       }
       const at = lexer.pos;
-      const length = lexer.skipToken();
-      if (length === 0) return `a byte that starts nothing (0x${c.toString(16).padStart(2, '0')}) at byte ${at}`;
-      if ((length === 4 || length === 5) && isKeyword(content, at, length)) {
+      const word = lexer.token();
+      if (word === '') return `a byte that starts nothing (0x${c.toString(16).padStart(2, '0')}) at byte ${at}`;
+      if (word === 'true' || word === 'false' || word === 'null') {
         operands++;
         continue;
       }
-      const key = keyOf(content, at, length);
-      const operator = OPERANDS.get(key);
-      if (operator === undefined)
-        return `an operator no PDF has (${JSON.stringify(Buffer.from(content.subarray(at, at + Math.min(length, 12))).toString('latin1'))}) at byte ${at}`;
-      if (operator.count >= 0 && operands !== operator.count)
-        return `"${operator.word}" with ${operands} operand(s) where it takes ${operator.count}, at byte ${at}`;
+      // Own keys only: a word such as "toString" is no operator.
+      const expected = Object.hasOwn(OPERATORS, word) ? OPERATORS[word] : undefined;
+      if (expected === undefined) return `an operator no PDF has (${JSON.stringify(word.slice(0, 12))}) at byte ${at}`;
+      if (expected >= 0 && operands !== expected) return `"${word}" with ${operands} operand(s) where it takes ${expected}, at byte ${at}`;
       operands = 0;
-      if (key === BT) {
+      if (word === 'BT') {
         if (inText) return `a text object begun inside another (BT in BT) at byte ${at}`;
         inText = true;
-      } else if (key === ET) {
+      } else if (word === 'ET') {
         if (!inText) return `a text object ended that was not begun (ET) at byte ${at}`;
         inText = false;
-      } else if (key === QSAVE) saved++;
-      else if (key === QRESTORE) {
+      } else if (word === 'q') saved++;
+      else if (word === 'Q') {
         if (--saved < 0) return `a graphics state restored that was not saved (Q) at byte ${at}`;
-      } else if (key === BI) {
+      } else if (word === 'BI') {
         // An inline image: its dictionary, then its data up to "EI" (the data is not PDF syntax).
         const data = indexOfWord(content, 'ID', lexer.pos);
         const end = data < 0 ? -1 : indexOfWord(content, 'EI', data + 3);
@@ -153,12 +142,6 @@ export function contentStreamFault(content: Uint8Array): string | null {
   if (operands > 0) return `it ends with ${operands} operand(s) and no operator`;
   if (inText) return 'it ends inside a text object (BT with no ET)';
   return null;
-}
-
-/** Whether the token at `at` is `true`, `false` or `null` (operands, though they read as words). */
-function isKeyword(bytes: Uint8Array, at: number, length: number): boolean {
-  const text = String.fromCharCode(...bytes.subarray(at, at + length));
-  return text === 'true' || text === 'false' || text === 'null';
 }
 
 /** The first `word` at or after `from` standing alone (white space before and after). */

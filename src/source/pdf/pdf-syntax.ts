@@ -32,7 +32,7 @@ const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 const isDelimiter = (c: number) =>
   c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x2f || c === 0x25;
 /** A byte that belongs to a regular token (a number, a keyword, an operator, a name's rest). */
-export const isRegular = (c: number) => !isWhite(c) && !isDelimiter(c);
+const isRegular = (c: number) => !isWhite(c) && !isDelimiter(c);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /** Reads PDF syntax from `bytes`, from `pos` on, never past `end`. */
@@ -63,7 +63,7 @@ export class PdfLexer {
   /** The regular token at the position (a keyword, a number, an operator), read; '' if none. */
   token(): string {
     const start = this.pos;
-    while (this.pos < this.end && isRegular(this.bytes[this.pos]!)) this.pos++;
+    this.skipToken();
     return this.bytes.toString('latin1', start, this.pos);
   }
 
