@@ -30,7 +30,8 @@ export default defineConfig({
     // Checks every response of the service that a test fetches against docs/openapi.json.
     setupFiles: ['test/setup/openapi-fetch.ts'],
     // Fails the run when a PDF reader or a catalogue builder it started outlives it.
-    globalSetup: ['test/setup/no-process-left.ts'],
+    // Ceph's RADOS Gateway for the S3 tests, started once unless .ci/run started it (test/setup/rgw.ts).
+    globalSetup: ['test/setup/no-process-left.ts', 'test/setup/rgw.ts'],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: process.env.TARIFF_TEST_REPORT ?? 'test-artifacts/vitest-report.json' }]],
     projects: [

@@ -72,6 +72,8 @@ const HINTS = {
     'Another writer holds the bucket (its lock names the command and the machine). Run again once it is done. A lock left by a writer of this machine that died is taken over at once; one of another machine once this machine has seen it unrenewed for its whole life (TARIFF_LOCK_STALE_SECONDS), counted across runs. Nothing was changed.',
   bucket_lease_lost:
     'Another writer took the bucket over while this run held it (this run was paused or cut off from the bucket longer than the lease lives), so this run stopped before its next write. Check with `tariff verify --bucket`, then run again.',
+  bucket_unsupported:
+    'Use a store that honours both conditions of a write, If-None-Match: * and If-Match: AWS S3, MinIO, Cloudflare R2 or Ceph RGW 16 and later (docs/operations.md, "Stores"). Nothing but the writer lease was written, and the lease was let go.',
   bucket_changed:
     'Another writer changed it while this run held the writer lock (a writer that takes no lock, or a lock that expired): nothing was overwritten. Run again; see docs/operations.md, "One writer at a time".',
   invalid_email: 'Give the address the account signs in with.',
@@ -155,6 +157,8 @@ const VARIANT_HINTS = {
   settingInvalid: 'docs/operations.md lists every setting, its environment variable and its key in <data-dir>/config.json.',
   syncInvalidApiKey: 'Check the key in --key-file or TARIFF_API_KEY (revoked keys and blocked accounts get this answer too).',
   syncRefused: 'The installed copy is unchanged.',
+  bucketLeaseOutlived:
+    "This run was paused, or too slow, or cut off from the bucket for longer than its lease lives; no other writer needs to exist for that. A write this late could undo a later writer's, so it stopped before its next write. Check with `tariff verify --bucket`, then run again.",
 } as const;
 
 type Code = keyof typeof HINTS;
@@ -303,8 +307,18 @@ export const errors = {
     fail('product_not_in_history', `Tariff code ${admCode} is in no release or list recorded in ${where}`, 1, { admCode }),
   locked: (path: string) => fail('locked', `Another run holds the lock ${path}`),
   bucketBusy: (where: string, holder: string) => fail('bucket_busy', `${where}: another writer holds the bucket: ${holder}`),
-  bucketLeaseLost: (where: string, detail: string) =>
-    fail('bucket_lease_lost', `${where}: this run no longer holds the bucket's writer lease (${detail}); it stopped before its next write`),
+  /**
+   * `taken`: another writer's lease is in the bucket now; `outlived`: the run itself was too late
+   * (paused, too slow, its renewals not landing), which says nothing of another writer.
+   */
+  bucketLeaseLost: (where: string, detail: string, why: 'taken' | 'outlived' = 'taken') =>
+    new TariffError(
+      'bucket_lease_lost',
+      `${where}: this run no longer holds the bucket's writer lease (${detail}); it stopped before its next write`,
+      why === 'taken' ? HINTS.bucket_lease_lost : VARIANT_HINTS.bucketLeaseOutlived,
+    ),
+  bucketUnsupported: (where: string, lacks: string) =>
+    fail('bucket_unsupported', `${where}: the store ${lacks}: compare-and-swap cannot work on it, so nothing was written`),
   bucketChanged: (where: string, detail: string) => fail('bucket_changed', `${where} changed since this run read it: ${detail}`),
   noCurrentRelease: (where: string) =>
     fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),

@@ -184,6 +184,7 @@ function leased(bucket: Bucket, lease: BucketLease | null, age: () => number): B
       throw errors.bucketLeaseLost(
         bucket.description,
         `this run took the bucket ${Math.round(age() / 60_000)} min ago (paused, or far too slow): a write this late could undo another writer's`,
+        'outlived',
       );
     await lease?.check();
   };

@@ -30,6 +30,8 @@ export interface HistoryUpdate {
   /** Lists read, by file name, with their date and product count. */
   lists: { source: string; effectiveFrom: string; products: number; skipped?: string }[];
   products: number;
+  /** The import records this run added to the history (`tariff history import`). */
+  imported?: string[];
 }
 
 /**
@@ -141,6 +143,7 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
     const keys: string[] = [];
     for (const record of records) keys.push(await writeImportRecord(bucket, record));
     await writeHistory(bucket, updated, read.tags, [...included, ...keys]);
+    return { releases: [], lists, products: updated.products.length, imported: keys };
   }
   return { releases: [], lists, products: updated.products.length };
 }

@@ -1,4 +1,6 @@
+import { isTariffError } from '../errors.ts';
 import { readSources } from '../fetch/read-sources.ts';
+import { importKeys, readHistoryManifest } from '../history/history-store.ts';
 import { openBucket } from '../storage/open-bucket.ts';
 import { asBucketWriter, type BucketWriterEdges, type BucketWriterRun } from './bucket-writer.ts';
 import type { Bucket } from '../storage/bucket.ts';
@@ -25,6 +27,16 @@ export interface HistoryImportOptions extends HistoryRunOptions {
 const sweep = (bucket: Bucket, run: BucketWriterRun, command: string, keep: number) =>
   collectGarbage(bucket, { storeNow: run.storeNow(), retentionMs: run.retentionMs, by: `tariff ${command}`, keep });
 
+/** Whether the bucket's history names every import record given (false when it cannot be read now). */
+async function importStands(bucket: Bucket, records: string[]): Promise<boolean> {
+  try {
+    const names = new Set(await importKeys(bucket, await readHistoryManifest(bucket)));
+    return records.every((key) => names.has(key));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `tariff history import`: as the bucket's only writer (a release run writes the history too),
  * reads the archived lists into the bucket's price history.
@@ -36,7 +48,17 @@ export async function runHistoryImport(options: HistoryImportOptions): Promise<H
   const bucket = await openBucket(settings.bucket, { dataDir, settings, env: options.env });
   const update = await asBucketWriter(bucket, { ...options, command: 'history import' }, async (leased, run) => {
     const done = await importHistory(leased, documents, { latest: options.latest, now: options.now, sources: snapshotBytes(dataDir) });
-    await sweep(leased, run, 'history import', settings.keep);
+    try {
+      await sweep(leased, run, 'history import', settings.keep);
+    } catch (error) {
+      // The import is in the history once its manifest was swapped (its answer late or lost, the
+      // lease gone by then): what failed is only the clean-up, which the next writer does. Said as
+      // that only while the bucket says so, read again now.
+      if (!done.imported?.length || !(await importStands(bucket, done.imported))) throw error;
+      options.warn(
+        `the import is in the price history of ${bucket.description}; removing what it replaced was left to the next writer (${isTariffError(error) ? `${error.code}: ` : ''}${(error as Error).message})`,
+      );
+    }
     return done;
   });
   return { ...update, bucket: bucket.description };

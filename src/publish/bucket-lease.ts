@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { NotAnObject, type Bucket, type TaggedObject } from '../storage/bucket.ts';
 import type { HolderState, ProcessIdentity } from '../util/process-identity.ts';
 import { sha256Hex } from '../util/digests.ts';
@@ -92,8 +92,7 @@ const MAX_RETRY_MS = 1_000;
  * namespace that no longer runs, or when this writer has seen it unchanged for its whole time to
  * live on its own clock; whatever time the lease states, and a lease it cannot read, wait that
  * long. While another holds it, waits up to `waitMs`, then stops with `bucket_busy` naming the
- * holder. The store is then checked once: a second create of the lease must be refused, else the
- * run says that the store ignores conditions.
+ * holder. The store's conditions are then proved on the lease (probeConditions) before any other write.
  */
 export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions): Promise<BucketLease> {
   const deadline = options.now().getTime() + options.waitMs;
@@ -120,7 +119,8 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
       if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written') {
         options.written?.(mine);
         await options.sightings?.write(null);
-        return heldLease(bucket, options, mine, await ignoresConditions(bucket, mine));
+        const probed = await probeConditions(bucket, mine, options.written);
+        return heldLease(bucket, options, probed.held, probed.warning);
       }
       continue;
     }
@@ -168,10 +168,58 @@ function leaseBytes(options: LeaseOptions, renewals: number, since: Date): Buffe
   return Buffer.from(`${JSON.stringify(holder, null, 2)}\n`);
 }
 
-/** Whether a store wrote over the existing lease when told to write only if absent. */
-async function ignoresConditions(bucket: Bucket, mine: Buffer): Promise<string | null> {
-  if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', null)) === 'conflict') return null;
-  return `${bucket.description} ignores conditional writes (If-None-Match): the writer lock cannot keep two writers apart, so run one writer at a time (docs/operations.md, "One writer at a time")`;
+/** An entity tag no object carries: a write conditioned on it must be refused. */
+const WRONG_TAG = '"00000000000000000000000000000000"';
+
+/**
+ * Proves on the lease just written, before anything else is written, that the store honours both
+ * conditions every writer relies on: a second create (If-None-Match: *) refused, a swap on a wrong
+ * tag (If-Match) refused, a swap on the right tag written. Each probe writes other bytes (the
+ * lease with more space after it, read the same), so a store that wrote is seen to have.
+ * A store that ignores every condition is said in a warning, as before (one writer at a time
+ * keeps it whole); one that honours If-None-Match but not If-Match would let a paused writer
+ * swap a pointer back, so the run lets the lease go and stops with `bucket_unsupported`.
+ * Returns the lease's bytes as the probes left them.
+ */
+async function probeConditions(
+  bucket: Bucket,
+  mine: Buffer,
+  written?: (held: Buffer) => void,
+): Promise<{ held: Buffer; warning: string | null }> {
+  const where = `${bucket.description}${LEASE_KEY}`;
+  const variant = (spaces: number) => Buffer.concat([mine, Buffer.from(' '.repeat(spaces))]);
+  let held = mine;
+  if ((await bucket.putIfUnchanged(LEASE_KEY, variant(1), 'application/json', null)) === 'written') {
+    // Written where the lease was: the store ignored the condition, or the lease was removed
+    // meanwhile (a writer that took it over and let it go). A second create, over what is surely there now, tells.
+    held = variant(1);
+    written?.(held);
+    if ((await bucket.putIfUnchanged(LEASE_KEY, variant(4), 'application/json', null)) === 'written') {
+      written?.(variant(4));
+      return {
+        held: variant(4),
+        warning: `${bucket.description} ignores conditional writes (If-None-Match): the writer lock cannot keep two writers apart, so run one writer at a time (docs/operations.md, "One writer at a time")`,
+      };
+    }
+  }
+  if ((await bucket.putIfUnchanged(LEASE_KEY, variant(2), 'application/json', WRONG_TAG)) === 'written') {
+    written?.(variant(2));
+    await letGoOf(bucket, variant(2)).catch(() => {});
+    throw errors.bucketUnsupported(
+      where,
+      'honours If-None-Match but not If-Match (it wrote over an object whose entity tag the write did not name)',
+    );
+  }
+  const now = await bucket.getTagged(LEASE_KEY);
+  if (!now?.bytes.equals(held)) throw errors.bucketLeaseLost(where, 'another writer wrote over it as this run took it');
+  // A store that refuses the right tag is named by the adapter (S3Bucket tries the tag's other spelling first).
+  const swapped = await bucket.putIfUnchanged(LEASE_KEY, variant(3), 'application/json', now.tag).catch(async (error: unknown) => {
+    if (isTariffError(error) && error.code === 'bucket_unsupported') await letGoOf(bucket, held).catch(() => {});
+    throw error;
+  });
+  if (swapped === 'conflict') throw errors.bucketLeaseLost(where, 'another writer wrote over it as this run took it');
+  written?.(variant(3));
+  return { held: variant(3), warning: null };
 }
 
 /**
@@ -229,7 +277,7 @@ function heldLease(bucket: Bucket, options: LeaseOptions, first: Buffer, warning
         await tag;
         if (lost) throw lost;
         if (options.now().getTime() - confirmedAt >= options.ttlMs / 2)
-          throw (lost = errors.bucketLeaseLost(where, 'it could not be renewed within half its life'));
+          throw (lost = errors.bucketLeaseLost(where, 'it could not be renewed within half its life', 'outlived'));
       }
     },
     async release() {

@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import { generateSigningKey, inUse, type PublicKeyEntry } from '../release/signing-keys.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { readKeyListForUpdate, writeKeyList } from './current-signing.ts';
@@ -29,7 +29,22 @@ export async function createSigningKey(
       `${file}: cannot write the private key (${code === 'EEXIST' ? 'the file exists; a key is never overwritten' : code})`,
     );
   }
-  await writeKeyList(bucket, { keys: [...list.keys, entry] }, tag);
+  try {
+    await writeKeyList(bucket, { keys: [...list.keys, entry] }, tag);
+  } catch (error) {
+    // Refused (another writer's change, a lost lease): the private key of a key nobody lists goes,
+    // so the command run again as its hint says finds --out free. Listed after all (an answer lost
+    // after the list landed): the key is in use. Not known (the bucket unreadable now): kept, named.
+    const listed = await readKeyListForUpdate(bucket).then(
+      (now) => now.list.keys.some((key) => key.keyId === entry.keyId),
+      () => null,
+    );
+    if (listed === true) return { entry, file };
+    if (listed === false) await rm(file, { force: true });
+    else if (isTariffError(error))
+      error.message += `; the private key is kept at ${file} until the bucket says whether it lists ${entry.keyId}`;
+    throw error;
+  }
   return { entry, file };
 }
 

@@ -9,7 +9,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { DEFAULT_SETTINGS, type Settings } from '../config/settings.ts';
-import { errors } from '../errors.ts';
+import { errors, isTariffError } from '../errors.ts';
 import type { Bucket, BucketObject, ConditionalWrite, CreateOnce, TaggedObject } from './bucket.ts';
 
 /** How long S3 calls may take (docs/operations.md): a store that accepts a connection and never answers cannot hold a run. */
@@ -55,6 +55,8 @@ export class S3Bucket implements Bucket {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly timeouts: S3Timeouts;
+  /** Whether this store wants If-Match's tag bare (Ceph RGW 16), learnt from its first refusal of a tag it still carries. */
+  private ifMatchUnquoted = false;
 
   constructor(options: S3BucketOptions) {
     this.timeouts = options.timeouts ?? s3Timeouts(DEFAULT_SETTINGS);
@@ -96,44 +98,114 @@ export class S3Bucket implements Bucket {
   }
 
   getTagged(key: string): Promise<TaggedObject | null> {
-    return this.call('read', key, async (signal) => {
-      try {
-        const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
-          abortSignal: signal,
-        });
-        const bytes = Buffer.from(await response.Body!.transformToByteArray());
-        if (!response.ETag) throw new Error('the store gave no ETag: it cannot take conditional writes');
-        return { bytes, tag: response.ETag };
-      } catch (error) {
-        if (isMissingKey(error)) return null;
-        throw error;
-      }
-    });
+    return this.call('read', key, (signal) => this.readTagged(key, signal));
   }
 
-  /** Private or not, alike: an S3 bucket is private unless its policy says otherwise (CreateOptions). */
+  /**
+   * Private or not, alike: an S3 bucket is private unless its policy says otherwise (CreateOptions).
+   * A refusal is believed only once the object is read and found not to hold these bytes (a lost
+   * answer, retried by the SDK, meets this very write: recognisedAsOwn) and not to carry `expected`
+   * still (a store that refused its own tag as spelt: tryOtherSpelling).
+   */
   putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite> {
-    return this.call('write', key, async (signal) => {
-      try {
-        await this.putObject(key, data, contentType, signal, expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected });
-        return 'written';
-      } catch (error) {
-        if (isConditionFailed(error)) return 'conflict';
-        throw error;
-      }
-    });
+    return this.recognisedAsOwn(key, data, () =>
+      this.call('write', key, async (signal) => {
+        const condition = expected === null ? { IfNoneMatch: '*' } : { IfMatch: spellTag(expected, this.ifMatchUnquoted) };
+        if (await this.putUnlessRefused(key, data, contentType, signal, condition)) return 'written';
+        const there = await this.readTagged(key, signal);
+        if (there?.bytes.equals(data)) return 'written';
+        if (expected === null || !there || !sameTag(there.tag, expected)) return 'conflict';
+        return this.tryOtherSpelling(key, data, contentType, expected, signal);
+      }),
+    );
+  }
+
+  /**
+   * The object still carries `expected`, yet the store refused it: it wants the tag spelt the other
+   * way (Ceph RGW 16 refuses the quoted form AWS and its SDK send, and takes it bare). The other
+   * spelling is tried once and, if taken, kept for this bucket's later swaps; refused too while the
+   * tag still holds, the store cannot swap at all (`bucket_unsupported`).
+   */
+  private async tryOtherSpelling(
+    key: string,
+    data: Uint8Array,
+    contentType: string,
+    expected: string,
+    signal: AbortSignal,
+  ): Promise<ConditionalWrite> {
+    const other = !this.ifMatchUnquoted;
+    if (await this.putUnlessRefused(key, data, contentType, signal, { IfMatch: spellTag(expected, other) })) {
+      this.ifMatchUnquoted = other;
+      return 'written';
+    }
+    const there = await this.readTagged(key, signal);
+    if (there?.bytes.equals(data)) {
+      this.ifMatchUnquoted = other;
+      return 'written';
+    }
+    if (there && sameTag(there.tag, expected))
+      throw errors.bucketUnsupported(
+        `${this.description}${key}`,
+        "refuses If-Match with the object's own entity tag, quoted and bare alike",
+      );
+    return 'conflict';
+  }
+
+  /** A conditional PUT: true when written, false when the store refused its condition. */
+  private async putUnlessRefused(
+    key: string,
+    data: Uint8Array,
+    contentType: string,
+    signal: AbortSignal,
+    condition: { IfMatch?: string; IfNoneMatch?: string },
+  ): Promise<boolean> {
+    try {
+      await this.putObject(key, data, contentType, signal, condition);
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  private async readTagged(key: string, signal: AbortSignal): Promise<TaggedObject | null> {
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }), {
+        abortSignal: signal,
+      });
+      const bytes = Buffer.from(await response.Body!.transformToByteArray());
+      if (!response.ETag) throw new Error('the store gave no ETag: it cannot take conditional writes');
+      return { bytes, tag: response.ETag };
+    } catch (error) {
+      if (isMissingKey(error)) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * A write whose answer never came (the store went silent, the connection dropped after the
+   * SDK's last try) may have landed all the same: the object is read once, and holding exactly
+   * these bytes, the write is this run's own. Otherwise the failure stands as it was.
+   */
+  private async recognisedAsOwn<T extends string>(key: string, data: Uint8Array, write: () => Promise<T>): Promise<T | 'written'> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isTariffError(error, 'bucket_failed')) throw error;
+      const there = await this.get(key).catch(() => null);
+      if (there?.equals(data)) return 'written';
+      throw error;
+    }
   }
 
   create(key: string, data: Uint8Array, contentType: string): Promise<CreateOnce> {
-    return this.call('write', key, async (signal) => {
-      try {
-        await this.putObject(key, data, contentType, signal, { IfNoneMatch: '*' });
-        return 'written';
-      } catch (error) {
-        if (isConditionFailed(error)) return 'exists';
-        throw error;
-      }
-    });
+    return this.recognisedAsOwn(key, data, () =>
+      this.call('write', key, async (signal) => {
+        if (await this.putUnlessRefused(key, data, contentType, signal, { IfNoneMatch: '*' })) return 'written';
+        // A retry of this very create, whose first try landed and whose answer was lost, meets its own object.
+        return (await this.readTagged(key, signal))?.bytes.equals(data) ? 'written' : 'exists';
+      }),
+    );
   }
 
   overwrite(key: string, data: Uint8Array, contentType: string, expected: string): Promise<ConditionalWrite> {
@@ -309,3 +381,14 @@ function isMissingKey(error: unknown): boolean {
   if (name === 'NoSuchBucket') return false;
   return name === 'NoSuchKey' || name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }
+
+/** Two spellings of one entity tag (quoted or bare, weak or strong) are the same tag. */
+function sameTag(a: string, b: string): boolean {
+  return bareTag(a) === bareTag(b);
+}
+
+/** A tag as sent in If-Match: quoted as RFC 9110 and AWS spell it, or bare. */
+const spellTag = (tag: string, bare: boolean) => (bare ? bareTag(tag) : `"${bareTag(tag)}"`);
+
+/** An entity tag without its quotes or weak mark. */
+const bareTag = (tag: string) => tag.replace(/^W\//, '').replace(/^"|"$/g, '');

@@ -7,8 +7,7 @@ import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
-import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
-import { startS3, type S3Stand } from '../helpers/s3-server.ts';
+import { startIgnoringS3, startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { readBucketKey } from '../helpers/bucket-folder.ts';
 
@@ -178,17 +177,18 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
   });
 
   it('20 rounds, one clock 5 min off: nothing lost, sequences growing, the bucket verifying', async () => {
-    const env = s3.env;
+    // Through a proxy that passes every request on as sent, only to count the store's refusals.
+    const counting = await s3.proxy();
+    const env = { ...s3.env, AWS_ENDPOINT_URL_S3: counting.url };
     const uri = `s3://${s3.bucket}/race`;
     const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'race', env: s3.env, pathStyle: true });
     await race({ uri, env, read: (key) => direct.get(key) }, 20);
-    // The lease was taken by compare-and-swap: the store refused at least the probe that checks it does.
-    expect(s3.conditions.refused).toBeGreaterThan(0);
+    // The lease was taken by compare-and-swap: the store refused at least the probes that check it does.
+    expect(counting.refused).toBeGreaterThan(0);
   }, 300_000);
 
   it('a store that stops right after the switch: the message names the new current release, the next run records its history', async () => {
     const dataDir = await tempDir();
-    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
     const uri = `s3://${s3.bucket}/stopping`;
     const publish = async (folder: string, store: { url: string }, process = false) =>
       runCli(['publish', folder, '--bucket', uri, '--data-dir', dataDir], {
@@ -217,7 +217,7 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     };
     expect((await build(first, 900, [])).status).toBe(0);
     expect((await build(second, 901, ['--previous', first])).status).toBe(0);
-    const store = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const store = await s3.proxy();
     expect((await publish(first, store)).status).toBe(0);
 
     // The store goes away once current.json is switched: the history write after it fails.
@@ -229,7 +229,7 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     expect(failed.stderr).not.toContain('was not changed');
     expect(failed.stderr).toContain('the next `tariff release` or `tariff publish` finishes what was left');
 
-    const back = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const back = await s3.proxy();
     try {
       const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'stopping', env: s3.env, pathStyle: true });
       expect(JSON.parse((await direct.get('current.json'))!.toString()).version).toBe('20261101.2');
@@ -264,8 +264,7 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     for (const folder of folders.slice(0, 2)) expect((await as(writerA, ['publish', folder])).status).toBe(0);
 
     // A publishes 20261101.3 through a store that freezes it right after its switch; the process is stopped there too.
-    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const freezing = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const freezing = await s3.proxy();
     try {
       let child: ChildProcess | undefined;
       const frozen = freezing.pauseAfter((method, key) => method === 'PUT' && key === 'paused/current.json');
@@ -303,17 +302,14 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
   });
 
   it('says so when the store ignores conditional writes, and publishes all the same', async () => {
-    const ignoring = await conditionalProxy(
-      { endpoint: s3.rawEndpoint, credentials: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
-      { honour: false },
-    );
+    const ignoring = await startIgnoringS3();
     try {
       const dataDir = await tempDir();
       const out = join(dataDir, 'build');
       expect((await runCli(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', out, '--data-dir', dataDir])).status).toBe(0);
-      const uri = `s3://${s3.bucket}/ignoring`;
+      const uri = `s3://${ignoring.bucket}/ignoring`;
       const published = await runCli(['publish', out, '--bucket', uri, '--data-dir', dataDir], {
-        env: { ...s3.env, AWS_ENDPOINT_URL_S3: ignoring.url },
+        env: ignoring.env,
       });
       expect(published.status).toBe(0);
       expect(published.stderr).toContain(
@@ -325,18 +321,14 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
   });
 
   it('on a store that ignores conditional writes, a cron run with nothing new prints nothing', async () => {
-    const ignoring = await conditionalProxy(
-      { endpoint: s3.rawEndpoint, credentials: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' } },
-      { honour: false },
-    );
+    const ignoring = await startIgnoringS3();
     const authority = await new AuthorityServer().start();
     try {
       authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES) });
-      const uri = `s3://${s3.bucket}/ignoring-cron`;
+      const uri = `s3://${ignoring.bucket}/ignoring-cron`;
       const env = {
-        ...s3.env,
+        ...ignoring.env,
         ...onDay('2026-11-22'),
-        AWS_ENDPOINT_URL_S3: ignoring.url,
         TARIFF_BUCKET: uri,
         TARIFF_SOURCE_URLS: authority.url('/sigarette.xml'),
       };

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { asRoot, cannotRunAsNobody, fill, readOnlyDisk, readOnlyFor, smallDisk, tariffAsNobody } from '../helpers/machine.ts';
 import { REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
-import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3 } from '../helpers/s3-server.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -239,7 +238,6 @@ describe('the S3 server stopped during tariff release', () => {
     authority.lists.set('/sigarette.xml', { body: readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml')) });
     const dataDir = await tempDir();
     const bucket = `s3://${s3.bucket}/stopped`;
-    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
     // A real process each: the writer lock the failed run could not let go names a process gone by the next run.
     const release = (endpoint: string, date: string) =>
       runCli(
@@ -269,7 +267,7 @@ describe('the S3 server stopped during tariff release', () => {
       );
     expect((await release(s3.endpoint, '2026-11-22')).status).toBe(0);
     authority.lists.set('/sigarette.xml', { body: readFileSync(join(SAMPLE, 'sigarette-2026-12-01.xml')) });
-    const dying = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const dying = await s3.proxy();
     cleanups.push(() => dying.close());
     // Gone after the first file of the new release is uploaded.
     dying.stopAfter((method, key) => method === 'PUT' && key.includes('/releases/') && key.endsWith('.gz'));

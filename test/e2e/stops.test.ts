@@ -7,7 +7,6 @@ import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { processMark } from '../helpers/process-tree.ts';
 import { CLI, onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
-import { conditionalProxy } from '../helpers/s3-conditional-proxy.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -121,8 +120,7 @@ describe('tariff history import stopped while it writes an S3 bucket', () => {
   it('SIGTERM: the lease let go, exit 143, no reader left; the next import runs at once', async () => {
     const dataDir = await tempDir();
     const uri = `s3://${s3.bucket}/stopped-import`;
-    const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const freezing = await conditionalProxy({ endpoint: s3.rawEndpoint, credentials });
+    const freezing = await s3.proxy();
     const mark = processMark();
     try {
       // The store stops answering once the lease is taken: the run is frozen holding it.

@@ -172,6 +172,62 @@ describe('the bucket writer lease', () => {
     await lease.release();
   });
 
+  it('refuses a store that honours If-None-Match but not If-Match, before any other write, and lets the lease go', async () => {
+    const local = new LocalBucket(await tempDir());
+    // Creates only if absent, as told; swaps whatever tag it is given.
+    const halfway: Bucket = Object.assign(Object.create(local) as LocalBucket, {
+      putIfUnchanged: async (key: string, data: Uint8Array, type: string, expected: string | null) => {
+        if (expected === null) return local.putIfUnchanged(key, data, type, null);
+        await local.put(key, data);
+        return 'written' as const;
+      },
+    });
+    await expect(acquireBucketLease(halfway, writers().options('tariff publish', 101))).rejects.toMatchObject({
+      code: 'bucket_unsupported',
+      message: expect.stringContaining('the store honours If-None-Match but not If-Match'),
+    });
+    expect(await local.get(LEASE_KEY)).toBeNull();
+  });
+
+  it('a lease removed as it is probed (taken over and let go meanwhile) is not taken for a store that ignores conditions', async () => {
+    const local = new LocalBucket(await tempDir());
+    let removed = false;
+    const vanishing: Bucket = Object.assign(Object.create(local) as LocalBucket, {
+      putIfUnchanged: async (key: string, data: Uint8Array, type: string, expected: string | null) => {
+        // Right after the lease is written, before the first probe, another writer takes it and lets it go.
+        if (expected === null && !removed && (await local.get(LEASE_KEY))) {
+          removed = true;
+          await local.delete([LEASE_KEY]);
+        }
+        return local.putIfUnchanged(key, data, type, expected);
+      },
+    });
+    const lease = await acquireBucketLease(vanishing, writers().options('tariff publish', 101));
+    expect(removed).toBe(true);
+    expect(lease.warning).toBeNull();
+    await lease.check();
+    await lease.release();
+  });
+
+  it('a holder too late to renew is told it was paused or too slow, not that another writer exists', async () => {
+    const local = new LocalBucket(await tempDir());
+    let failing = false;
+    const flaky: Bucket = Object.assign(Object.create(local) as LocalBucket, {
+      putIfUnchanged: async (key: string, data: Uint8Array, type: string, expected: string | null) => {
+        if (failing) throw new Error('connection reset');
+        return local.putIfUnchanged(key, data, type, expected);
+      },
+    });
+    const { options, advance } = writers();
+    const lease = await acquireBucketLease(flaky, options('tariff release', 101));
+    failing = true;
+    advance(61_000);
+    const error = await lease.check().catch((caught: unknown) => caught as { hint: string });
+    expect(error.hint).toMatch(/^This run was paused, or too slow/);
+    expect(error.hint).not.toContain('Another writer took the bucket over');
+    await lease.release();
+  });
+
   it('refuses a folder write that lost a race (compare-and-swap)', async () => {
     const bucket = new LocalBucket(await tempDir());
     expect(await bucket.putIfUnchanged('current.json', Buffer.from('a'), 'application/json', null)).toBe('written');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -190,16 +190,22 @@ async function until(check: () => boolean, what: string, limitMs = 60_000): Prom
  * of A makes no more writes; each time B runs `b` while A is stopped. Returns how many moments
  * were tried; fails with every scenario that broke a promise, named.
  */
-export async function pausePair(backend: Backend, base: Base, a: Command, b: Command): Promise<number> {
+export async function pausePair(
+  backend: Backend,
+  base: Base,
+  a: Command,
+  b: Command,
+  stopper: Stopper = pauseBeforeWrite,
+): Promise<number> {
   const failures: string[] = [];
   let moment = 1;
   for (; moment <= 60; moment += 1) {
-    const run = await runScenario(backend, base, a, b, moment);
+    const run = await runScenario(backend, base, a, b, moment, stopper);
     if (!run) break;
     if (run.problems.length > 0) failures.push(describeRun(run));
   }
-  expect(failures, `${a} paused, ${b} run meanwhile`).toEqual([]);
-  if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} stopped at ${moment - 1} write(s), ${b} meanwhile`);
+  expect(failures, `${a} ${stopper.what}, ${b} run meanwhile`).toEqual([]);
+  if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} ${stopper.what} 1 to ${moment - 1}, ${b} meanwhile`);
   return moment - 1;
 }
 
@@ -221,15 +227,56 @@ export const describeRun = (run: ScenarioRun) =>
 const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' | ');
 
 /**
- * One scenario: A stopped before its write `pauseAt` (a number: its nth; a line such as
- * "swap current.json": its first write of it). Null when A made no such write (it ran through).
+ * How writer A is stopped at one moment of its run while B runs, then let go on: by SIGSTOP before
+ * a write of its own (the pause matrix), or by the network holding one of its write requests or
+ * their answers (the lost-answer matrix, test/paused/lost-answers.test.ts).
+ */
+export interface Stopper {
+  /** What the pair's name says of it ("stopped before its write", "its request held at write"). */
+  what: string;
+  /** A's environment, so that it stops at `at`. */
+  env(at: number | string): Record<string, string>;
+  /**
+   * Resolves once A is stopped at `at`, with what it was doing and how many writes A's failpoint
+   * log held then (the stopped one last); null once A has ended without stopping there.
+   */
+  stopped(
+    at: number | string,
+    child: ChildProcess,
+    ended: () => boolean,
+    log: () => string[],
+  ): Promise<{ line: string; logged: number } | null>;
+  /** Lets A go on. */
+  resume(child: ChildProcess): void;
+}
+
+/** SIGSTOP right before A's write `at` (its nth, or its first write of a line such as "swap current.json"), by the failpoint. */
+export const pauseBeforeWrite: Stopper = {
+  what: 'stopped before its write',
+  env: (at) => ({ TARIFF_TEST_PAUSE_BEFORE_WRITE: String(at) }),
+  async stopped(at, child, ended, log) {
+    const stoppedAt = () => (typeof at === 'number' ? at : log().findIndex((line) => line.startsWith(at)) + 1);
+    await until(
+      () => ended() || (stoppedAt() > 0 && log().length >= stoppedAt() && processState(child.pid!) === 'T'),
+      `${String(at)}: A to stop`,
+    );
+    if (ended()) return null;
+    return { line: log()[stoppedAt() - 1]!, logged: stoppedAt() };
+  },
+  resume: (child) => child.kill('SIGCONT'),
+};
+
+/**
+ * One scenario: A stopped at `at` by `stopper` (SIGSTOP before its write `at` by default). Null
+ * when A never got there (it ran through).
  */
 export async function runScenario(
   backend: Backend,
   base: Base,
   a: Command,
   b: Command,
-  pauseAt: number | string,
+  at: number | string,
+  stopper: Stopper = pauseBeforeWrite,
 ): Promise<ScenarioRun | null> {
   const dir = await tempDir();
   const { uri, raw } = await backend.fresh(base);
@@ -250,13 +297,13 @@ export async function runScenario(
     TARIFF_DATA_DIR: dataDir,
     TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT,
   });
-  const where = `${backend.name}: ${a} stopped before its write ${pauseAt}, ${b} run meanwhile`;
+  const where = `${backend.name}: ${a} ${stopper.what} ${at}, ${b} run meanwhile`;
   const dataA = machine('A');
   const dataB = machine('B');
   const argsA = [...commandOf(base, a, 'A', uri), '--json', '--data-dir', dataA];
   const child = spawn(process.execPath, [CLI, ...argsA], {
     cwd: REPO,
-    env: { ...process.env, ...env('A', dataA), TARIFF_TEST_PAUSE_BEFORE_WRITE: String(pauseAt) },
+    env: { ...process.env, ...env('A', dataA), ...stopper.env(at) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
@@ -265,25 +312,25 @@ export async function runScenario(
   const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
   const log = join(dir, 'A-writes.log');
   const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
-  const stoppedAt = () => (typeof pauseAt === 'number' ? pauseAt : linesOf(log).findIndex((line) => line.startsWith(pauseAt)) + 1);
   let ended = false;
   void exited.then(() => (ended = true));
-  await until(
-    () => ended || (stoppedAt() > 0 && linesOf(log).length >= stoppedAt() && processState(child.pid!) === 'T'),
-    `${where}: A to stop`,
+  const stop = await stopper.stopped(
+    at,
+    child,
+    () => ended,
+    () => linesOf(log),
   );
-  if (ended) {
+  if (!stop) {
     await exited;
     return null;
   }
-  const moment = stoppedAt();
-  const pausedAt = linesOf(log)[moment - 1]!;
+  const pausedAt = stop.line;
   const atPause = await currentOf(raw);
   // A's lease runs out while it is stopped: taken from it here rather than waited for.
   await raw.delete([LEASE_KEY]);
   const resultB = await runCli([...commandOf(base, b, 'B', uri), '--json', '--data-dir', dataB], { env: env('B', dataB) });
   const afterB = await currentOf(raw);
-  child.kill('SIGCONT');
+  stopper.resume(child);
   const statusA = await exited;
   const outcome = (command: Command, result: CliResult): Outcome => ({
     command,
@@ -300,7 +347,7 @@ export async function runScenario(
     ...truthful('B', outcomeB, afterB),
     ...(await intact(raw, base, outcomeB, 'B')),
     ...(await intact(raw, base, outcomeA, 'A')),
-    ...movedOnlyByReports(current, outcomeA, outcomeB, linesOf(log).slice(moment - 1)),
+    ...movedOnlyByReports(current, outcomeA, outcomeB, linesOf(log).slice(stop.logged - 1)),
     ...(verified.status === 0 ? [] : [`verify --bucket exits ${verified.status}: ${verified.stderr.trim()}`]),
     ...((await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
   ];

@@ -1,27 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { A_COMMANDS, B_COMMANDS, close, pausedWriterCases, pausePair, prepare, type Backend, type Base } from './paused-writers.ts';
+import { A_COMMANDS, B_COMMANDS, close, pausedWriterCases, pausePair, prepare, type Base } from './paused-writers.ts';
+import { s3Backend } from './s3-backend.ts';
 
-// The pause matrix on the S3 stand-in that honours conditional writes (test/paused/paused-writers.ts).
+// The pause matrix on Ceph's RADOS Gateway, nothing between the writers and the store (test/paused/paused-writers.ts).
 let s3: S3Stand;
 let base: Base;
-let scenarios = 0;
-const bucketAt = (prefix: string) => new S3Bucket({ bucket: s3.bucket, prefix, env: s3.env, pathStyle: true });
-const backend: Backend = {
-  name: 'S3',
-  get env() {
-    return s3.env;
-  },
-  base: () => ({ uri: `s3://${s3.bucket}/base`, raw: bucketAt('base') }),
-  async fresh() {
-    const prefix = `scenario-${(scenarios += 1)}`;
-    const from = bucketAt('base');
-    const to = bucketAt(prefix);
-    for (const key of await from.list('')) await to.put(key, (await from.get(key))!, 'application/octet-stream');
-    return { uri: `s3://${s3.bucket}/${prefix}`, raw: to };
-  },
-};
+const backend = s3Backend(() => s3);
 
 beforeAll(async () => {
   s3 = await startS3();
