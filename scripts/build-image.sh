@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run image: the OCI image localhost/tariff:<version> (and :latest) from this checkout, built
 # with podman FROM scratch (deploy/image/Containerfile), without any registry but npm's: the
-# packed tarball, its dependencies exactly as package-lock.json pins them, the bundled Node.js 24,
+# packed tarball, its dependencies exactly as its npm-shrinkwrap.json pins them, the bundled Node.js 24,
 # the libraries `ldd` names for it and for the SQLite addon, CA certificates, an unprivileged user.
 # Every file's time is SOURCE_DATE_EPOCH (default: the last commit's), so the same commit gives
 # the same layers and the same image digest. Prints the image, its digest and its size.
@@ -32,13 +32,13 @@ mkdir -p "$app" "$root/opt/tariff/bin" "$root/etc/ssl/certs" "$root/tmp" "$conte
 
 # The package as npm packs it (dist/ built from src/), with exactly the locked dependencies.
 npm pack --silent --pack-destination "$work" > /dev/null
+# The tarball carries npm-shrinkwrap.json (the lockfile, as npm packs it): npm ci installs exactly it.
 tar -xzf "$work/$name-$version.tgz" -C "$app" --strip-components=1
-cp package-lock.json "$app/"
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error > "$work/npm.log" 2>&1) || {
   cat "$work/npm.log" >&2
   fail "npm ci of the packed tarball failed"
 }
-rm "$app/package-lock.json"
+rm "$app/npm-shrinkwrap.json"
 # What is never loaded at run time (test/image/image.test.ts lists the image by kind and fails on
 # any): prebuilt addons for other systems (macOS, Windows, musl), the C headers, sources and build
 # files addons are compiled from (node-addon-api is only that), the packages bundled into dist/,

@@ -325,6 +325,8 @@ export class S3Bucket implements Bucket {
           `${operation}: the store went silent for ${this.timeouts.idleMs} ms (TARIFF_S3_IDLE_TIMEOUT_MS)`,
           REMEDIES.network,
         );
+      // Named already (a store found to lack a condition): said as it is.
+      if (isTariffError(error)) throw error;
       throw describeS3Error(error, `${this.description}${key}`, operation);
     } finally {
       // For open() the call ends at the first byte: the body then streams without the deadline.

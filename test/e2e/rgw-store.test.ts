@@ -197,9 +197,46 @@ describe('a lost answer on Ceph RGW: the writer recognises its own write', () =>
   });
 });
 
-describe('a store that honours If-None-Match but not If-Match', () => {
-  it('is named at start, before any write: bucket_unsupported, exit 1, nothing left in the bucket', async () => {
-    // s3rver ignores both conditions; in front of it, a proxy honours If-None-Match only.
+/**
+ * A store in front of `endpoint` that answers some requests itself (`answer` says how, or null to
+ * pass the request on): a store of another kind, made of a real one.
+ */
+async function storeInFront(
+  endpoint: string,
+  answer: (method: string, headers: Record<string, unknown>, bucket: string, key: string) => Promise<number | null>,
+) {
+  const upstream = new URL(endpoint);
+  const server = createServer(async (incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const [, bucket, ...key] = (incoming.url ?? '/').split('?')[0]!.split('/');
+    const status = await answer(incoming.method ?? 'GET', incoming.headers, bucket!, decodeURIComponent(key.join('/')));
+    if (status !== null)
+      return void outgoing.writeHead(status, { 'content-type': 'application/xml' }).end('<Error><Code>PreconditionFailed</Code></Error>');
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (response) => {
+        outgoing.writeHead(response.statusCode!, response.headers);
+        response.pipe(outgoing);
+      },
+    );
+    out.end(Buffer.concat(chunks));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+/** A publish of a fresh build to `uri` through `endpoint`: its --json result. */
+async function publishThrough(env: Record<string, string>, endpoint: string, uri: string) {
+  const dataDir = await tempDir();
+  const out = join(dataDir, 'build');
+  expect((await runCli(['build', '--source', CIGARETTES, '--date', DAY, '--out', out, '--data-dir', dataDir])).status).toBe(0);
+  return runCli(['publish', out, '--bucket', uri, '--data-dir', dataDir, '--json'], { env: { ...env, AWS_ENDPOINT_URL_S3: endpoint } });
+}
+
+describe('a store without compare-and-swap is named at start, before any write', () => {
+  it('one that honours If-None-Match but not If-Match: bucket_unsupported, exit 1, nothing left in the bucket', async () => {
+    // s3rver ignores both conditions; in front of it, If-None-Match is honoured.
     const ignoring = await startIgnoringS3();
     const client = new S3Client({
       endpoint: ignoring.endpoint,
@@ -207,38 +244,17 @@ describe('a store that honours If-None-Match but not If-Match', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: ignoring.credentials.AWS_ACCESS_KEY_ID, secretAccessKey: ignoring.credentials.AWS_SECRET_ACCESS_KEY },
     });
-    const upstream = new URL(ignoring.endpoint);
-    const halfway = createServer(async (incoming, outgoing) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      const [, bucket, ...key] = (incoming.url ?? '/').split('?')[0]!.split('/');
-      if (incoming.method === 'PUT' && incoming.headers['if-none-match'] === '*') {
-        const exists = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: decodeURIComponent(key.join('/')) })).then(
-          () => true,
-          () => false,
-        );
-        if (exists)
-          return void outgoing.writeHead(412, { 'content-type': 'application/xml' }).end('<Error><Code>PreconditionFailed</Code></Error>');
-      }
-      const out = request(
-        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-        (response) => {
-          outgoing.writeHead(response.statusCode!, response.headers);
-          response.pipe(outgoing);
-        },
+    const halfway = await storeInFront(ignoring.endpoint, async (method, headers, bucket, key) => {
+      if (method !== 'PUT' || headers['if-none-match'] !== '*') return null;
+      const exists = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+        () => true,
+        () => false,
       );
-      out.end(Buffer.concat(chunks));
+      return exists ? 412 : null;
     });
-    await new Promise<void>((resolve) => halfway.listen(0, '127.0.0.1', resolve));
     try {
-      const dataDir = await tempDir();
-      const out = join(dataDir, 'build');
-      expect((await runCli(['build', '--source', CIGARETTES, '--date', DAY, '--out', out, '--data-dir', dataDir])).status).toBe(0);
       const uri = `s3://${ignoring.bucket}/halfway`;
-      const endpoint = `http://127.0.0.1:${(halfway.address() as AddressInfo).port}`;
-      const published = await runCli(['publish', out, '--bucket', uri, '--data-dir', dataDir, '--json'], {
-        env: { ...ignoring.env, AWS_ENDPOINT_URL_S3: endpoint },
-      });
+      const published = await publishThrough(ignoring.env, halfway.url, uri);
       expect(published.status).toBe(1);
       expect(JSON.parse(published.stdout).error).toMatchObject({
         code: 'bucket_unsupported',
@@ -250,6 +266,23 @@ describe('a store that honours If-None-Match but not If-Match', () => {
       halfway.close();
       client.destroy();
       await ignoring.close();
+    }
+  });
+
+  it('one that refuses If-Match with the object’s own tag, quoted and bare: bucket_unsupported, nothing left in the bucket', async () => {
+    const refusing = await storeInFront(s3.endpoint, async (method, headers) => (method === 'PUT' && headers['if-match'] ? 412 : null));
+    try {
+      const uri = `s3://${s3.bucket}/refusing`;
+      const published = await publishThrough(s3.env, refusing.url, uri);
+      expect(published.status).toBe(1);
+      expect(JSON.parse(published.stdout).error).toMatchObject({
+        code: 'bucket_unsupported',
+        message: `${uri}/${LEASE_KEY}: the store refuses If-Match with the object's own entity tag, quoted and bare alike: compare-and-swap cannot work on it, so nothing was written`,
+      });
+      const raw = new S3Bucket({ bucket: s3.bucket, prefix: 'refusing', env: s3.env, pathStyle: true });
+      expect(await raw.list('')).toEqual([]);
+    } finally {
+      refusing.close();
     }
   });
 });

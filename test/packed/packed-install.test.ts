@@ -59,6 +59,36 @@ describe('the packed tarball', () => {
     for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint', 'playwright-core']) expect(readdirSync(installed)).not.toContain(dev);
   });
 
+  it('installs exactly the versions the lockfile (npm-shrinkwrap.json, in the tarball) locks, the Node.js runtime included', async () => {
+    const listed = await run('tar', ['tzf', tarball], { cwd: work });
+    expect(listed.stdout.split('\n')).toContain('package/npm-shrinkwrap.json');
+    const lock = JSON.parse(readFileSync(join(REPO, 'npm-shrinkwrap.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; os?: string | string[]; cpu?: string | string[] }>;
+    };
+    const root = join(prefix, 'lib/node_modules/tobacco-tariff-dataset');
+    const differ: string[] = [];
+    let compared = 0;
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (path === '' || entry.dev || !entry.version) continue;
+      let installed: string;
+      try {
+        installed = (JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8')) as { version: string }).version;
+      } catch {
+        // Absent: only an optional package for another machine (another platform's Node.js) may be.
+        const here =
+          [entry.os ?? process.platform].flat().includes(process.platform) && [entry.cpu ?? process.arch].flat().includes(process.arch);
+        if (!entry.optional || here) differ.push(`${path}: locked ${entry.version}, not installed`);
+        continue;
+      }
+      compared += 1;
+      if (installed !== entry.version) differ.push(`${path}: locked ${entry.version}, installed ${installed}`);
+    }
+    expect(differ).toEqual([]);
+    expect(compared).toBeGreaterThan(50);
+    const runtime = lock.packages[`node_modules/node-linux-${process.arch}`]!.version;
+    expect((await tariff(['--version'])).stdout).toBe(`${VERSION} (Node.js ${runtime})\n`);
+  });
+
   it('puts `tariff` on PATH, running on Node.js 24 from any folder', async () => {
     expect(await tariff(['--version'])).toEqual({ status: 0, stdout: `${VERSION} (Node.js ${process.versions.node})\n`, stderr: '' });
   });
