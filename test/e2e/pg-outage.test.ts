@@ -8,9 +8,10 @@ import { tempDir } from '../helpers/temp-dir.ts';
 
 let postgres: PrivatePostgres | null = null;
 let service: RunningServe | null = null;
+// A cluster of its own: initdb takes seconds idle, a minute or more with every core busy.
 beforeAll(async () => {
   postgres = await privatePostgres();
-});
+}, 600_000);
 afterAll(async () => {
   await service?.stop();
   postgres?.close();

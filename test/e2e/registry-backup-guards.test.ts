@@ -285,5 +285,6 @@ describeLocal('on PostgreSQL', () => {
       for (const service of running.splice(0)) await service.stop();
       cluster.close();
     }
-  });
+    // A cluster of its own, dumped and restored: seconds idle, over a minute with every core busy.
+  }, 600_000);
 });

@@ -127,5 +127,6 @@ describe('a restore revives nothing that was ended', () => {
     if (!cluster) return context.skip('no PostgreSQL cluster of its own can be made here (needs root and PostgreSQL)');
     clusters.push(cluster);
     await journey(cluster.url);
-  });
+    // A cluster of its own: initdb takes seconds idle, a minute or more with every core busy.
+  }, 600_000);
 });
