@@ -53,6 +53,8 @@ export async function readCurrentForSwitch(bucket: Bucket): Promise<{ manifest: 
 /**
  * Makes `next` the bucket's current manifest if current.json is still the one read (`tag`): a
  * writer that changed it meanwhile is never overwritten (`bucket_changed`, naming what it made current).
+ * The refusal says what is current now, never that `next` was not current for a moment: a switch
+ * whose answer was lost may have landed before another writer's (docs/architecture.md).
  */
 export async function switchCurrent(bucket: Bucket, next: Manifest, tag: string | null): Promise<void> {
   const written = await bucket.putIfUnchanged(CURRENT_KEY, Buffer.from(renderManifest(next)), 'application/json', tag);
@@ -60,7 +62,7 @@ export async function switchCurrent(bucket: Bucket, next: Manifest, tag: string 
   const now = await readCurrentManifest(bucket).catch(() => null);
   throw errors.bucketChanged(
     `${bucket.description}${CURRENT_KEY}`,
-    `another writer made ${now ? `${now.version}${now.sequence !== undefined ? ` (sequence ${now.sequence})` : ''}` : 'it'} current; ${next.version} was not made current`,
+    `another writer made ${now ? `${now.version}${now.sequence !== undefined ? ` (sequence ${now.sequence})` : ''}` : 'it'} current; ${next.version} as this run wrote it is not current`,
   );
 }
 
