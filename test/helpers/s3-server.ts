@@ -69,31 +69,18 @@ export async function startS3(): Promise<S3Stand> {
     credentials: { accessKeyId: credentials.AWS_ACCESS_KEY_ID, secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY },
   });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  const proxies: StoreProxy[] = [];
-  return {
-    endpoint,
-    bucket,
-    credentials,
-    env: { AWS_ENDPOINT_URL_S3: endpoint, ...credentials, AWS_REGION: 'us-east-1', TARIFF_S3_PATH_STYLE: 'true' },
-    async proxy() {
-      const proxy = await storeProxy({ endpoint });
-      proxies.push(proxy);
-      return proxy;
-    },
-    async close() {
-      for (const proxy of proxies) await proxy.close();
-      // Memstore keeps every object in memory: each stand takes its own away.
-      for (let token: string | undefined, pages = 0; pages < 1000; pages += 1) {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
-        const keys = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
-        if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        if (!token) break;
-      }
-      await client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => {});
-      client.destroy();
-    },
-  };
+  return stand(endpoint, bucket, credentials, async () => {
+    // Memstore keeps every object in memory: each stand takes its own away.
+    for (let token: string | undefined, pages = 0; pages < 1000; pages += 1) {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+      const keys = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
+      if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      if (!token) break;
+    }
+    await client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => {});
+    client.destroy();
+  });
 }
 
 /**
@@ -107,6 +94,14 @@ export async function startIgnoringS3(bucket = 'tariff-releases'): Promise<S3Sta
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+  return stand(endpoint, bucket, credentials, async () => {
+    await server.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+}
+
+/** A stand on `endpoint`: the SDK's variables to reach it, its proxies, and what its close ends. */
+function stand(endpoint: string, bucket: string, credentials: S3Credentials, end: () => Promise<void>): S3Stand {
   const proxies: StoreProxy[] = [];
   return {
     endpoint,
@@ -120,8 +115,7 @@ export async function startIgnoringS3(bucket = 'tariff-releases'): Promise<S3Sta
     },
     async close() {
       for (const proxy of proxies) await proxy.close();
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
+      await end();
     },
   };
 }

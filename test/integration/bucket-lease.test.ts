@@ -140,7 +140,7 @@ describe('the bucket writer lease', () => {
     await next.release();
   });
 
-  it('a holder whose renewals fail for half the lease’s life stops before its next write', async () => {
+  it('a holder whose renewals fail for half the lease’s life stops before its next write, told it was too late (not that another writer exists)', async () => {
     const local = new LocalBucket(await tempDir());
     let failing = false;
     const flaky: Bucket = Object.assign(Object.create(local) as LocalBucket, {
@@ -154,7 +154,13 @@ describe('the bucket writer lease', () => {
     await lease.check();
     failing = true;
     advance(61_000);
-    await expect(lease.check()).rejects.toMatchObject({ code: 'bucket_lease_lost' });
+    const error = (await lease.check().then(
+      () => null,
+      (caught: unknown) => caught,
+    )) as { code: string; hint: string } | null;
+    expect(error?.code).toBe('bucket_lease_lost');
+    expect(error?.hint).toMatch(/^This run was paused, or too slow/);
+    expect(error?.hint).not.toContain('Another writer took the bucket over');
     await lease.release();
   });
 
@@ -206,28 +212,6 @@ describe('the bucket writer lease', () => {
     expect(removed).toBe(true);
     expect(lease.warning).toBeNull();
     await lease.check();
-    await lease.release();
-  });
-
-  it('a holder too late to renew is told it was paused or too slow, not that another writer exists', async () => {
-    const local = new LocalBucket(await tempDir());
-    let failing = false;
-    const flaky: Bucket = Object.assign(Object.create(local) as LocalBucket, {
-      putIfUnchanged: async (key: string, data: Uint8Array, type: string, expected: string | null) => {
-        if (failing) throw new Error('connection reset');
-        return local.putIfUnchanged(key, data, type, expected);
-      },
-    });
-    const { options, advance } = writers();
-    const lease = await acquireBucketLease(flaky, options('tariff release', 101));
-    failing = true;
-    advance(61_000);
-    const error = (await lease.check().then(
-      () => ({ hint: 'no error' }),
-      (caught: unknown) => caught,
-    )) as { hint: string };
-    expect(error.hint).toMatch(/^This run was paused, or too slow/);
-    expect(error.hint).not.toContain('Another writer took the bucket over');
     await lease.release();
   });
 
