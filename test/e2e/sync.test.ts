@@ -22,7 +22,7 @@ import { parseDatasetJson } from '../../src/release/dataset-json.ts';
 import { serveRealReleases } from '../helpers/real-releases.ts';
 import { asRoot, fill, smallDisk } from '../helpers/machine.ts';
 import { REPO, runCli, runCliProcess } from '../helpers/run-cli.ts';
-import { v1RequestsSince } from '../helpers/serve-process.ts';
+import { logPosition, v1RequestsSince } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -98,7 +98,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     const key = await keyFile();
     const dest = join(await tempDir(), 'tariffa');
 
-    let from = stand.service.log.length;
+    let from = await logPosition(stand.service);
     // A till's sync as its scheduler runs it: a real process (once; the other formats' runs are the same command in this process).
     const first = await sync(format, dest, key, { extra: ['--json'], process: format === 'sqlite' });
     expect(first.status).toBe(0);
@@ -126,7 +126,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s against the 
     if (format === 'sqlite') expect(tillLookup(join(dest, 'dataset.sqlite'))).toEqual(CARTON);
 
     // Nothing changed: quiet, exit 0, one read.
-    from = stand.service.log.length;
+    from = await logPosition(stand.service);
     expect(await sync(format, dest, key)).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(await requestsSince(from)).toEqual(['/v1/version 200']);
 
@@ -171,7 +171,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s repairs the 
       // Each repair on an account of its own: the read quota is not what is tested.
       const fresh = await keyFile();
       apply();
-      const from = stand.service.log.length;
+      const from = await logPosition(stand.service);
       const repaired = await sync(format, dest, fresh, { extra: ['--json'] });
       expect(repaired.status, damage).toBe(0);
       expect(JSON.parse(repaired.stdout), damage).toMatchObject({
@@ -304,7 +304,7 @@ describe.each(['json', 'sqlite', 'docdb'])('tariff sync --format %s when things 
     expect(Date.parse(until!) - midnight.getTime()).toBeLessThan(60_000);
     expect(state(dest)).toMatchObject({ installed: null, notBefore: until, waitReason: '429 rate_limited' });
 
-    const from = stand.service.log.length;
+    const from = await logPosition(stand.service);
     const waiting = await sync(format, dest, key);
     expect(waiting.status).toBe(1);
     expect(waiting.stderr).toContain(`Not calling the service before ${until}: it asked to wait (429 rate_limited)`);
@@ -531,7 +531,7 @@ describe('tariff sync never loses the till’s last good copy', () => {
 
     // The service back (and its wait over): the copy is recognised as the release, nothing downloaded.
     writeFileSync(join(dest, 'sync-state.json'), JSON.stringify({ ...state(dest), notBefore: null, waitReason: null }));
-    const from = stand.service.log.length;
+    const from = await logPosition(stand.service);
     expect(await sync('sqlite', dest, key)).toMatchObject({ status: 0, stdout: '' });
     expect(await requestsSince(from)).toHaveLength(1);
     expect(stateMatchesItsFile(dest)).toBe(true);
@@ -540,7 +540,7 @@ describe('tariff sync never loses the till’s last good copy', () => {
   it('a damaged state is rebuilt from the copy too, and a link to nothing is removed rather than left for a program to open', async () => {
     const { dest, key, file } = await tillWithJuly('json');
     writeFileSync(join(dest, 'sync-state.json'), '{ half a state');
-    const from = stand.service.log.length;
+    const from = await logPosition(stand.service);
     expect(await sync('json', dest, key)).toMatchObject({ status: 0, stdout: '' });
     expect(await requestsSince(from)).toHaveLength(1);
     expect(state(dest).installed.version).toBe(JULY);

@@ -84,11 +84,26 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
  * is in the log: the service writes its log after the answer (and a process's log crosses a
  * pipe), so a probe request is made and its own line awaited; the lines before it are complete.
  */
-export async function v1RequestsSince(service: RunningServe, from: number): Promise<string[]> {
+/**
+ * The service's log once every request answered so far is in it: a request's line is written as
+ * its answer finishes, which a busy machine may let a client see first. A probe of /healthz, sent
+ * after them, is logged after them.
+ */
+async function logFlushed(service: RunningServe): Promise<void> {
   const probeFrom = service.log.length;
   const probed = service.logged((entry) => service.log.indexOf(entry) >= probeFrom && entry.path === '/healthz');
   await (await fetch(`${service.url}/healthz`)).arrayBuffer();
   await probed;
+}
+
+/** Where the log stands once every request answered so far is in it: a `from` for v1RequestsSince. */
+export async function logPosition(service: RunningServe): Promise<number> {
+  await logFlushed(service);
+  return service.log.length;
+}
+
+export async function v1RequestsSince(service: RunningServe, from: number): Promise<string[]> {
+  await logFlushed(service);
   return service.log
     .slice(from)
     .filter((entry) => typeof entry.path === 'string' && String(entry.path).startsWith('/v1/'))

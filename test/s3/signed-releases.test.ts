@@ -16,7 +16,7 @@ import { AuthorityServer } from '../helpers/authority-server.ts';
 import { REAL_LIST } from '../helpers/real-releases.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { startServe, v1RequestsSince, type ServeProcess } from '../helpers/serve-process.ts';
+import { logPosition, startServe, v1RequestsSince, type ServeProcess } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const SAMPLE = join(REPO, 'fixtures/sample/tariff');
@@ -191,7 +191,7 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
       stdout: `${NOVEMBER} is current (was ${DECEMBER}), signed until 2026-12-09T11:00:00.000Z\n`,
     });
     await service.logged((entry) => entry.event === 'release.switch' && entry.sequence === 3);
-    const from = service.log.length;
+    const from = await logPosition(service);
     expect(await sync('2026-12-02')).toMatchObject({ status: 0, stdout: expect.stringContaining(`updated ${NOVEMBER} (was ${DECEMBER})`) });
     expect(await requestsSince(from)).toEqual(['/v1/version 200', '/v1/dataset.json.gz 200']);
     expect(installed()).toBe(NOVEMBER);
@@ -200,7 +200,7 @@ describe('signed manifests from tariff release to tariff sync, through tariff se
   /** The sync refuses the manifest: exit 1 with the reason, nothing installed, no read spent beyond /version. */
   async function expectRefused(date: string, refusal: string, detail: string): Promise<void> {
     const before = installed();
-    const from = service.log.length;
+    const from = await logPosition(service);
     const refused = await sync(date);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`the manifest is not trusted (${refusal}): `);
