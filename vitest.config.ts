@@ -34,8 +34,10 @@ const WITH_S3_TESTS = [
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A guard, not a wait: with every core busy twelve times over, a test that takes 15 s idle took
+    // past a minute (a cluster's initdb, forty runs of a command); a hung test still fails, later.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     // Every core (vitest leaves one free by default): much of a test's time is a child process's
     // (the service, Chromium), so two files at once keep a 2-core machine busy.
