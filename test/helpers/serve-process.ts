@@ -20,6 +20,8 @@ export interface ServeProcess extends RunningServe {
 
 /** Beyond the service's own shutdown grace (10 s by default) and the kill of a stuck worker. */
 const STOP_LIMIT_MS = 30_000;
+/** The longest a service may take to listen before the test fails (it resolves as soon as it listens). */
+const START_LIMIT_MS = 600_000;
 
 /** Starts `tariff serve` (or `tariff start`) as a real process on an ephemeral loopback port. */
 export function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
@@ -33,7 +35,8 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tariff serve did not start: ${stderr}`)), 30_000);
+    // A guard, not a wait: `tariff start` builds and publishes the real lists first, past half a minute on a busy machine.
+    const timer = setTimeout(() => reject(new Error(`tariff serve did not start: ${stderr}`)), START_LIMIT_MS);
     child.once('exit', (code) => reject(new Error(`tariff serve exited with ${code}: ${stderr}`)));
     let started = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
