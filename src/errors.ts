@@ -74,6 +74,14 @@ const HINTS = {
     'Another writer took the bucket over while this run held it (this run was paused or cut off from the bucket longer than the lease lives), so this run stopped before its next write. Check with `tariff verify --bucket`, then run again.',
   bucket_unsupported:
     'Use a store that honours both conditions of a write, If-None-Match: * and If-Match: AWS S3, MinIO, Cloudflare R2 or Ceph RGW 16 and later (docs/operations.md, "Stores"). Nothing but the writer lease was written, and the lease was let go.',
+  bucket_format_newer:
+    'A newer tariff wrote this bucket in a layout this version does not know: upgrade this tariff to that version or newer (docs/operations.md, "Upgrading"). Nothing was read or written.',
+  bucket_format_unreadable:
+    'The bucket\'s format object is damaged: nothing can tell which layout the bucket holds. Restore tariff-bucket.json from a copy of the bucket (docs/operations.md, "Upgrading"); nothing was read or written.',
+  data_dir_newer:
+    'A newer tariff wrote this data dir in a layout this version does not know: run that version or newer with it (docs/operations.md, "Upgrading"). Nothing in it was read or written.',
+  data_dir_unreadable:
+    'The data dir\'s format file is damaged: restore it from a backup, or write it as docs/operations.md, "Upgrading", shows.',
   bucket_changed:
     'Another writer changed it while this run held the writer lock (a writer that takes no lock, or a lock that expired): nothing was overwritten. Run again; see docs/operations.md, "One writer at a time".',
   invalid_email: 'Give the address the account signs in with.',
@@ -319,6 +327,25 @@ export const errors = {
     ),
   bucketUnsupported: (where: string, lacks: string) =>
     fail('bucket_unsupported', `${where}: the store ${lacks}: compare-and-swap cannot work on it, so nothing was written`),
+  bucketFormatNewer: (where: string, version: number, use: 'read' | 'write', needs: number, knows: number, createdBy: string) =>
+    fail(
+      'bucket_format_newer',
+      `${where}: the bucket is of format ${version} (written by ${createdBy}), which needs a ${use === 'read' ? 'reader' : 'writer'} of format ${needs}; this tariff ${use === 'read' ? 'reads' : 'writes'} format ${knows} at most`,
+      1,
+      { version, needs },
+    ),
+  bucketFormatUnreadable: (where: string, detail: string) =>
+    fail('bucket_format_unreadable', `${where}: not a bucket format object: ${detail}`),
+  dataDirNewer: (path: string, version: number, knows: number, createdBy: string) =>
+    fail(
+      'data_dir_newer',
+      `${path}: the data dir is of format ${version} (written by ${createdBy}); this tariff knows format ${knows} at most`,
+      1,
+      {
+        version,
+      },
+    ),
+  dataDirUnreadable: (path: string, detail: string) => fail('data_dir_unreadable', `${path}: not a data dir format file: ${detail}`),
   bucketChanged: (where: string, detail: string) => fail('bucket_changed', `${where} changed since this run read it: ${detail}`),
   noCurrentRelease: (where: string) =>
     fail('no_current_release', `${where} holds no current release (no current.json): there is no published tariff to match a code against`),

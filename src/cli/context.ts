@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { checkDataDirFormat } from '../config/data-dir-format.ts';
 import { resolveSettings } from '../config/resolve-settings.ts';
 import type { Settings } from '../config/settings.ts';
 import { errors } from '../errors.ts';
@@ -6,6 +7,7 @@ import { MAX_STORED_INTEGER } from '../registry/records.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
+import { builderVersion } from '../util/builder-version.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 import { printable } from '../util/clean-text.ts';
 import { withPriority } from '../util/journal-stream.ts';
@@ -62,14 +64,13 @@ export class CommandContext {
    * are said once.
    */
   settings(flags: CommandFlags = {}): Promise<Settings> {
-    this.#settings ??= resolveSettings({
-      flags,
-      env: this.io.env,
-      dataDir: this.dataDir,
-    }).then(({ settings, warnings }) => {
-      for (const warning of warnings) this.warn(warning);
-      return settings;
-    });
+    // The data dir's format first: a newer tariff's data dir is not read, not even its config.json.
+    this.#settings ??= checkDataDirFormat(this.dataDir, `tariff ${builderVersion()}`)
+      .then(() => resolveSettings({ flags, env: this.io.env, dataDir: this.dataDir }))
+      .then(({ settings, warnings }) => {
+        for (const warning of warnings) this.warn(warning);
+        return settings;
+      });
     return this.#settings;
   }
 

@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { isTariffError } from '../errors.ts';
 import { releaseFileKey } from '../publish/bucket-layout.ts';
 import { compareVersions } from '../release/release-version.ts';
+import { checkBucketFormat } from '../storage/bucket-format.ts';
 import { listReleases, readCurrentManifest, readReleaseManifest } from '../publish/bucket-releases.ts';
 import { readAdmCodes } from '../release/dataset-sqlite.ts';
 import { gunzip } from '../release/gzip.ts';
@@ -166,6 +167,8 @@ export class CurrentRelease {
   private async load(): Promise<unknown> {
     const read = (this.reads += 1);
     try {
+      // The format first: a bucket a newer tariff rewrote is read no further, and the release served stays.
+      await checkBucketFormat(this.bucket, 'read');
       const [manifest] = await Promise.all([readCurrentManifest(this.bucket), this.keyList.refresh(this.bucket)]);
       if (read < this.servedRead) return this.superseded(read, manifest);
       if (!manifest) return this.succeeded();

@@ -8,6 +8,8 @@ import { createMailer } from '../mail/mailer.ts';
 import { openRegistry } from '../registry/open-registry.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
+import { checkBucketFormat } from '../storage/bucket-format.ts';
+import { TariffError } from '../errors.ts';
 import { createWebsite } from '../web/website.ts';
 import { createApp, isApiPath } from '../server/app.ts';
 import { CurrentRelease } from '../server/current-release.ts';
@@ -101,6 +103,7 @@ async function startParts(
     log.write(event);
   };
   const bucket = options.bucket ?? (await openBucket(settings.bucket, { dataDir, settings, env: options.env }));
+  await refuseNewerFormat(bucket);
   const registry = await openRegistry({
     dataDir,
     url: settings.registry,
@@ -204,4 +207,15 @@ async function startParts(
   });
   log.flush();
   return { listening, metricsListening };
+}
+
+/**
+ * A bucket of a format this version cannot read stops the service before it listens, by name
+ * (`bucket_format_newer`): serving nothing with exit 0 would hide it. A bucket that does not
+ * answer is not refused here: the release's refresh retries it, as it always has.
+ */
+async function refuseNewerFormat(bucket: Bucket): Promise<void> {
+  await checkBucketFormat(bucket, 'read').catch((error: unknown) => {
+    if (error instanceof TariffError && (error.code === 'bucket_format_newer' || error.code === 'bucket_format_unreadable')) throw error;
+  });
 }

@@ -53,9 +53,12 @@ interface KeyState {
 export class LocalBucket implements Bucket {
   readonly root: string;
   readonly description: string;
+  /** Pointers also kept as a plain file of the pointer's name, for readers of the older layout (storage/bucket-format.ts). */
+  private readonly plainCopies: ReadonlySet<string>;
 
-  constructor(root: string) {
+  constructor(root: string, options: { plainCopies?: Iterable<string> } = {}) {
     this.root = resolve(root);
+    this.plainCopies = new Set(options.plainCopies ?? []);
     // Ends with '/', as an S3 bucket's does: messages append keys to it ("folder /srv/bucket/releases/…").
     this.description = `folder ${this.root}/`;
   }
@@ -154,10 +157,28 @@ export class LocalBucket implements Bucket {
       await rm(join(dir, generationName(next)), { force: true });
       return 'conflict';
     }
-    // The plain file of the older layout is superseded by the generations: removed once they hold the key.
-    if (read.plain) await rm(this.path(key), { force: true });
+    // The plain file of the older layout is superseded by the generations: removed once they hold
+    // the key, or kept as the copy older readers read.
+    if (this.plainCopies.has(key)) await this.copyForOlderReaders(key);
+    else if (read.plain) await rm(this.path(key), { force: true });
     for (const old of after.filter((n) => n <= highest - KEEP_GENERATIONS)) await rm(join(dir, generationName(old)), { force: true });
     return 'written';
+  }
+
+  /**
+   * Makes the plain file of `key` hold what its highest generation holds (removed for a deletion),
+   * for the readers of the older layout, which know no generations. It copies the highest, never
+   * the bytes this writer swapped in, and looks again after its rename: a writer paused before its
+   * copy and resumed after another's puts the newest back, so the copy trails only while a writer
+   * is between its rename and its look. New readers never read it while generations exist.
+   */
+  private async copyForOlderReaders(key: string): Promise<void> {
+    for (let attempt = 0; attempt < READ_TRIES; attempt += 1) {
+      const before = await this.state(key);
+      if (before.object) await writeFileAtomic(this.path(key), before.object.bytes);
+      else await rm(this.path(key), { force: true });
+      if ((await this.state(key)).generation === before.generation) return;
+    }
   }
 
   private generationsDir(key: string): string {
@@ -258,6 +279,7 @@ export class LocalBucket implements Bucket {
           if (!state.object) break;
           if (await linkNew(join(this.generationsDir(key), generationName(state.generation + 1)), new Uint8Array())) break;
         }
+        if (this.plainCopies.has(key)) await this.copyForOlderReaders(key);
         continue;
       }
       await rm(path, { force: true });

@@ -1,0 +1,161 @@
+import * as z from 'zod';
+import { errors, TariffError } from '../errors.ts';
+import type { Bucket } from './bucket.ts';
+
+/**
+ * The object at the bucket's root that says which layout the bucket holds and which programs may
+ * use it, as Delta Lake's protocol action and restic's repository version do. Read before any
+ * other read or write of a command; written (create-once) before a writer's first write.
+ */
+export const FORMAT_KEY = 'tariff-bucket.json';
+
+/**
+ * The layouts, by number (docs/operations.md, "Upgrading"):
+ * 1. tariff 0.1.0: no format object; a folder's pointers are plain files replaced by rename.
+ * 2. tariff 1.0.0: the format object; every object created once, the pointers swapped by
+ *    compare-and-swap (a folder keeps them as generations, `current.json.gen/`, and a plain
+ *    `current.json` copy for readers of layout 1); the price history's file named by its digest.
+ */
+export const BUCKET_FORMAT = 2;
+/** The newest layout this program reads, and the newest it writes. */
+export const READS_FORMAT = 2;
+export const WRITES_FORMAT = 2;
+
+/**
+ * The pointers a reader of layout 1 (tariff 0.1.0) reads from a folder as plain files, which a
+ * folder bucket of layout 2 keeps as copies of their newest generation (local-bucket.ts), so that
+ * such a reader goes on serving the newest release while it waits for its upgrade: the current
+ * release, the signing keys that verify it, and the writer lease (a writer of layout 1 then sees
+ * the lease of a writer of layout 2 that holds the bucket, and waits). The price history is not
+ * among them: its files changed layout, and an older reader keeps the history it had.
+ */
+export const PLAIN_COPIES: readonly string[] = ['current.json', 'keys.json', 'writer-lock.json'];
+
+const formatSchema = z
+  .object({
+    format: z.literal('tariff-bucket'),
+    version: z.number().int().positive(),
+    /** The oldest reader that may read the bucket: a reader knowing fewer layouts refuses it. */
+    minReaderVersion: z.number().int().positive(),
+    /** The oldest writer that may write it. */
+    minWriterVersion: z.number().int().positive(),
+    /** For people: the program that wrote the object. */
+    createdBy: z.string(),
+  })
+  // A later layout may say more: what it adds is not this program's to judge, only the versions.
+  .loose();
+export type BucketFormat = z.infer<typeof formatSchema>;
+
+/** The format object this program writes on a bucket that has none. */
+export function formatObject(createdBy: string): Buffer {
+  const format: BucketFormat = {
+    format: 'tariff-bucket',
+    version: BUCKET_FORMAT,
+    minReaderVersion: BUCKET_FORMAT,
+    minWriterVersion: BUCKET_FORMAT,
+    createdBy,
+  };
+  return Buffer.from(`${JSON.stringify(format, null, 2)}\n`);
+}
+
+/** The bucket's format object; null when it has none (layout 1, or nothing written yet). */
+export async function readBucketFormat(bucket: Bucket): Promise<BucketFormat | null> {
+  const bytes = await bucket.get(FORMAT_KEY);
+  return bytes ? parseBucketFormat(bytes, `${bucket.description}${FORMAT_KEY}`) : null;
+}
+
+/** The format object's bytes, checked; a damaged one is never guessed at. Pure. */
+export function parseBucketFormat(bytes: Uint8Array, where: string): BucketFormat {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch (error) {
+    throw errors.bucketFormatUnreadable(where, (error as Error).message);
+  }
+  const parsed = formatSchema.safeParse(value);
+  if (!parsed.success) throw errors.bucketFormatUnreadable(where, parsed.error.issues[0]?.message ?? 'not a bucket format');
+  return parsed.data;
+}
+
+/**
+ * The refusal of a format this program cannot read (`read`) or write (`write`), or null. Pure.
+ * Only the oldest versions a format asks for decide: a newer layout that older readers may still
+ * read says so by asking for no newer reader.
+ */
+export function formatRefusal(format: BucketFormat | null, use: 'read' | 'write', where: string): TariffError | null {
+  if (!format) return null;
+  const needs = use === 'read' ? format.minReaderVersion : format.minWriterVersion;
+  const knows = use === 'read' ? READS_FORMAT : WRITES_FORMAT;
+  return needs > knows ? errors.bucketFormatNewer(where, format.version, use, needs, knows, format.createdBy) : null;
+}
+
+/** Reads the format and throws its refusal, if any: what `serve` does on each refresh. */
+export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): Promise<BucketFormat | null> {
+  const format = await readBucketFormat(bucket);
+  const refusal = formatRefusal(format, use, `${bucket.description}${FORMAT_KEY}`);
+  if (refusal) throw refusal;
+  return format;
+}
+
+/**
+ * The bucket with its format checked once before its first read and before its first write, and
+ * written (create-once) before the first write to a bucket that has none: the bucket of layout 1
+ * becomes layout 2 by that write, one way (docs/operations.md, "Upgrading"). A command opens its
+ * bucket once, so once per run; `serve` checks again on every refresh (checkBucketFormat).
+ */
+export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
+  const where = `${bucket.description}${FORMAT_KEY}`;
+  let read: Promise<BucketFormat | null> | null = null;
+  let written: Promise<void> | null = null;
+  const readable = () => {
+    // A read that failed (the store down) is tried again by the next call, not remembered.
+    read ??= checkBucketFormat(bucket, 'read').catch((error: unknown) => {
+      if (!(error instanceof TariffError && error.code === 'bucket_format_newer')) read = null;
+      throw error;
+    });
+    return read;
+  };
+  const writable = () => {
+    written ??= (async () => {
+      let format = await readable();
+      if (!format) {
+        // Two writers may both find none: one creates it, the other reads what it created.
+        if ((await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists')
+          format = await readBucketFormat(bucket);
+      }
+      const refusal = formatRefusal(format, 'write', where);
+      if (refusal) throw refusal;
+    })().catch((error: unknown) => {
+      if (!(error instanceof TariffError && error.code === 'bucket_format_newer')) written = null;
+      throw error;
+    });
+    return written;
+  };
+  const reading =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await readable();
+      return call(...args);
+    };
+  const writing =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await writable();
+      return call(...args);
+    };
+  return {
+    description: bucket.description,
+    get: reading((key) => bucket.get(key)),
+    open: reading((key) => bucket.open(key)),
+    getTagged: reading((key) => bucket.getTagged(key)),
+    modified: reading((key) => bucket.modified(key)),
+    list: reading((prefix) => bucket.list(prefix)),
+    create: writing((key, data, contentType, options) => bucket.create(key, data, contentType, options)),
+    overwrite: writing((key, data, contentType, expected) => bucket.overwrite(key, data, contentType, expected)),
+    putIfUnchanged: writing((key, data, contentType, expected, options) =>
+      bucket.putIfUnchanged(key, data, contentType, expected, options),
+    ),
+    delete: writing((keys) => bucket.delete(keys)),
+    ...(bucket.removeLeftovers ? { removeLeftovers: writing((now: Date) => bucket.removeLeftovers!(now)) } : {}),
+  };
+}
