@@ -29,6 +29,7 @@ import { runReleaseSteps, type ReleaseInputs } from './release-steps.ts';
 import { StepRunner, type StepReport } from './step-runner.ts';
 import { isReleaseVersion } from '../release/release-version.ts';
 import { makeScratchFolder } from '../util/scratch-folder.ts';
+import { pruneUnneededSnapshots } from './snapshot-retention.ts';
 import { firstOf, keepSourcesInFolder } from './folder-sources.ts';
 
 export interface ReleaseRunOptions extends BucketWriterEdges {
@@ -160,10 +161,17 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
     }
     const published = !options.dryRun && plan ? publicationResult(plan) : undefined;
     const switched = options.dryRun ? null : plan;
-    if (published?.status === 'published')
+    if (published?.status === 'published') {
       await afterSwitch(bucket, switched, 'removing old local copies', () =>
         pruneLocal(join(dataDir, 'releases'), settings.keep, built.manifest.version),
       );
+      // Housekeeping, never a failure of the publication: what is not removed now goes next time.
+      const pruned = await pruneUnneededSnapshots(bucket, dataDir).catch((error: unknown) => {
+        options.warn(`snapshots not pruned (${(error as Error).message.split('\n')[0]}): the next publication tries again`);
+        return 0;
+      });
+      if (pruned > 0) options.report('snapshots', `removed ${pruned} document(s) no kept release or list needs`);
+    }
     // After the switch, and on every run: a run that failed here catches up on the next one.
     const history = await afterSwitch(bucket, switched, 'recording the price history', () => historyStep(runner, bucket));
     if (switched?.switch) await confirmCurrent(bucket, switched.version);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -139,6 +140,35 @@ describeLocal('tariff release over a sequence of days', () => {
     );
     authority.lists.set('/sigarette-2026-11-01.xml', { body: Buffer.from(fixed, 'latin1') });
     expect(await release('2026-11-22')).toMatchObject({ status: 0, stdout: 'published 20261101.2 (was 20261101.1)\n' });
+  });
+
+  it('keeps the snapshots a kept release or list needs, and removes the others once their releases go', async () => {
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const snapshots = () => readdirSync(join(dataDir, 'snapshots')).filter((name) => name.endsWith('.xml'));
+    const original = readFileSync(join(SAMPLE, 'sigarette-2026-11-01.xml'));
+    expect((await release('2026-11-22', ['--keep', '1'])).status).toBe(0);
+    const before = snapshots();
+    const lists = [original];
+    for (const price of ['5,75', '5,80']) {
+      const changed = Buffer.from(
+        original.toString('latin1').replace('<prezzoConfezione>5,70</prezzoConfezione>', `<prezzoConfezione>${price}</prezzoConfezione>`),
+        'latin1',
+      );
+      lists.push(changed);
+      authority.lists.set('/sigarette-2026-11-01.xml', { body: changed });
+      expect((await release('2026-11-22', ['--keep', '1'])).status).toBe(0);
+    }
+    expect(current().version).toBe('20261101.3');
+    // The first two cigarette lists were needed by releases the bucket no longer keeps: gone; the
+    // one in force and every other list (still in force, or waiting for its day) stay.
+    const now = snapshots();
+    expect(now).not.toContain(`${sha256(lists[0]!)}.xml`);
+    expect(now).not.toContain(`${sha256(lists[1]!)}.xml`);
+    expect(now).toContain(`${sha256(lists[2]!)}.xml`);
+    expect(now).toHaveLength(before.length);
+    expect(readdirSync(join(dataDir, 'snapshots')).filter((name) => name.endsWith('.json'))).toHaveLength(before.length);
+    // What stays rebuilds what is kept.
+    expect((await runCli(['verify', '--rebuild', '20261101.3', '--data-dir', dataDir])).status).toBe(0);
   });
 
   it('prints one line per step without a terminal, and a summary with --json', async () => {
