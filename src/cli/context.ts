@@ -7,7 +7,6 @@ import { MAX_STORED_INTEGER } from '../registry/records.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Bucket } from '../storage/bucket.ts';
 import { openBucket } from '../storage/open-bucket.ts';
-import { builderVersion } from '../util/builder-version.ts';
 import { dateInRome, parseCalendarDate } from '../util/dates.ts';
 import { printable } from '../util/clean-text.ts';
 import { withPriority } from '../util/journal-stream.ts';
@@ -65,7 +64,7 @@ export class CommandContext {
    */
   settings(flags: CommandFlags = {}): Promise<Settings> {
     // The data dir's format first: a newer tariff's data dir is not read, not even its config.json.
-    this.#settings ??= checkDataDirFormat(this.dataDir, `tariff ${builderVersion()}`)
+    this.#settings ??= checkDataDirFormat(this.dataDir)
       .then(() => resolveSettings({ flags, env: this.io.env, dataDir: this.dataDir }))
       .then(({ settings, warnings }) => {
         for (const warning of warnings) this.warn(warning);

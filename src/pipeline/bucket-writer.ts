@@ -12,6 +12,8 @@ import { writeFileAtomic } from '../util/durable-write.ts';
 import { holderState, thisProcess } from '../util/process-identity.ts';
 import { onStop } from '../util/orderly-stop.ts';
 import { acquireLock } from '../util/run-lock.ts';
+import { markDataDirFormat } from '../config/data-dir-format.ts';
+import { builderVersion } from '../util/builder-version.ts';
 
 export interface BucketWriterOptions {
   settings: Settings;
@@ -78,6 +80,7 @@ export async function asBucketWriter<T>(
   if (options.dryRun) return work(bucket, { storeNow: () => (options.machineNow ?? (() => new Date()))(), retentionMs });
   const { settings, dataDir } = options;
   const locked = await acquireLock(dataDir, 'release', settings.lockStaleSeconds * 1000);
+  await markDataDirFormat(dataDir, `tariff ${builderVersion()}`);
   // Let go once, by whichever comes first: the run's end or a stop on a signal.
   let unlocking: Promise<void> | null = null;
   const unlock = () => (unlocking ??= locked());

@@ -15,6 +15,8 @@ import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 import { submissionRules } from './rules/submissions.ts';
 import { webAccessRules } from './rules/web-access.ts';
+import { markDataDirFormat } from '../config/data-dir-format.ts';
+import { builderVersion } from '../util/builder-version.ts';
 
 /**
  * The registry over a migrated store: the rules, written once, and the store's own authentication.
@@ -80,7 +82,10 @@ export async function openRegistry(options: {
 }): Promise<Registry> {
   const { url } = options;
   if (isPostgresUrl(url)) return openPgRegistry(url, { rules: options.rules, poolSize: options.poolSize });
-  return openSqliteRegistry(registryPath(options), { rules: options.rules, longRunning: options.longRunning });
+  const registry = await openSqliteRegistry(registryPath(options), { rules: options.rules, longRunning: options.longRunning });
+  // The embedded registry is the data dir's first write for the commands that hold no writers' lock (accounts, serve).
+  await markDataDirFormat(options.dataDir, `tariff ${builderVersion()}`);
+  return registry;
 }
 
 /**
