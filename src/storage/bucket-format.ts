@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { errors, TariffError } from '../errors.ts';
-import type { Bucket } from './bucket.ts';
+import type { Bucket, CreateOptions } from './bucket.ts';
 
 /**
  * The object at the bucket's root that says which layout the bucket holds and which programs may
@@ -30,6 +30,14 @@ export const WRITES_FORMAT = 2;
  * among them: its files changed layout, and an older reader keeps the history it had.
  */
 export const PLAIN_COPIES: readonly string[] = ['current.json', 'keys.json', 'writer-lock.json'];
+
+/**
+ * The writer lease's key (publish/bucket-lease.ts): its writes check the format but do not create
+ * it, so that a writer proves the store's conditions on its lease before anything else is written
+ * (a store refused as unsupported is left as it was found), and the format object is created by the
+ * first write after.
+ */
+const LEASE_KEY = 'writer-lock.json';
 
 const formatSchema = z
   .object({
@@ -99,8 +107,8 @@ export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): 
 
 /**
  * The bucket with its format checked once before its first read and before its first write, and
- * written (create-once) before the first write to a bucket that has none: the bucket of layout 1
- * becomes layout 2 by that write, one way (docs/operations.md, "Upgrading"). A command opens its
+ * written (create-once) before the first write, other than the lease's, to a bucket that has none:
+ * the bucket of layout 1 becomes layout 2 by that write, one way (docs/operations.md, "Upgrading"). A command opens its
  * bucket once, so once per run; `serve` checks again on every refresh (checkBucketFormat).
  */
 export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
@@ -115,21 +123,25 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
     });
     return read;
   };
-  const writable = () => {
+  /** Checked before every write; created (once) before the first write that is not the lease's. */
+  let formatted = false;
+  const writable = async (key: string | null) => {
     written ??= (async () => {
-      let format = await readable();
-      if (!format) {
-        // Two writers may both find none: one creates it, the other reads what it created.
-        if ((await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists')
-          format = await readBucketFormat(bucket);
-      }
-      const refusal = formatRefusal(format, 'write', where);
+      const refusal = formatRefusal(await readable(), 'write', where);
       if (refusal) throw refusal;
     })().catch((error: unknown) => {
       if (!(error instanceof TariffError && error.code === 'bucket_format_newer')) written = null;
       throw error;
     });
-    return written;
+    await written;
+    if (formatted || key === LEASE_KEY) return;
+    const format = await readable();
+    // Two writers may both find none: one creates it, the other reads what it created.
+    if (!format && (await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists') {
+      const refusal = formatRefusal(await readBucketFormat(bucket), 'write', where);
+      if (refusal) throw refusal;
+    }
+    formatted = true;
   };
   const reading =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -138,9 +150,9 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
       return call(...args);
     };
   const writing =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>, keyOf: (...args: A) => string | null) =>
     async (...args: A): Promise<R> => {
-      await writable();
+      await writable(keyOf(...args));
       return call(...args);
     };
   return {
@@ -150,12 +162,31 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
     getTagged: reading((key) => bucket.getTagged(key)),
     modified: reading((key) => bucket.modified(key)),
     list: reading((prefix) => bucket.list(prefix)),
-    create: writing((key, data, contentType, options) => bucket.create(key, data, contentType, options)),
-    overwrite: writing((key, data, contentType, expected) => bucket.overwrite(key, data, contentType, expected)),
-    putIfUnchanged: writing((key, data, contentType, expected, options) =>
-      bucket.putIfUnchanged(key, data, contentType, expected, options),
+    create: writing(
+      (key: string, data: Uint8Array, contentType: string, options?: CreateOptions) => bucket.create(key, data, contentType, options),
+      (key) => key,
     ),
-    delete: writing((keys) => bucket.delete(keys)),
-    ...(bucket.removeLeftovers ? { removeLeftovers: writing((now: Date) => bucket.removeLeftovers!(now)) } : {}),
+    overwrite: writing(
+      (key: string, data: Uint8Array, contentType: string, expected: string) => bucket.overwrite(key, data, contentType, expected),
+      (key) => key,
+    ),
+    putIfUnchanged: writing(
+      (key: string, data: Uint8Array, contentType: string, expected: string | null, options?: CreateOptions) =>
+        bucket.putIfUnchanged(key, data, contentType, expected, options),
+      (key) => key,
+    ),
+    // A deletion of the lease (its release) creates nothing; another deletion is a write like any.
+    delete: writing(
+      (keys: string[]) => bucket.delete(keys),
+      (keys) => (keys.every((key) => key === LEASE_KEY) ? LEASE_KEY : null),
+    ),
+    ...(bucket.removeLeftovers
+      ? {
+          removeLeftovers: writing(
+            (now: Date) => bucket.removeLeftovers!(now),
+            () => null,
+          ),
+        }
+      : {}),
   };
 }
