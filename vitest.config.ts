@@ -58,7 +58,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/packed/**', 'test/image/**', 'test/paused/**', 'test/systemd/**', 'test/s3/**', ...PROOFS],
+          exclude: ['test/packed/**', 'test/compat/**', 'test/image/**', 'test/paused/**', 'test/systemd/**', 'test/s3/**', ...PROOFS],
         },
       },
       // The heavy proofs (npm run test:proofs, a step of its own in CI): the racing writers' matrix, the
@@ -74,6 +74,8 @@ export default defineConfig({
       { extends: true, test: { name: 'paused', include: ['test/paused/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },
       // The packed tarball installed as an operator would (npm run test:packed): once, in CI.
       { extends: true, test: { name: 'packed', include: ['test/packed/**/*.test.ts'], testTimeout: 600_000 } },
+      // The previous released version built from git history, installed, and its state taken over (npm run test:compat): once, in CI.
+      { extends: true, test: { name: 'compat', include: ['test/compat/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 1_200_000 } },
       // The units of deploy/systemd under a booted systemd (npm run test:systemd): once, in CI; the steps of one system in order.
       {
         extends: true,

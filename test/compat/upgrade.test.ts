@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORMAT_KEY } from '../../src/storage/bucket-format.ts';
+import { installPrevious, PREVIOUS, run } from '../helpers/previous-version.ts';
+import { CLI, REPO, type CliResult } from '../helpers/run-cli.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+// The step an operator takes: a bucket, a data dir (its registry, its snapshots) and a till that
+// the previous released version wrote, taken over by this one in the order docs/operations.md
+// ("Upgrading") gives, while a reader of the previous version still serves from the same bucket.
+// The previous version is built from git history and installed from its tarball
+// (test/helpers/previous-version.ts). Run by .ci/run as `npm run test:compat`.
+
+const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
+const DAY = { SOURCE_DATE_EPOCH: String(Date.parse('2026-11-22T11:00:00Z') / 1000) };
+
+let previous: string;
+let work: string;
+/** Every service started, stopped after the file whatever happened. */
+const services: ChildProcess[] = [];
+
+/** A clean environment for either version: what cron gives, and nothing of the test run's own. */
+const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH!, HOME: work, NO_COLOR: '1', ...DAY, ...extra });
+const old = (args: string[], extra: Record<string, string> = {}) => run(previous, args, { cwd: work, env: env(extra) });
+const now = (args: string[], extra: Record<string, string> = {}) => run(process.execPath, [CLI, ...args], { cwd: work, env: env(extra) });
+const ok = (what: string, result: CliResult) => {
+  expect(result.status, `${what}: ${result.stderr}`).toBe(0);
+  return result;
+};
+
+/** Starts `tariff serve` of either version and returns its address once it listens (its log says so). */
+async function serve(command: string[], dataDir: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(command[0]!, [...command.slice(1), 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...extra], {
+    cwd: work,
+    env: env({ TARIFF_MANIFEST_POLL_MS: '100' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  services.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as { event?: string; url?: string };
+      if (entry.event === 'service.listening') resolve(entry.url!);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code} before it listened: ${stderr}`)));
+  });
+  return { url, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const served = async (url: string) => ((await (await fetch(`${url}/healthz`)).json()) as { release: string | null }).release;
+const tillVersion = (dest: string) => {
+  const db = new Database(join(dest, 'dataset.sqlite'), { readonly: true });
+  try {
+    return (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string }).value;
+  } finally {
+    db.close();
+  }
+};
+
+beforeAll(async () => {
+  previous = await installPrevious();
+  work = mkdtempSync(join(tmpdir(), 'tariff-upgrade-'));
+}, 1_200_000);
+
+afterAll(async () => {
+  await Promise.all(services.filter((child) => child.exitCode === null && child.signalCode === null).map(stop));
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe(`the upgrade from ${PREVIOUS.version}`, () => {
+  it('installs the previous version from its tarball', async () => {
+    expect(ok('--version', await old(['--version'])).stdout).toContain(PREVIOUS.version);
+  });
+
+  it('takes over its bucket, data dir, registry and till, readers first, an old reader serving the newest release throughout', async () => {
+    const data = join(work, 'var');
+    const bucket = join(data, 'bucket');
+    const till = join(work, 'till');
+    const keyFile = join(work, 'till.key');
+    // What the previous version made: a release in the bucket, an account with its key, a till.
+    ok('old build', await old(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', join(work, 'b1'), '--data-dir', data]));
+    ok('old publish', await old(['publish', join(work, 'b1'), '--data-dir', data]));
+    expect(existsSync(join(bucket, FORMAT_KEY))).toBe(false);
+    ok('old accounts create', await old(['accounts', 'create', 'cassa@example.it', '--type', 'User', '--data-dir', data]));
+    const key = JSON.parse(
+      ok('old keys create', await old(['keys', 'create', 'cassa@example.it', '--json', '--data-dir', data])).stdout,
+    ).key;
+    writeFileSync(keyFile, `${key}\n`);
+    chmodSync(keyFile, 0o600);
+    const oldService = await serve([previous], data);
+    const sync = (via: (args: string[]) => Promise<CliResult>, url: string) =>
+      via([
+        'sync',
+        '--api',
+        `${url}/v1`,
+        '--format',
+        'sqlite',
+        '--dest',
+        till,
+        '--key-file',
+        keyFile,
+        '--data-dir',
+        join(work, 'till-data'),
+      ]);
+    ok('old till, old service', await sync(old, oldService.url));
+    expect(tillVersion(till)).toBe('20261101.1');
+
+    // 1. The writer's schedule is stopped (nothing to do here: no cron). 2. The readers: this
+    // machine's service is upgraded; another machine's reader of the previous version, serving the
+    // same bucket, stays.
+    await stop(oldService.child);
+    const newService = await serve([process.execPath, CLI], data);
+    expect(await served(newService.url)).toBe('20261101.1');
+    const otherReader = await serve([previous], join(work, 'reader2'), ['--bucket', bucket]);
+    expect(await served(otherReader.url)).toBe('20261101.1');
+    // The old till syncs from the new service with the key the old registry issued.
+    ok('old till, new service', await sync(old, newService.url));
+
+    // 3. The writer is upgraded: its first publication upgrades the bucket.
+    const barcodes = join(work, 'barcodes.csv');
+    writeFileSync(barcodes, 'barcode,admCode,kind,units\n8001000000016,1001,pack,1\n');
+    ok(
+      'new build',
+      await now([
+        'build',
+        '--source',
+        CIGARETTES,
+        '--barcodes',
+        barcodes,
+        '--date',
+        '2026-11-22',
+        '--previous',
+        join(work, 'b1'),
+        '--out',
+        join(work, 'b2'),
+        '--data-dir',
+        data,
+      ]),
+    );
+    ok('new publish', await now(['publish', join(work, 'b2'), '--data-dir', data]));
+    expect(JSON.parse(readFileSync(join(bucket, FORMAT_KEY), 'utf8'))).toMatchObject({ version: 2 });
+    expect(existsSync(join(bucket, 'current.json.gen'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(data, 'tariff-data-dir.json'), 'utf8'))).toMatchObject({ format: 'tariff-data-dir', version: 1 });
+
+    // Every reader serves the newest release: the new one, and the old one through the plain copy.
+    await waitFor(async () => (await served(newService.url)) === '20261101.2', 'the new service to serve 20261101.2');
+    await waitFor(async () => (await served(otherReader.url)) === '20261101.2', 'the old reader to serve 20261101.2');
+    // The old till follows the new service; then the new till takes the old till's folder over.
+    ok('old till, new release', await sync(old, newService.url));
+    expect(tillVersion(till)).toBe('20261101.2');
+    ok('new till on the old till', await sync(now, newService.url));
+    expect(tillVersion(till)).toBe('20261101.2');
+
+    // Nothing lost: the bucket verifies, both releases are kept, the account and its key are there.
+    ok('new verify --bucket', await now(['verify', '--bucket', bucket, '--data-dir', data]));
+    expect(ok('new releases', await now(['releases', '--data-dir', data])).stdout).toMatch(/20261101\.1[\s\S]*20261101\.2/);
+    const accounts = ok('new accounts list', await now(['accounts', 'list', '--json', '--data-dir', data])).stdout;
+    expect(accounts).toContain('cassa@example.it');
+    expect(ok('new history', await now(['history', '1001', '--data-dir', data])).stdout).toContain('1001');
+  });
+});

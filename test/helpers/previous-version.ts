@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, type CliResult } from './run-cli.ts';
+
+/** The previous released version: its number and the commit it is built from (test/compat/previous-version.json). */
+export const PREVIOUS = JSON.parse(readFileSync(join(REPO, 'test/compat/previous-version.json'), 'utf8')) as {
+  version: string;
+  ref: string;
+};
+
+/** Runs a command to its end, its output kept (never a shell: the arguments are passed as they are). */
+export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: options.cwd, env: options.env ?? process.env, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const must = (what: string, result: CliResult) => {
+  if (result.status !== 0) throw new Error(`${what} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  return result;
+};
+
+/**
+ * The previous version as an operator has it: built from git history at PREVIOUS.ref (git archive,
+ * `npm ci`, `npm pack`) and installed from its tarball into a prefix of its own (`npm install
+ * --global --prefix`), as docs/operations.md of that version says. Kept under node_modules/.cache
+ * by its commit, so a second run on this checkout installs nothing; CI's fresh clone builds it.
+ * Returns the installed `tariff`.
+ */
+export async function installPrevious(): Promise<string> {
+  const root = join(REPO, 'node_modules/.cache/tariff-previous', PREVIOUS.ref);
+  const tariff = join(root, 'prefix/bin/tariff');
+  if (existsSync(join(root, 'installed'))) return tariff;
+  rmSync(root, { recursive: true, force: true });
+  const [source, packed, prefix] = ['source', 'packed', 'prefix'].map((name) => join(root, name)) as [string, string, string];
+  for (const dir of [source, packed, prefix]) mkdirSync(dir, { recursive: true });
+  // The commit must be in this clone's history (a shallow clone has to fetch it first).
+  must(
+    `git cat-file ${PREVIOUS.ref} (fetch the history: git fetch --unshallow)`,
+    await run('git', ['cat-file', '-e', `${PREVIOUS.ref}^{commit}`], { cwd: REPO }),
+  );
+  const archive = join(root, 'source.tar');
+  must('git archive', await run('git', ['archive', '--format=tar', '-o', archive, PREVIOUS.ref], { cwd: REPO }));
+  must('tar', await run('tar', ['-xf', archive, '-C', source], { cwd: root }));
+  rmSync(archive);
+  // npm's own environment, not this run's: a test's variables must not reach another version's build.
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_cache: process.env.npm_config_cache };
+  must('npm ci of the previous version', await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: source, env }));
+  must('npm pack of the previous version', await run('npm', ['pack', '--pack-destination', packed], { cwd: source, env }));
+  const tarball = join(
+    packed,
+    readdirSync(packed).find((name) => name.endsWith('.tgz'))!,
+  );
+  must(
+    'npm install of the previous version',
+    await run('npm', ['install', '--global', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', tarball], {
+      cwd: packed,
+      env,
+    }),
+  );
+  // The sources and their development tree are not part of the install.
+  rmSync(source, { recursive: true, force: true });
+  writeFileSync(join(root, 'installed'), `${PREVIOUS.ref}\n`);
+  return tariff;
+}
