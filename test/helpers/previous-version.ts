@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, type CliResult } from './run-cli.ts';
@@ -9,11 +9,24 @@ export const PREVIOUS = JSON.parse(readFileSync(join(REPO, 'test/compat/previous
   ref: string;
 };
 
-/** Runs a command to its end, its output kept (never a shell: the arguments are passed as they are). */
+/**
+ * Runs a command to its end, its output kept (never a shell: the arguments are passed as they are).
+ * Its standard input is closed: npm given an open pipe there waits on it, indefinitely.
+ */
 export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: options.env ?? process.env, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({
+        status: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
     );
   });
 }
