@@ -33,7 +33,10 @@ export async function pruneSnapshots(store: SnapshotStore, needed: ReadonlySet<s
   return [...new Set(doomed.map((name) => name.slice(0, 64)))];
 }
 
-/** Every digest the store's own state keeps: the last good snapshot of each address and those waiting for their day, the retained lists and notices. */
+/**
+ * Every digest the store's own state keeps: the last good snapshot of each address and those
+ * waiting for their day, the retained lists and notices.
+ */
 export async function keptByState(store: SnapshotStore): Promise<Set<string>> {
   const [state, documents] = await Promise.all([store.readState(), store.readDocuments()]);
   const kept = new Set<string>();
