@@ -25,7 +25,14 @@ let work: string;
 const services: ChildProcess[] = [];
 
 /** A clean environment for either version: what cron gives, and nothing of the test run's own. */
-const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH!, HOME: work, NO_COLOR: '1', ...DAY, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH!,
+  HOME: work,
+  NO_COLOR: '1',
+  ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+  ...DAY,
+  ...extra,
+});
 const old = (args: string[], extra: Record<string, string> = {}) => run(previous, args, { cwd: work, env: env(extra) });
 const now = (args: string[], extra: Record<string, string> = {}) => run(process.execPath, [CLI, ...args], { cwd: work, env: env(extra) });
 const ok = (what: string, result: CliResult) => {

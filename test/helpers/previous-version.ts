@@ -59,8 +59,13 @@ export async function installPrevious(): Promise<string> {
   must('git archive', await run('git', ['archive', '--format=tar', '-o', archive, PREVIOUS.ref], { cwd: REPO }));
   must('tar', await run('tar', ['-xf', archive, '-C', source], { cwd: root }));
   rmSync(archive);
-  // npm's own environment, not this run's: a test's variables must not reach another version's build.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_cache: process.env.npm_config_cache };
+  // The machine's environment (its proxy, its certificate authorities), without this run's own: a
+  // test's TARIFF_ settings and the npm script's variables must not reach another version's build.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('TARIFF_') && (!name.startsWith('npm_') || name === 'npm_config_cache'),
+    ),
+  );
   must('npm ci of the previous version', await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: source, env }));
   must('npm pack of the previous version', await run('npm', ['pack', '--pack-destination', packed], { cwd: source, env }));
   const tarball = join(
