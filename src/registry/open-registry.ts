@@ -83,8 +83,9 @@ export async function openRegistry(options: {
   const { url } = options;
   if (isPostgresUrl(url)) return openPgRegistry(url, { rules: options.rules, poolSize: options.poolSize });
   const registry = await openSqliteRegistry(registryPath(options), { rules: options.rules, longRunning: options.longRunning });
-  // The embedded registry is the data dir's first write for the commands that hold no writers' lock (accounts, serve).
-  await markDataDirFormat(options.dataDir, `tariff ${builderVersion()}`);
+  // The embedded registry in the data dir is its first write for the commands that hold no
+  // writers' lock (accounts, serve); a registry elsewhere (TARIFF_REGISTRY) writes nothing there.
+  if (!url) await markDataDirFormat(options.dataDir, `tariff ${builderVersion()}`);
   return registry;
 }
 
