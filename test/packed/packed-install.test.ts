@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_LISTS } from '../../fixtures/adm-real-lists.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { REPO, type CliResult } from '../helpers/run-cli.ts';
+import { readUnit } from '../helpers/systemd-unit.ts';
 
 // The product as an operator installs it: `npm pack`, then `npm install -g --prefix` of the tarball
 // into a folder of its own, and the `tariff` it puts on PATH run from elsewhere. Run once by
@@ -61,6 +62,19 @@ describe('the packed tarball', () => {
     expect(files).toContain('package/node_modules/@aws-sdk/client-s3/package.json');
     const installed = join(prefix, 'lib/node_modules/tobacco-tariff-dataset/node_modules');
     for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint', 'playwright-core']) expect(readdirSync(installed)).not.toContain(dev);
+  });
+
+  it('holds every file a unit of deploy/systemd names in Documentation=, and the units', async () => {
+    const files = (await run('tar', ['tzf', tarball], { cwd: work })).stdout.trim().split('\n');
+    const units = join(REPO, 'deploy/systemd');
+    const prefix = `file:///opt/tariff/lib/node_modules/tobacco-tariff-dataset/`;
+    for (const name of readdirSync(units).filter((file) => file.endsWith('.service'))) {
+      expect(files, 'the units are in the package').toContain(`package/deploy/systemd/${name}`);
+      for (const url of readUnit(join(units, name)).Unit!.Documentation!.join(' ').split(/\s+/)) {
+        expect(url.startsWith(prefix), `${name}: ${url}`).toBe(true);
+        expect(files, `${name}: ${url}`).toContain(`package/${url.slice(prefix.length)}`);
+      }
+    }
   });
 
   it('installs exactly the versions the lockfile (npm-shrinkwrap.json, in the tarball) locks, the Node.js runtime included', async () => {
