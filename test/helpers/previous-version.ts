@@ -11,7 +11,7 @@ export const PREVIOUS = JSON.parse(readFileSync(join(REPO, 'test/compat/previous
 
 /**
  * Runs a command to its end, its output kept (never a shell: the arguments are passed as they are).
- * Its standard input is closed: npm given an open pipe there waits on it, indefinitely.
+ * Its standard input is closed: nothing here answers a prompt.
  */
 export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
