@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotStore } from './snapshot-store.ts';
+import type { DocumentsState } from './retain-documents.ts';
+import type { SnapshotStore, SourcesState } from './snapshot-store.ts';
 
 const SNAPSHOT_FILE = /^([0-9a-f]{64})\.(pdf|xml|json)$/;
 
@@ -34,17 +35,27 @@ export async function pruneSnapshots(store: SnapshotStore, needed: ReadonlySet<s
 }
 
 /**
- * Every digest the store's own state keeps: the last good snapshot of each address and those
- * waiting for their day, the retained lists and notices.
+ * Every digest the store's own state keeps (pure): the lists and notices the next builds read
+ * (documents.json), and for an address given as it is (`--source-url`, no `kind`) its last good
+ * snapshot and those waiting for their day. An address found through the pages is kept only as
+ * documents.json keeps its document: the authority links every new list at a new address, so one
+ * snapshot per address ever linked would grow without end, and what the builds need of them is
+ * what documents.json says (the list in force of each category and those dated later).
  */
-export async function keptByState(store: SnapshotStore): Promise<Set<string>> {
-  const [state, documents] = await Promise.all([store.readState(), store.readDocuments()]);
+export function keptDigests(state: SourcesState, documents: DocumentsState): Set<string> {
   const kept = new Set<string>();
   for (const source of Object.values(state)) {
+    if (source.kind) continue;
     kept.add(source.sha256);
     for (const earlier of source.kept ?? []) kept.add(earlier.sha256);
   }
   for (const list of Object.values(documents.lists)) for (const doc of list) kept.add(doc.sha256);
   for (const doc of documents.notices) kept.add(doc.sha256);
   return kept;
+}
+
+/** keptDigests of the store's state files. */
+export async function keptByState(store: SnapshotStore): Promise<Set<string>> {
+  const [state, documents] = await Promise.all([store.readState(), store.readDocuments()]);
+  return keptDigests(state, documents);
 }

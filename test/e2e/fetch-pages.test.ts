@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeNoticePdf, makePriceListPdf, type ListRow } from '../../fixtures/adm-pdf.ts';
@@ -173,6 +173,27 @@ describe("tariff release through the authority's pages", () => {
     expect(byLabel['cigars list']).toBe('unchanged');
     expect((await products()).find((p) => p.admCode === 91001)).toMatchObject({ pricePerPackCents: 620, effectiveFrom: '2026-11-15' });
     expect(authority.requests.some((r) => r.path.endsWith('02') && r.path.includes('Sigarette.pdf'))).toBe(true);
+  });
+
+  it('lets the snapshot of a list the site no longer links go once no kept release names it', async () => {
+    expect((await release('2026-11-22', ['--keep', '1'])).status).toBe(0);
+    const sources = () => JSON.parse(readFileSync(join(dataDir, 'sources.json'), 'utf8')) as Record<string, { sha256: string }>;
+    const oldCigarettes = Object.entries(sources()).find(([url]) => url.includes('Sigarette.pdf'))!;
+    const rows = ROWS['Sigarette.pdf']![1].map((row): ListRow =>
+      row[0] === '91001' ? ([...row.slice(0, 3), '310,00', '6,20'] as ListRow) : row,
+    );
+    await publishLists(republished(PRICE_PAGE, 2), '01/11/2026', {
+      'Sigarette.pdf': await makePriceListPdf({ category: 'Sigarette', date: '15/11/2026', rows }),
+    });
+    expect(JSON.parse((await release('2026-11-22', ['--keep', '1'])).stdout)).toMatchObject({ status: 'published', version: '20261115.1' });
+    // Its old address is still on record, its snapshot gone: only a kept release or the lists in force keep one.
+    expect(sources()[oldCigarettes[0]]).toBeDefined();
+    const snapshots = readdirSync(join(dataDir, 'snapshots'));
+    expect(snapshots.some((name) => name.startsWith(oldCigarettes[1].sha256))).toBe(false);
+    expect(snapshots.filter((name) => name.endsWith('.pdf')).length).toBeGreaterThan(0);
+    // The next run reads the site as it is and has nothing to do; the release kept rebuilds from what stays.
+    expect(JSON.parse((await release('2026-11-23', ['--keep', '1'])).stdout)).toMatchObject({ status: 'unchanged' });
+    expect((await runCli(['verify', '--rebuild', '20261115.1', '--data-dir', dataDir, '--bucket', bucket])).status).toBe(0);
   });
 
   it('never lets a list dated in the future take its category out of a release', async () => {
