@@ -5,7 +5,7 @@ import type { Bucket, CreateOptions } from './bucket.ts';
 /**
  * The object at the bucket's root that says which layout the bucket holds and which programs may
  * use it, as Delta Lake's protocol action and restic's repository version do. Read before any
- * other read or write of a command; written (create-once) before a writer's first write.
+ * other read or write of a command; written (create-once) by a writer's first write after its lease.
  */
 export const FORMAT_KEY = 'tariff-bucket.json';
 
@@ -27,7 +27,7 @@ export const WRITES_FORMAT = 2;
  * such a reader goes on serving the newest release while it waits for its upgrade: the current
  * release, the signing keys that verify it, and the writer lease (a writer of layout 1 then sees
  * the lease of a writer of layout 2 that holds the bucket, and waits). The price history is not
- * among them: its files changed layout, and an older reader keeps the history it had.
+ * among them: its files changed layout, so an older reader shows none until it is upgraded.
  */
 export const PLAIN_COPIES: readonly string[] = ['current.json', 'keys.json', 'writer-lock.json'];
 
@@ -108,8 +108,9 @@ export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): 
 /**
  * The bucket with its format checked once before its first read and before its first write, and
  * written (create-once) before the first write, other than the lease's, to a bucket that has none:
- * the bucket of layout 1 becomes layout 2 by that write, one way (docs/operations.md, "Upgrading"). A command opens its
- * bucket once, so once per run; `serve` checks again on every refresh (checkBucketFormat).
+ * the bucket of layout 1 becomes layout 2 by that write, one way (docs/operations.md, "Upgrading").
+ * A command opens its bucket once, so once per run; `serve` checks again on every refresh
+ * (checkBucketFormat).
  */
 export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
   const where = `${bucket.description}${FORMAT_KEY}`;
