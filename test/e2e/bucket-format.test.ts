@@ -114,6 +114,9 @@ describe('the bucket says its format', () => {
       ['history', 'import', LIQUIDS],
       ['history', 'remove', 'listino-liquidi-2026-11-01.pdf', '--apply'],
       ['signing-key', 'create', '--out', join(dataDir, 'key.pem')],
+      ['signing-key', 'list'],
+      ['verify', '--rebuild', '20261101.1'],
+      ['barcodes', 'approve', '8001000000016', '--adm-code', '1001', '--kind', 'pack'],
     ];
     for (const command of commands) refusedByName(await runCli([...command, ...on], { env: DAY }), command.join(' '));
     // A backup goes to a bucket away from the data dir: one of a newer format is refused as well.
