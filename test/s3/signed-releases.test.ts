@@ -5,12 +5,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/config/settings.ts';
 import { manifestSchema, renderManifest, type Manifest } from '../../src/release/manifest.ts';
 import { signManifest } from '../../src/release/manifest-signature.ts';
 import { generateSigningKey, signerFromPem } from '../../src/release/signing-keys.ts';
-import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
-import { openBucket } from '../../src/storage/open-bucket.ts';
+import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { REAL_LIST } from '../helpers/real-releases.ts';
@@ -36,7 +34,8 @@ beforeAll(async () => {
   [s3, authority, dataDir] = await Promise.all([startS3(), new AuthorityServer().start(), mkdtemp(join(tmpdir(), 'tariff-signed-'))]);
   for (const name of LISTS) authority.lists.set(`/${name}`, { body: readFileSync(join(SAMPLE, name)) });
   bucketUri = `s3://${s3.bucket}/signed`;
-  bucket = (await openBucket(bucketUri, { dataDir, settings: DEFAULT_SETTINGS, env: s3.env })) as S3Bucket;
+  // The store itself, for the writes a test makes as an attacker or a disk would (put: unconditional).
+  bucket = new S3Bucket({ bucket: s3.bucket, prefix: 'signed', env: s3.env, pathStyle: true });
 });
 afterAll(async () => {
   await service?.stop();
