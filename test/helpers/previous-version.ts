@@ -50,11 +50,10 @@ export async function installPrevious(): Promise<string> {
   rmSync(root, { recursive: true, force: true });
   const [source, packed, prefix] = ['source', 'packed', 'prefix'].map((name) => join(root, name)) as [string, string, string];
   for (const dir of [source, packed, prefix]) mkdirSync(dir, { recursive: true });
-  // The commit must be in this clone's history (a shallow clone has to fetch it first).
-  must(
-    `git cat-file ${PREVIOUS.ref} (fetch the history: git fetch --unshallow)`,
-    await run('git', ['cat-file', '-e', `${PREVIOUS.ref}^{commit}`], { cwd: REPO }),
-  );
+  // The commit must be in this clone's history: a shallow clone (a CI's default) fetches it from its origin first.
+  const present = () => run('git', ['cat-file', '-e', `${PREVIOUS.ref}^{commit}`], { cwd: REPO });
+  if ((await present()).status !== 0) await run('git', ['fetch', '--quiet', '--depth=1', 'origin', PREVIOUS.ref], { cwd: REPO });
+  must(`git cat-file ${PREVIOUS.ref}: the previous version's commit is not in this clone (git fetch --unshallow)`, await present());
   const archive = join(root, 'source.tar');
   must('git archive', await run('git', ['archive', '--format=tar', '-o', archive, PREVIOUS.ref], { cwd: REPO }));
   must('tar', await run('tar', ['-xf', archive, '-C', source], { cwd: root }));
