@@ -10,7 +10,8 @@ import type { Bucket } from '../storage/bucket.ts';
 /**
  * Removes the snapshots of `<data-dir>/snapshots/` that nothing needs: a snapshot stays while a
  * release kept in the bucket or among the data dir's local copies names it, or the store's state
- * keeps it (the last good one of its list, one waiting for its day). So the snapshots are bounded
+ * keeps it (fetch/prune-snapshots.ts, keptDigests: the lists and notices the next builds read, the
+ * last good download of an address given as it is). So the snapshots are bounded
  * by what the bucket keeps (`--keep`), however long the machine runs. Anything unread (a kept
  * release's manifest, a local copy's) stops the pruning, never widens it: the next run tries again.
  * Returns how many documents went.
