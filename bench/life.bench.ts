@@ -11,13 +11,15 @@
 // lines, default 30). Marked objects are deleted at the next publication (retention 0): the store's
 // clock, which retention is measured on, is not one a simulation can move; with the default 24 h a
 // bucket holds a day's marked releases more.
-import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { cliIo, main } from '../src/cli/main.ts';
 import { FEED_CATEGORIES } from '../src/source/categories.ts';
 import { AuthorityServer } from '../test/helpers/authority-server.ts';
+import { readBucketKey } from '../test/helpers/bucket-folder.ts';
+import { median } from './goal-rows.ts';
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 730);
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 2_000);
@@ -26,10 +28,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const FIRST_DAY = Date.UTC(2027, 0, 1);
 const RUN_HOURS_UTC = [23, 5, 11, 17]; // 00:05 … 18:05 in Rome (UTC+1 in winter; the day is Rome's either way)
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-};
 const range = (values: number[], digits = 0) =>
   `median ${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 const isoDay = (day: number) => new Date(FIRST_DAY + day * 86_400_000).toISOString().slice(0, 10);
@@ -133,7 +131,7 @@ try {
       const bucket = await size(join(dataDir, 'bucket'));
       const local = await size(dataDir, (path) => path.startsWith(join(dataDir, 'bucket')));
       const snapshots = await size(join(dataDir, 'snapshots'));
-      const history = await historyBytes();
+      const history = historyBytes();
       console.log(
         `${isoDay(day)}  | ${mb(bucket.bytes)} ${String(bucket.files).padStart(6)} obj | ${mb(local.bytes)} ${String(local.files).padStart(6)} files | ${mb(snapshots.bytes)} ${String(snapshots.files).padStart(5)} f | ${mb(history)} | ${range(interval)} ms`,
       );
@@ -170,13 +168,8 @@ function mb(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1).padStart(7)} MB`;
 }
 
-/** The price history's file as the bucket's manifest names it. */
-async function historyBytes(): Promise<number> {
-  const bucket = join(dataDir, 'bucket');
-  const manifestDir = join(bucket, 'history', 'manifest.json.gen');
-  const names = (await readdir(manifestDir).catch(() => [] as string[])).filter((name) => /^\d{12}$/.test(name)).sort();
-  const newest = names.at(-1);
-  if (!newest) return 0;
-  const text = await readFile(join(manifestDir, newest), 'utf8');
-  return text ? (JSON.parse(text) as { size: number }).size : 0;
+/** The price history's file as the bucket's manifest names it (read as the folder bucket keeps it). */
+function historyBytes(): number {
+  const manifest = readBucketKey(join(dataDir, 'bucket'), 'history/manifest.json');
+  return manifest ? (JSON.parse(manifest.toString('utf8')) as { size: number }).size : 0;
 }
