@@ -115,7 +115,6 @@ export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): 
 export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
   const where = `${bucket.description}${FORMAT_KEY}`;
   let read: Promise<BucketFormat | null> | null = null;
-  let written: Promise<void> | null = null;
   const readable = () => {
     // A read that failed (the store down) is tried again by the next call, not remembered.
     read ??= checkBucketFormat(bucket, 'read').catch((error: unknown) => {
@@ -124,25 +123,19 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
     });
     return read;
   };
-  /** Checked before every write; created (once) before the first write that is not the lease's. */
-  let formatted = false;
+  /** Checked before every write (on the format read once); created before the first write that is not the lease's. */
+  let created = false;
   const writable = async (key: string | null) => {
-    written ??= (async () => {
-      const refusal = formatRefusal(await readable(), 'write', where);
-      if (refusal) throw refusal;
-    })().catch((error: unknown) => {
-      if (!(error instanceof TariffError && error.code === 'bucket_format_newer')) written = null;
-      throw error;
-    });
-    await written;
-    if (formatted || key === LEASE_KEY) return;
     const format = await readable();
+    const refusal = formatRefusal(format, 'write', where);
+    if (refusal) throw refusal;
+    if (format || created || key === LEASE_KEY) return;
     // Two writers may both find none: one creates it, the other reads what it created.
-    if (!format && (await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists') {
-      const refusal = formatRefusal(await readBucketFormat(bucket), 'write', where);
-      if (refusal) throw refusal;
+    if ((await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists') {
+      const theirs = formatRefusal(await readBucketFormat(bucket), 'write', where);
+      if (theirs) throw theirs;
     }
-    formatted = true;
+    created = true;
   };
   const reading =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
