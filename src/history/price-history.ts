@@ -66,6 +66,18 @@ export interface ProductHistory {
   withdrawn: { from: string | null; release: string } | null;
 }
 
+/** What a release says of a product that the history records: the fields `recordRelease` reads. */
+export type ListedProduct = Pick<
+  Product,
+  'admCode' | 'name' | 'category' | 'pack' | 'pricePerPackCents' | 'referencePriceCents' | 'referenceUnit' | 'effectiveFrom'
+>;
+
+/** A release's fields the history records, as `recordRelease` takes them. */
+export type RecordedRelease = Pick<Dataset, 'version' | 'tariffDate'> & {
+  products: ListedProduct[];
+  changes: Pick<Dataset['changes'][number], 'kind' | 'admCode'>[];
+};
+
 /** Every product ever seen, by code, and the newest release recorded. */
 export interface PriceHistory {
   schemaVersion: typeof HISTORY_SCHEMA_VERSION;
@@ -212,20 +224,21 @@ function joinEqualNeighbours(steps: PriceStep[]): PriceStep[] {
 /** The history with these observations placed; a product's name, pack and category follow its newest sighting. */
 export function recordObservations(history: PriceHistory, observations: PriceObservation[]): PriceHistory {
   const byCode = new Map(history.products.map((entry) => [entry.admCode, entry]));
-  for (const observation of observations) {
-    const { product } = observation;
-    const known = byCode.get(product.admCode);
-    const sightings = addSighting(known?.sightings ?? [], sightingOf(observation));
-    const entry: ProductHistory = {
-      admCode: product.admCode,
-      ...namingOf(sightings),
-      steps: stepsOf(sightings),
-      sightings,
-      withdrawn: known?.withdrawn ?? null,
-    };
-    byCode.set(product.admCode, entry);
-  }
+  for (const observation of observations)
+    byCode.set(observation.product.admCode, recordObservation(byCode.get(observation.product.admCode), observation));
   return { ...history, products: [...byCode.values()].sort((a, b) => a.admCode - b.admCode) };
+}
+
+/** One product's entry (undefined: not in the history yet) with one observation of it placed. */
+export function recordObservation(known: ProductHistory | undefined, observation: PriceObservation): ProductHistory {
+  const sightings = addSighting(known?.sightings ?? [], sightingOf(observation));
+  return {
+    admCode: observation.product.admCode,
+    ...namingOf(sightings),
+    steps: stepsOf(sightings),
+    sightings,
+    withdrawn: known?.withdrawn ?? null,
+  };
 }
 
 /**
@@ -234,10 +247,7 @@ export function recordObservations(history: PriceHistory, observations: PriceObs
  * (or from an unknown date when the release carries no `product_removed` row for it); one listed
  * again is no longer withdrawn.
  */
-export function recordRelease(
-  history: PriceHistory,
-  dataset: Pick<Dataset, 'version' | 'tariffDate' | 'products' | 'changes'>,
-): PriceHistory {
+export function recordRelease(history: PriceHistory, dataset: RecordedRelease): PriceHistory {
   const observations = dataset.products.map((product): PriceObservation => ({
     product,
     from: product.effectiveFrom,
