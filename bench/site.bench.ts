@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { random } from '../fixtures/generate-tariff.ts';
+import { headOfHistory } from '../src/history/history-log.ts';
 import { writeHistory } from '../src/history/history-store.ts';
 import { emptyHistory, listObservations, recordObservations, recordRelease } from '../src/history/price-history.ts';
 import { parseDatasetJson } from '../src/release/dataset-json.ts';
@@ -49,7 +50,7 @@ try {
     history = recordObservations(history, listObservations(older, date, `listino-${date}.pdf`));
   }
   history = recordRelease(history, dataset);
-  await writeHistory(bucket, history, { manifest: null }, []);
+  await writeHistory(bucket, history, headOfHistory(history), { manifest: null }, []);
 
   const words = [...new Set(dataset.products.flatMap((p) => p.name.split(' ')))].filter((w) => w.length > 2);
   const next = random(7);

@@ -132,7 +132,7 @@ const HINTS = {
   registry_in_use:
     'Stop the service (and every other process using the registry) first, then restore; on PostgreSQL, --force ends the other sessions.',
   history_unreadable:
-    'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json and history/history.json.gz: the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
+    'The releases are unaffected. Restore history/ from a backup of the bucket, or delete history/manifest.json (the files it names are then removed as unnamed): the next `tariff release` rebuilds the history from the kept releases (then `tariff history import` the archived lists again).',
   product_not_in_history: 'Give a tariff code of the published tariff, or of a list read with `tariff history import`.',
   history_ahead:
     'A list that takes effect later is announced prices, not history: the release of that day records it. To import it on purpose, name that day with --date. The history was not changed.',

@@ -6,42 +6,131 @@ import { createOnce } from '../storage/deferred-deletions.ts';
 import { sha256Hex } from '../util/digests.ts';
 import { parseHistory, renderHistory } from './history-file.ts';
 import { importRecordSchema, type ImportRecord } from './history-imports.ts';
-import { emptyHistory, type PriceHistory } from './price-history.ts';
+import {
+  emptyHead,
+  eventOf,
+  headOfHistory,
+  parseHead,
+  parseSegment,
+  renderHead,
+  renderSegment,
+  replay,
+  type HistoryHead,
+  type ReleaseEvent,
+} from './history-log.ts';
+import { emptyHistory, type PriceHistory, type RecordedRelease } from './price-history.ts';
 
 /**
- * The history beside the releases: a small manifest (the pointer, swapped by compare-and-swap)
- * naming its file, which is created once under a name of its content (`history/history-<sha256>.json.gz`),
- * and the import records it includes. Buckets written before kept one file, `history/history.json.gz`,
- * rewritten in place: still read, replaced by the first write.
+ * The history beside the releases, as a log (history-log.ts): a small manifest (the pointer,
+ * swapped by compare-and-swap) naming a checkpoint (the whole history at one point, today's file
+ * shape), the head it starts from, the segments of release events recorded since, the head after
+ * them, and the import records the history includes. Every file is created once under a name of
+ * its content (`history/<kind>-<sha256>.json.gz`). A release run reads and writes the head and the
+ * open segment only; an import, a removal and a compaction write a new checkpoint. Buckets written
+ * before (layout 1: the manifest named one file, the whole history) are still read; their first
+ * write makes that history the checkpoint.
  */
 export const HISTORY_MANIFEST_KEY = 'history/manifest.json';
 export const HISTORY_PREFIX = 'history/';
-/** The keys of history files: the legacy one, and those named by content (a suffix when a marked one is not reused). */
-const historyFileName = (sha256: string, suffix: string | null) => `history-${sha256}${suffix ? `-${suffix}` : ''}.json.gz`;
-export const HISTORY_FILE_KEY = /^history\/history(-[0-9a-f]{64}(-[0-9a-f]{8})?)?\.json\.gz$/;
 
-const manifestSchema = z.object({
+type FileKind = 'history' | 'head' | 'segment';
+const fileName = (kind: FileKind, sha256: string, suffix: string | null) => `${kind}-${sha256}${suffix ? `-${suffix}` : ''}.json.gz`;
+/**
+ * The keys of the history's files: the legacy one (`history.json.gz`), and those named by content
+ * (a suffix when a marked one is not reused).
+ */
+export const HISTORY_FILE_KEY = /^history\/(history|head|segment)(-[0-9a-f]{64}(-[0-9a-f]{8})?)?\.json\.gz$/;
+
+/**
+ * What bounds the log: a segment holds at most `segmentReleases` releases and is sealed once its
+ * file reaches `segmentBytes` (what a release run rewrites); past `maxSegments` segments the writer
+ * folds them into a new checkpoint (what a reader reads is a bounded count of objects).
+ */
+export interface LogLimits {
+  segmentReleases: number;
+  segmentBytes: number;
+  maxSegments: number;
+}
+export const LOG_LIMITS: LogLimits = { segmentReleases: 120, segmentBytes: 256 * 1024, maxSegments: 16 };
+
+const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
+const fileRef = (kind: FileKind) =>
+  z.strictObject({
+    file: z.string().regex(new RegExp(`^${kind}(-[0-9a-f]{64}(-[0-9a-f]{8})?)?\\.json\\.gz$`)),
+    sha256: SHA256,
+    size: z.number().int().nonnegative(),
+  });
+const importKey = z.string().regex(/^history\/imports\/[0-9a-f]{64}(\.[0-9a-f]{16}(-[0-9a-f]{8})?)?\.json\.gz$/);
+
+/** Layout 1 (tariff 1.0.0 and before): one file, the whole history. */
+const legacySchema = z.object({
   file: z.string().regex(/^history(-[0-9a-f]{64}(-[0-9a-f]{8})?)?\.json\.gz$/),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: SHA256,
   size: z.number().int().nonnegative(),
   release: z.string().nullable(),
   products: z.number().int().nonnegative(),
   /** The keys of the import records the history includes; absent in a bucket written before (then: every record there). */
-  imports: z.array(z.string().regex(/^history\/imports\/[0-9a-f]{64}(\.[0-9a-f]{16}(-[0-9a-f]{8})?)?\.json\.gz$/)).optional(),
+  imports: z.array(importKey).optional(),
 });
-export type HistoryManifest = z.infer<typeof manifestSchema>;
 
-/** The key of the file a history manifest names. */
-export const historyFileKey = (manifest: Pick<HistoryManifest, 'file'>) => `${HISTORY_PREFIX}${manifest.file}`;
+const logSchema = z.object({
+  layout: z.literal(2),
+  release: z.string().nullable(),
+  products: z.number().int().nonnegative(),
+  /** The whole history at the log's start; null when it starts from nothing. */
+  checkpoint: fileRef('history').nullable(),
+  /** The head at the checkpoint, which the first event follows. */
+  base: fileRef('head'),
+  segments: z.array(fileRef('segment').extend({ releases: z.number().int().positive() })),
+  /** The head after the last event: what the next release run compares its release with. */
+  head: fileRef('head'),
+  imports: z.array(importKey),
+});
+
+export type FileRef = z.infer<ReturnType<typeof fileRef>>;
+export type SegmentRef = FileRef & { releases: number };
+
+/** The history's manifest, of either layout, as one shape: layout 1 has a checkpoint alone, and may lack `imports`. */
+export interface HistoryManifest {
+  layout: 1 | 2;
+  release: string | null;
+  products: number;
+  checkpoint: FileRef | null;
+  base: FileRef | null;
+  segments: SegmentRef[];
+  head: FileRef | null;
+  imports?: string[];
+}
+
+function normalised(value: unknown): HistoryManifest {
+  if (typeof value === 'object' && value !== null && 'layout' in value) return logSchema.parse(value);
+  const { file, sha256, size, release, products, imports } = legacySchema.parse(value);
+  return { layout: 1, release, products, checkpoint: { file, sha256, size }, base: null, segments: [], head: null, imports };
+}
+
+const keyOf = (ref: Pick<FileRef, 'file'>) => `${HISTORY_PREFIX}${ref.file}`;
+
+/** The keys of every file a history manifest names. */
+export const historyFileKeys = (manifest: HistoryManifest): string[] =>
+  [manifest.checkpoint, manifest.base, ...manifest.segments, manifest.head].filter((ref) => ref !== null).map(keyOf);
+
+/** What tells one history from another without reading it: its files' digests, in order. */
+export const historyIdentity = (manifest: HistoryManifest | null): string | null =>
+  manifest
+    ? sha256Hex(
+        Buffer.from([manifest.checkpoint, manifest.base, ...manifest.segments, manifest.head].map((ref) => ref?.sha256 ?? '-').join(' ')),
+      )
+    : null;
 
 /** The tag of the history's manifest as a writer read it: its write replaces only that (compare-and-swap). */
 export interface HistoryTags {
   manifest: string | null;
 }
 
-/** The history as read for an update: the history, its manifest, and the tags its write compares against. */
+/** The whole history as read for an update: the history, the head after it, its manifest, and the tags its write compares against. */
 export interface HistoryForUpdate {
   history: PriceHistory;
+  head: HistoryHead;
   manifest: HistoryManifest | null;
   tags: HistoryTags;
 }
@@ -54,7 +143,7 @@ export async function readHistoryManifest(bucket: Bucket): Promise<HistoryManife
 
 function parseManifest(bucket: Bucket, bytes: Buffer): HistoryManifest {
   try {
-    return manifestSchema.parse(JSON.parse(bytes.toString('utf8')));
+    return normalised(JSON.parse(bytes.toString('utf8')));
   } catch (error) {
     throw errors.historyUnreadable(`${bucket.description}${HISTORY_MANIFEST_KEY}`, (error as Error).message.split('\n')[0]!);
   }
@@ -66,54 +155,91 @@ export async function readHistoryManifestForUpdate(bucket: Bucket): Promise<{ ma
   return object ? { manifest: parseManifest(bucket, object.bytes), tag: object.tag } : { manifest: null, tag: null };
 }
 
-/** The whole history for an update, with the tags `writeHistory` compares against. */
+/** One file of the history, as the bucket holds it (gzip, checked against its manifest), and where. */
+export interface HistoryPart {
+  bytes: Uint8Array;
+  where: string;
+}
+
+/** The files a reader replays the history from, checked against their manifest but not parsed. */
+export interface HistoryParts {
+  checkpoint: HistoryPart | null;
+  base: HistoryPart | null;
+  segments: HistoryPart[];
+}
+
+/**
+ * The history's files, checked against their manifest but not parsed: for a reader that parses
+ * them elsewhere (the catalogue, in a process of its own), and for `verify`. Null when there is no
+ * history yet.
+ */
+export async function readHistoryParts(bucket: Bucket, manifest: HistoryManifest | null): Promise<HistoryParts | null> {
+  if (!manifest) return null;
+  const read = async (ref: FileRef | null) =>
+    ref ? { bytes: await checkedFile(bucket, ref), where: `${bucket.description}${keyOf(ref)}` } : null;
+  const segments: HistoryPart[] = [];
+  for (const ref of manifest.segments) segments.push((await read(ref))!);
+  return { checkpoint: await read(manifest.checkpoint), base: await read(manifest.base), segments };
+}
+
+/** The history and the head after it, from its files: the checkpoint, then every event replayed on it. */
+export function historyOfParts(parts: HistoryParts | null): { history: PriceHistory; head: HistoryHead } {
+  if (!parts) return { history: emptyHistory(), head: emptyHead() };
+  const history = parts.checkpoint ? parseHistoryFile(parts.checkpoint.bytes, parts.checkpoint.where) : emptyHistory();
+  const head = parts.base ? parsed(parts.base, parseHead) : headOfHistory(history);
+  return replay(
+    history,
+    head,
+    parts.segments.flatMap((part) => parsed(part, parseSegment)),
+  );
+}
+
+function parsed<T>(part: HistoryPart, parse: (bytes: Uint8Array) => T): T {
+  try {
+    return parse(gunzip(part.bytes));
+  } catch (error) {
+    throw errors.historyUnreadable(part.where, (error as Error).message.split('\n')[0]!);
+  }
+}
+
+/** The whole history for an update, with the head after it and the tags the write compares against. */
 export async function readHistoryForUpdate(
   bucket: Bucket,
   known?: { manifest: HistoryManifest | null; tag: string | null },
 ): Promise<HistoryForUpdate> {
   const { manifest, tag } = known ?? (await readHistoryManifestForUpdate(bucket));
-  if (!manifest) return { history: emptyHistory(), manifest: null, tags: { manifest: null } };
-  const file = await bucket.get(historyFileKey(manifest));
-  return { history: checkedHistory(bucket, manifest, file), manifest, tags: { manifest: tag } };
+  const { history, head } = historyOfParts(await readHistoryParts(bucket, manifest));
+  return { history, head, manifest, tags: { manifest: tag } };
 }
 
 /**
- * The bucket's history, checked against its manifest (read here unless the caller has just read
- * it); an empty one when the bucket has none yet.
+ * The bucket's history (its manifest read here unless the caller has just read it); an empty one
+ * when the bucket has none yet.
  */
 export async function readHistory(
   bucket: Bucket,
   known?: HistoryManifest | null,
 ): Promise<{ history: PriceHistory; manifest: HistoryManifest | null }> {
   const manifest = known === undefined ? await readHistoryManifest(bucket) : known;
-  if (!manifest) return { history: emptyHistory(), manifest: null };
-  return { history: checkedHistory(bucket, manifest, await bucket.get(historyFileKey(manifest))), manifest };
+  return { history: historyOfParts(await readHistoryParts(bucket, manifest)).history, manifest };
 }
 
-/**
- * The history file's bytes, checked against its manifest but not parsed: for a reader that parses
- * it elsewhere (the catalogue, in a process of its own). Null when there is no history yet.
- */
-export async function readHistoryFile(bucket: Bucket, manifest: HistoryManifest | null): Promise<Buffer | null> {
-  return manifest ? checkedHistoryFile(bucket, manifest, await bucket.get(historyFileKey(manifest))) : null;
+/** A file of the history read, checked and parsed. */
+async function readPart<T>(bucket: Bucket, ref: FileRef, parse: (bytes: Uint8Array) => T): Promise<T> {
+  return parsed({ bytes: await checkedFile(bucket, ref), where: `${bucket.description}${keyOf(ref)}` }, parse);
 }
 
-/** The history file checked against its manifest and parsed. */
-function checkedHistory(bucket: Bucket, manifest: HistoryManifest, file: Buffer | null): PriceHistory {
-  return parseHistoryFile(checkedHistoryFile(bucket, manifest, file), `${bucket.description}${historyFileKey(manifest)}`);
-}
-
-/** The history file's bytes, if they are what its manifest names. */
-function checkedHistoryFile(bucket: Bucket, manifest: HistoryManifest, file: Buffer | null): Buffer {
-  const where = `${bucket.description}${historyFileKey(manifest)}`;
+/** A file's bytes, if they are what its manifest names. */
+async function checkedFile(bucket: Bucket, ref: FileRef): Promise<Buffer> {
+  const where = `${bucket.description}${keyOf(ref)}`;
+  const file = await bucket.get(keyOf(ref));
   if (!file) throw errors.historyUnreadable(where, 'the manifest names it, but it is missing');
-  if (sha256Hex(file) !== manifest.sha256)
-    throw errors.historyUnreadable(where, `its SHA-256 is not the ${manifest.sha256} its manifest names`);
+  if (sha256Hex(file) !== ref.sha256) throw errors.historyUnreadable(where, `its SHA-256 is not the ${ref.sha256} its manifest names`);
   return file;
 }
 
 /** A history file's bytes (gzip) parsed; `where` names it in the error when they do not hold a history. */
-export function parseHistoryFile(file: Buffer, where: string): PriceHistory {
+export function parseHistoryFile(file: Uint8Array, where: string): PriceHistory {
   try {
     return parseHistory(gunzip(file));
   } catch (error) {
@@ -121,34 +247,123 @@ export function parseHistoryFile(file: Buffer, where: string): PriceHistory {
   }
 }
 
-/**
- * Writes the history: its file created once under its content's name, then its manifest swapped
- * only if it is still the one the writer read (`tags`), naming the file and `imports` (the
- * records it includes). Another writer's change is never overwritten (`bucket_changed`), and a
- * writer refused leaves only a file no manifest names, which deferred deletion removes later.
- */
-export async function writeHistory(bucket: Bucket, history: PriceHistory, tags: HistoryTags, imports: string[]): Promise<HistoryManifest> {
-  const file = gzipDeterministic(renderHistory(history));
+/** Creates a file of the history once, under its content's name. */
+async function createFile(bucket: Bucket, kind: FileKind, content: Buffer): Promise<FileRef> {
+  const file = gzipDeterministic(content);
   const sha256 = sha256Hex(file);
-  const manifest: HistoryManifest = {
-    file: historyFileName(sha256, null),
-    sha256,
-    size: file.length,
-    release: history.release,
-    products: history.products.length,
-    imports: [...new Set(imports)].sort(),
-  };
-  const key = await createOnce(bucket, historyFileKey(manifest), file, 'application/gzip', (suffix) =>
-    historyFileKey({ file: historyFileName(sha256, suffix) }),
+  const key = await createOnce(bucket, keyOf({ file: fileName(kind, sha256, null) }), file, 'application/gzip', (suffix) =>
+    keyOf({ file: fileName(kind, sha256, suffix) }),
   );
-  manifest.file = key.slice(HISTORY_PREFIX.length);
-  const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
-  if ((await bucket.putIfUnchanged(HISTORY_MANIFEST_KEY, manifestBytes, 'application/json', tags.manifest)) === 'conflict')
+  return { file: key.slice(HISTORY_PREFIX.length), sha256, size: file.length };
+}
+
+/**
+ * Swaps the manifest only if it is still the one the writer read (`tags`). Another writer's change
+ * is never overwritten (`bucket_changed`), and a writer refused leaves only files no manifest
+ * names, which deferred deletion removes later.
+ */
+async function swapManifest(bucket: Bucket, manifest: HistoryManifest, tags: HistoryTags): Promise<HistoryManifest> {
+  const { layout, release, products, checkpoint, base, segments, head, imports } = manifest;
+  const bytes = Buffer.from(`${JSON.stringify({ layout, release, products, checkpoint, base, segments, head, imports }, null, 2)}\n`);
+  if ((await bucket.putIfUnchanged(HISTORY_MANIFEST_KEY, bytes, 'application/json', tags.manifest)) === 'conflict')
     throw errors.bucketChanged(
       `${bucket.description}${HISTORY_MANIFEST_KEY}`,
       'another writer changed the price history meanwhile; run again',
     );
   return manifest;
+}
+
+/**
+ * Writes the whole history as a new checkpoint, `head` its head (the last release recorded and
+ * what it listed; every code of the history known), with no events after it, and `imports` (the
+ * records it includes): what an import, a removal and a compaction do.
+ */
+export async function writeHistory(
+  bucket: Bucket,
+  history: PriceHistory,
+  head: HistoryHead,
+  tags: HistoryTags,
+  imports: string[],
+): Promise<HistoryManifest> {
+  const checkpoint = await createFile(bucket, 'history', renderHistory(history));
+  const known = { ...head, known: headOfHistory(history).known };
+  const headRef = await createFile(bucket, 'head', renderHead(known));
+  return swapManifest(
+    bucket,
+    {
+      layout: 2,
+      release: history.release,
+      products: history.products.length,
+      checkpoint,
+      base: headRef,
+      segments: [],
+      head: headRef,
+      imports: [...new Set(imports)].sort(),
+    },
+    tags,
+  );
+}
+
+/**
+ * Records releases (oldest first) after the history `known` names: each as an event in the open
+ * segment (sealed past `limits`), then the head after them. What this
+ * reads and writes is bounded by the products and a segment, not by the history's length; past
+ * `limits.maxSegments` segments, the log is folded into a new checkpoint (the whole history read once). A
+ * history of layout 1 is read whole once and becomes the log's checkpoint.
+ */
+export async function appendReleases(
+  bucket: Bucket,
+  known: { manifest: HistoryManifest | null; tag: string | null },
+  releases: RecordedRelease[],
+  limits: LogLimits = LOG_LIMITS,
+): Promise<HistoryManifest> {
+  const tags = { manifest: known.tag };
+  const imports = await importKeys(bucket, known.manifest);
+  let manifest = known.manifest;
+  if (manifest && !manifest.head) {
+    const { history } = await readHistory(bucket, manifest);
+    const head = headOfHistory(history);
+    const ref = await createFile(bucket, 'head', renderHead(head));
+    manifest = { ...manifest, checkpoint: await createFile(bucket, 'history', renderHistory(history)), base: ref, head: ref };
+  }
+  let head = manifest?.head ? await readPart(bucket, manifest.head, parseHead) : emptyHead();
+  const segments = [...(manifest?.segments ?? [])];
+  const last = segments.at(-1);
+  let open: ReleaseEvent[] = [];
+  if (last && last.releases < limits.segmentReleases && last.size < limits.segmentBytes) {
+    open = await readPart(bucket, last, parseSegment);
+    segments.pop();
+  }
+  const before = head;
+  const added: ReleaseEvent[] = [];
+  for (const release of releases) {
+    const next = eventOf(head, release);
+    added.push(next.event);
+    head = next.head;
+  }
+  const events = [...open, ...added];
+  const chunks: ReleaseEvent[][] = [];
+  for (let at = 0; at < events.length; at += limits.segmentReleases) chunks.push(events.slice(at, at + limits.segmentReleases));
+  if (segments.length + chunks.length > limits.maxSegments) {
+    // The log is long: its history, replayed once with the new releases, becomes the checkpoint.
+    const whole = historyOfParts(await readHistoryParts(bucket, manifest));
+    return writeHistory(bucket, replay(whole.history, before, added).history, head, tags, imports);
+  }
+  for (const chunk of chunks) segments.push({ ...(await createFile(bucket, 'segment', renderSegment(chunk))), releases: chunk.length });
+  return swapManifest(
+    bucket,
+    {
+      layout: 2,
+      release: head.release,
+      products: head.known.length,
+      checkpoint: manifest?.checkpoint ?? null,
+      base: manifest?.base ?? (await createFile(bucket, 'head', renderHead(emptyHead()))),
+      segments,
+      head: await createFile(bucket, 'head', renderHead(head)),
+      imports: [...new Set(imports)].sort(),
+    },
+    tags,
+  );
 }
 
 /** Where each imported document's record lies: by the SHA-256 of the document's bytes, then of the record's. */

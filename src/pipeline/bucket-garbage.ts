@@ -3,7 +3,7 @@ import {
   HISTORY_FILE_KEY,
   HISTORY_IMPORTS_PREFIX,
   HISTORY_PREFIX,
-  historyFileKey,
+  historyFileKeys,
   importKeys,
   readHistoryManifest,
   type HistoryManifest,
@@ -46,7 +46,7 @@ export const markIsLive = (live: LiveKeys, mark: Mark) =>
  * Reads what the bucket's pointers name, read again by every sweep just before it deletes:
  * current.json's release and the newest `keep` complete ones (a mark on one of those is stale: made
  * before a rollback, or by a writer keeping fewer), the documents of every complete release there,
- * the history's file and the import records it includes with their documents, and the newest backup.
+ * the history's files and the import records it includes with their documents, and the newest backup.
  * A document goes only once no release there names it: after its last release, a retention later.
  */
 export async function liveKeys(bucket: Bucket, keep: number): Promise<LiveKeys> {
@@ -66,7 +66,7 @@ export async function liveKeys(bucket: Bucket, keep: number): Promise<LiveKeys> 
     for (const doc of manifest?.provenance?.documents ?? []) sourceDigests.add(doc.sha256);
   }
   if (history) {
-    keys.add(historyFileKey(history));
+    for (const key of historyFileKeys(history)) keys.add(key);
     for (const key of await importKeys(bucket, history)) {
       keys.add(key);
       sourceDigests.add(digestOfImportKey(key));

@@ -1,5 +1,5 @@
 import { isTariffError } from '../errors.ts';
-import { importKeys, readHistoryFile, readHistoryManifest } from '../history/history-store.ts';
+import { importKeys, readHistoryManifest, readHistoryParts } from '../history/history-store.ts';
 import { releaseManifestKey } from '../publish/bucket-layout.ts';
 import { readReleaseManifest } from '../publish/bucket-releases.ts';
 import { readKeyList } from '../publish/current-signing.ts';
@@ -28,8 +28,8 @@ export async function bucketStateProblems(bucket: Bucket, current: Manifest): Pr
     problems.push(`${bucket.description}${releaseManifestKey(current.version)} names other files than current.json`);
   try {
     const manifest = await readHistoryManifest(bucket);
-    // Its digest, not its rows: a file that is what its manifest names was written whole by a writer.
-    await readHistoryFile(bucket, manifest);
+    // Their digests, not their rows: a file that is what its manifest names was written whole by a writer.
+    await readHistoryParts(bucket, manifest);
     for (const key of await importKeys(bucket, manifest))
       if (!(await bucket.get(key))) problems.push(`${bucket.description}${key} is missing: the price history names this import record`);
   } catch (error) {

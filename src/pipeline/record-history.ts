@@ -6,6 +6,7 @@ import { errors } from '../errors.ts';
 import { selectTariff } from '../dataset/select-tariff.ts';
 import { cleanSourceName, importRecord, removeImport, type ImportRecord } from '../history/history-imports.ts';
 import {
+  appendReleases,
   digestOfImportKey,
   importKeys,
   readHistoryForUpdate,
@@ -14,7 +15,7 @@ import {
   writeHistory,
   writeImportRecord,
 } from '../history/history-store.ts';
-import { listObservations, recordObservations, recordRelease, type PriceHistory } from '../history/price-history.ts';
+import { listObservations, recordObservations } from '../history/price-history.ts';
 import { compareVersions } from '../release/release-version.ts';
 import { readCurrentManifest, readReleaseRows } from '../publish/bucket-releases.ts';
 import { parseSource } from '../source/parse-source.ts';
@@ -58,14 +59,13 @@ async function unrecorded(bucket: Bucket, recorded: string | null): Promise<Data
  * recorded is, in order. Writes nothing (and returns null) when it is up to date.
  */
 export async function catchUpHistory(bucket: Bucket): Promise<HistoryUpdate | null> {
-  // The small manifest says which release is recorded: an up-to-date history is not read whole.
+  // The small manifest says which release is recorded: an up-to-date history is not read at all,
+  // and one behind is not read whole either (the releases are appended to its log).
   const known = await readHistoryManifestForUpdate(bucket);
   const releases = await unrecorded(bucket, known.manifest?.release ?? null);
   if (releases.length === 0) return null;
-  const { history, tags } = await readHistoryForUpdate(bucket, known);
-  const updated = releases.reduce<PriceHistory>((sum, dataset) => recordRelease(sum, dataset), history);
-  await writeHistory(bucket, updated, tags, await importKeys(bucket, known.manifest));
-  return { releases: releases.map((d) => d.version), lists: [], products: updated.products.length };
+  const manifest = await appendReleases(bucket, known, releases);
+  return { releases: releases.map((d) => d.version), lists: [], products: manifest.products };
 }
 
 /**
@@ -142,7 +142,7 @@ export async function importHistory(bucket: Bucket, documents: SourceDocument[],
     // The records next: a history written without its record could not be taken back out.
     const keys: string[] = [];
     for (const record of records) keys.push(await writeImportRecord(bucket, record));
-    await writeHistory(bucket, updated, read.tags, [...included, ...keys]);
+    await writeHistory(bucket, updated, read.head, read.tags, [...included, ...keys]);
     return { releases: [], lists, products: updated.products.length, imported: keys };
   }
   return { releases: [], lists, products: updated.products.length };
@@ -184,6 +184,7 @@ export async function removeHistoryImport(bucket: Bucket, name: string, apply: b
     await writeHistory(
       bucket,
       removal.history,
+      read.head,
       read.tags,
       included.filter((key) => key !== record.key),
     );

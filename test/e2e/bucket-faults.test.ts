@@ -337,7 +337,8 @@ describeLocal('verify --bucket sees what a reader would trip on', () => {
     expect((await cli(['verify', '--bucket', bucket])).status).toBe(0);
 
     rmSync(join(bucket, 'releases/20261101.1/manifest.json'));
-    const historyFile = join(bucket, 'history', readBucketJson(bucket, 'history/manifest.json').file);
+    // The history's segment: the file of the log the last release run wrote.
+    const historyFile = join(bucket, 'history', readBucketJson(bucket, 'history/manifest.json').segments.at(-1).file);
     flipByte(historyFile);
     writeFileSync(bucketKeyPath(bucket, 'keys.json'), '{"keys": "damaged"');
     const verified = await cli(['verify', '--bucket', bucket]);
@@ -346,7 +347,7 @@ describeLocal('verify --bucket sees what a reader would trip on', () => {
       `releases/20261101.1/manifest.json is missing: current.json names a release the bucket does not keep`,
     );
     expect(verified.stderr).toMatch(
-      /history-[0-9a-f]{64}\.json\.gz: not a readable price history: its SHA-256 is not the [0-9a-f]{64} its manifest names/,
+      /segment-[0-9a-f]{64}\.json\.gz: not a readable price history: its SHA-256 is not the [0-9a-f]{64} its manifest names/,
     );
     expect(verified.stderr).toContain('keys.json: the key list in the bucket is not valid');
   });

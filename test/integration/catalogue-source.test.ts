@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/dataset/model.ts';
+import { headOfHistory } from '../../src/history/history-log.ts';
 import { writeHistory } from '../../src/history/history-store.ts';
 import { emptyHistory, listObservations, recordObservations } from '../../src/history/price-history.ts';
 import { releaseFileKey } from '../../src/publish/bucket-layout.ts';
@@ -72,12 +73,11 @@ describe('CatalogueSource', () => {
     expect(await source.index()).toBe(first);
 
     // A history written meanwhile is seen once the refresh interval has passed, not before.
-    await writeHistory(
-      bucket,
-      recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
-      { manifest: null },
-      [],
+    const archived = recordObservations(
+      emptyHistory(),
+      listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf'),
     );
+    await writeHistory(bucket, archived, headOfHistory(archived), { manifest: null }, []);
     expect((await source.index()).entry(1001)?.history).toBeNull();
     wait(60_000);
     // Due: a page starts the read (and gives it a moment); once it is done, the pages have it: a
@@ -117,7 +117,7 @@ describe('CatalogueSource', () => {
     await put(dataset('20261101.1', 'AURORA ROSSA'));
     serve('20261101.1');
     const old = recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf'));
-    await writeHistory(bucket, old, { manifest: null }, []);
+    await writeHistory(bucket, old, headOfHistory(old), { manifest: null }, []);
     expect((await source.index()).entry(1001)?.history?.steps).toHaveLength(1);
 
     // The history's manifest (its newest generation in a folder bucket) becomes a FIFO: a read of it would block for good.
@@ -143,7 +143,7 @@ describe('CatalogueSource', () => {
       old,
       listObservations([{ ...dataset('x', 'AURORA ROSSA').products[0]!, pricePerPackCents: 650 }], '2024-10-10', 'new.pdf'),
     );
-    await writeHistory(bucket, newer, { manifest: (await bucket.getTagged('history/manifest.json'))!.tag }, []);
+    await writeHistory(bucket, newer, headOfHistory(newer), { manifest: (await bucket.getTagged('history/manifest.json'))!.tag }, []);
     await source.refreshHistory();
     // A page waits a moment for the new catalogue, then answers from the last one: the test waits for it to be in.
     await source.index();
@@ -175,12 +175,11 @@ describe('CatalogueSource', () => {
 
     // Readable again: once the backoff is over, the pages have it, and say nothing of it missing.
     rmSync(join(bucket.root, 'history'), { recursive: true });
-    await writeHistory(
-      bucket,
-      recordObservations(emptyHistory(), listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf')),
-      { manifest: null },
-      [],
+    const archived = recordObservations(
+      emptyHistory(),
+      listObservations([dataset('x', 'AURORA ROSSA').products[0]!], '2023-10-10', 'old.pdf'),
     );
+    await writeHistory(bucket, archived, headOfHistory(archived), { manifest: null }, []);
     wait(60_000);
     await source.index();
     await source.refreshHistory();

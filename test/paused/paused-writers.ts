@@ -405,10 +405,22 @@ async function intact(raw: RawBucket, base: Base, outcome: Outcome, role: Role):
   const keys = async () =>
     JSON.parse((await raw.get('keys.json'))?.toString() ?? '{"keys":[]}') as { keys: { keyId: string; retiredAt: string | null }[] };
   const imports = async () => {
-    const manifest = JSON.parse((await raw.get('history/manifest.json'))!.toString()) as { imports?: string[]; file: string };
-    const file = await raw.get(`history/${manifest.file}`);
-    if (!file) problems.push(`the history file ${manifest.file} is missing`);
-    else gunzipSync(file);
+    type Named = { file: string } | null | undefined;
+    const manifest = JSON.parse((await raw.get('history/manifest.json'))!.toString()) as {
+      imports?: string[];
+      file?: string;
+      checkpoint?: Named;
+      base?: Named;
+      segments?: Named[];
+      head?: Named;
+    };
+    // Every file the manifest names, of either layout: one file (1.0.0), or a log.
+    const named = manifest.file ? [manifest.file] : [manifest.checkpoint, manifest.base, ...(manifest.segments ?? []), manifest.head];
+    for (const name of named.map((entry) => (typeof entry === 'string' ? entry : entry?.file)).filter((entry) => entry !== undefined)) {
+      const file = await raw.get(`history/${name}`);
+      if (!file) problems.push(`the history file ${name} is missing`);
+      else gunzipSync(file);
+    }
     return (manifest.imports ?? []).map((key) => key.slice('history/imports/'.length, 'history/imports/'.length + 64));
   };
   switch (outcome.command) {

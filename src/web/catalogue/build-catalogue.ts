@@ -1,12 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import type { HistoryParts } from '../../history/history-store.ts';
 
 /** What the builder is given: the files' bytes as the bucket holds them (gzip, checked against their manifests), and where to write. */
 export interface CatalogueJob {
   release: Uint8Array | null;
   releaseWhere: string;
-  history: Uint8Array | null;
-  historyWhere: string;
+  /** The price history's files, replayed by the builder. */
+  history: HistoryParts | null;
   /** The database to write: a new file, removed by the builder when it fails. */
   path: string;
 }

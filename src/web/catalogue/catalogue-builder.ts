@@ -4,7 +4,7 @@
 // service's own heap never grows to hold what it read once.
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { parseHistoryFile } from '../../history/history-store.ts';
+import { historyOfParts } from '../../history/history-store.ts';
 import { parseDatasetJson } from '../../release/dataset-json.ts';
 import { gunzip } from '../../release/gzip.ts';
 import type { CatalogueJob, CatalogueReply } from './build-catalogue.ts';
@@ -17,7 +17,7 @@ process.once('message', (job: CatalogueJob) => {
   let reply: CatalogueReply;
   try {
     const rows = job.release ? parseRows(job.release, job.releaseWhere) : null;
-    const history = job.history ? parseHistoryFile(Buffer.from(job.history), job.historyWhere) : null;
+    const history = job.history ? historyOfParts(job.history).history : null;
     const db = new Database(job.path);
     try {
       db.pragma('journal_mode = OFF');

@@ -1,6 +1,6 @@
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { historyFileKey, readHistoryFile, readHistoryManifest } from '../../history/history-store.ts';
+import { historyIdentity, readHistoryManifest, readHistoryParts, type HistoryParts } from '../../history/history-store.ts';
 import type { Bucket } from '../../storage/bucket.ts';
 import { releaseFileKey } from '../../publish/bucket-layout.ts';
 import { BackgroundRead, within, type BackgroundHealth } from '../../util/background-read.ts';
@@ -42,12 +42,10 @@ const BUILD_DEADLINE_MS = 120_000;
 /** A replaced index is closed this long after: a page that took it before the switch still reads it to its end. */
 const RETIRE_AFTER_MS = 60_000;
 
-/** The history as the bucket holds it: its digest and its bytes, checked against its manifest, not parsed here. */
+/** The history as the bucket holds it: what identifies it, and its files' bytes, checked against its manifest, not parsed here. */
 interface HistoryState {
   sha256: string | null;
-  file: Buffer | null;
-  /** The file's key, for messages. */
-  key: string | null;
+  parts: HistoryParts | null;
 }
 
 /** What one catalogue is made from; two catalogues of the same are the same. */
@@ -86,15 +84,14 @@ export class CatalogueSource {
   constructor(bucket: Bucket, options: CatalogueSourceOptions) {
     this.bucket = bucket;
     this.options = options;
-    let known: HistoryState = { sha256: null, file: null, key: null };
+    let known: HistoryState = { sha256: null, parts: null };
     this.history = new BackgroundRead(
       'history',
       async () => {
         // The small manifest says whether the history changed: an unchanged one is not read whole.
         const manifest = await readHistoryManifest(bucket);
-        const sha256 = manifest?.sha256 ?? null;
-        if (sha256 !== known.sha256)
-          known = { sha256, file: await readHistoryFile(bucket, manifest), key: manifest ? historyFileKey(manifest) : null };
+        const sha256 = historyIdentity(manifest);
+        if (sha256 !== known.sha256) known = { sha256, parts: await readHistoryParts(bucket, manifest) };
         return known;
       },
       {
@@ -119,7 +116,7 @@ export class CatalogueSource {
    * and a new release's catalogue are read while the last index answers.
    */
   async index(): Promise<CatalogueIndex> {
-    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, file: null, key: null };
+    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, parts: null };
     // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
     const wanted: CatalogueKey = { version: this.options.served(), history, unavailable: this.history.unavailable() };
     const key = keyOf(wanted);
@@ -177,7 +174,7 @@ export class CatalogueSource {
 
   /** The catalogue of a release and a history, written by the builder and opened (its file unlinked once open). */
   private async newIndex({ version, history, unavailable }: CatalogueKey): Promise<CatalogueIndex> {
-    if (version === null && history.file === null) return CatalogueIndex.of(null, null, { historyUnavailable: unavailable });
+    if (version === null && history.parts === null) return CatalogueIndex.of(null, null, { historyUnavailable: unavailable });
     const releaseKey = version === null ? null : releaseFileKey(version, 'json');
     const release =
       releaseKey === null
@@ -192,7 +189,7 @@ export class CatalogueSource {
     const where = this.bucket.description;
     // A builder's failure is logged as the build's (build(), by default).
     await buildCatalogue(
-      { release, releaseWhere: `${where}${releaseKey}`, history: history.file, historyWhere: `${where}${history.key ?? 'history/'}`, path },
+      { release, releaseWhere: `${where}${releaseKey}`, history: history.parts, path },
       { deadlineMs: BUILD_DEADLINE_MS },
     );
     try {
