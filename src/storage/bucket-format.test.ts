@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TariffError } from '../errors.ts';
-import { formatObject, formatRefusal, parseBucketFormat, READS_FORMAT, WRITES_FORMAT } from './bucket-format.ts';
+import { BUCKET_FORMAT, formatObject, formatRefusal, parseBucketFormat, READS_FORMAT, WRITES_FORMAT } from './bucket-format.ts';
 
 const WHERE = 'folder /srv/bucket/tariff-bucket.json';
 const format = (version: number, minReaderVersion: number, minWriterVersion: number) =>
@@ -11,8 +11,9 @@ const format = (version: number, minReaderVersion: number, minWriterVersion: num
 
 describe('the bucket format', () => {
   it('is written as this version reads and writes it, and read back the same', () => {
-    const written = parseBucketFormat(formatObject('tariff 1.0.0'), WHERE);
-    expect(written).toEqual({ format: 'tariff-bucket', version: 2, minReaderVersion: 2, minWriterVersion: 2, createdBy: 'tariff 1.0.0' });
+    const written = parseBucketFormat(formatObject('tariff 2.0.0'), WHERE);
+    expect(written).toEqual({ format: 'tariff-bucket', version: 3, minReaderVersion: 3, minWriterVersion: 3, createdBy: 'tariff 2.0.0' });
+    expect(BUCKET_FORMAT).toBe(READS_FORMAT);
     expect(formatRefusal(written, 'read', WHERE)).toBeNull();
     expect(formatRefusal(written, 'write', WHERE)).toBeNull();
   });
@@ -23,15 +24,15 @@ describe('the bucket format', () => {
   });
 
   it('refuses by the oldest versions a format asks for, never by its own number', () => {
-    const readable = format(3, READS_FORMAT, WRITES_FORMAT + 1);
+    const readable = format(WRITES_FORMAT + 1, READS_FORMAT, WRITES_FORMAT + 1);
     expect(formatRefusal(readable, 'read', WHERE)).toBeNull();
     const refusal = formatRefusal(readable, 'write', WHERE)!;
     expect(refusal).toBeInstanceOf(TariffError);
     expect(refusal.code).toBe('bucket_format_newer');
     expect(refusal.message).toBe(
-      `${WHERE}: the bucket is of format 3 (written by tariff 9.0.0), which needs a writer of format 3; this tariff writes format 2 at most`,
+      `${WHERE}: the bucket is of format 4 (written by tariff 9.0.0), which needs a writer of format 4; this tariff writes format 3 at most`,
     );
-    expect(formatRefusal(format(3, READS_FORMAT + 1, WRITES_FORMAT + 1), 'read', WHERE)?.code).toBe('bucket_format_newer');
+    expect(formatRefusal(format(4, READS_FORMAT + 1, WRITES_FORMAT + 1), 'read', WHERE)?.code).toBe('bucket_format_newer');
   });
 
   it('keeps what a later format adds, and judges only the versions', () => {

@@ -15,11 +15,15 @@ export const FORMAT_KEY = 'tariff-bucket.json';
  * 2. tariff 1.0.0: the format object; every object created once, the pointers swapped by
  *    compare-and-swap (a folder keeps them as generations, `current.json.gen/`, and a plain
  *    `current.json` copy for readers of layout 1); the price history's file named by its digest.
+ * 3. tariff 2.0.0: the price history as a log (history/history-store.ts): a checkpoint, segments
+ *    of release events and a head, which a reader of layout 2 would take for a damaged history;
+ *    so layout 3 asks for readers and writers of layout 3. Its history manifest of layout 1 is
+ *    still read, and becomes a log at the history's next write.
  */
-export const BUCKET_FORMAT = 2;
+export const BUCKET_FORMAT = 3;
 /** The newest layout this program reads, and the newest it writes. */
-export const READS_FORMAT = 2;
-export const WRITES_FORMAT = 2;
+export const READS_FORMAT = 3;
+export const WRITES_FORMAT = 3;
 
 /**
  * The pointers a reader of layout 1 (tariff 0.1.0) reads from a folder as plain files, which a
@@ -106,9 +110,29 @@ export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): 
 }
 
 /**
+ * The format object of an older layout replaced by this program's, only if it is still the one
+ * read (compare-and-swap): one way, as `formatChecked` does before a first write. Another writer's
+ * change meanwhile is read again and judged as any format is.
+ */
+async function upgradeFormat(bucket: Bucket, createdBy: string, where: string): Promise<void> {
+  const tagged = await bucket.getTagged(FORMAT_KEY);
+  const found = tagged ? parseBucketFormat(tagged.bytes, where) : null;
+  if (!tagged || !found || found.version >= BUCKET_FORMAT) {
+    const refusal = formatRefusal(found, 'write', where);
+    if (refusal) throw refusal;
+    return;
+  }
+  if ((await bucket.putIfUnchanged(FORMAT_KEY, formatObject(createdBy), 'application/json', tagged.tag)) === 'conflict') {
+    const theirs = formatRefusal(await readBucketFormat(bucket), 'write', where);
+    if (theirs) throw theirs;
+  }
+}
+
+/**
  * The bucket with its format checked once before its first read and before its first write, and
- * written (create-once) before the first write, other than the lease's, to a bucket that has none:
- * the bucket of layout 1 becomes layout 2 by that write, one way (docs/operations.md, "Upgrading").
+ * written before the first write other than the lease's: created on a bucket that has none (the
+ * bucket of layout 1 becomes this layout by that write), swapped on one of an older layout (2
+ * becomes 3), one way (docs/operations.md, "Upgrading").
  * A command opens its bucket once, so once per run; `serve` checks again on every refresh
  * (checkBucketFormat).
  */
@@ -123,15 +147,16 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
     });
     return read;
   };
-  /** Checked before every write (on the format read once); created before the first write that is not the lease's. */
+  /** Checked before every write (on the format read once); created or upgraded before the first write that is not the lease's. */
   let created = false;
   const writable = async (key: string | null) => {
     const format = await readable();
     const refusal = formatRefusal(format, 'write', where);
     if (refusal) throw refusal;
-    if (format || created || key === LEASE_KEY) return;
+    if ((format && format.version >= BUCKET_FORMAT) || created || key === LEASE_KEY) return;
+    if (format) await upgradeFormat(bucket, createdBy, where);
     // Two writers may both find none: one creates it, the other reads what it created.
-    if ((await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists') {
+    else if ((await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json')) === 'exists') {
       const theirs = formatRefusal(await readBucketFormat(bucket), 'write', where);
       if (theirs) throw theirs;
     }

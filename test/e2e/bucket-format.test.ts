@@ -1,7 +1,12 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderHistory } from '../../src/history/history-file.ts';
+import { readHistory } from '../../src/history/history-store.ts';
+import { gzipDeterministic } from '../../src/release/gzip.ts';
 import { FORMAT_KEY } from '../../src/storage/bucket-format.ts';
+import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { readBucketKey } from '../helpers/bucket-folder.ts';
 import { onDay, REPO, runCli } from '../helpers/run-cli.ts';
@@ -12,9 +17,9 @@ const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml')
 const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
 const DAY = onDay('2026-11-22');
 
-/** A format a later tariff might write: layout 3, for readers and writers of layout 3. */
+/** A format a later tariff might write: layout 4, for readers and writers of the layouts given. */
 const newer = (reader: number, writer: number) =>
-  JSON.stringify({ format: 'tariff-bucket', version: 3, minReaderVersion: reader, minWriterVersion: writer, createdBy: 'tariff 9.0.0' });
+  JSON.stringify({ format: 'tariff-bucket', version: 4, minReaderVersion: reader, minWriterVersion: writer, createdBy: 'tariff 9.0.0' });
 
 /** A second release of the same tariff: one barcode more, so another version (20261101.2). */
 async function secondBuild(dataDir: string, previous: string): Promise<string> {
@@ -59,9 +64,9 @@ describe('the bucket says its format', () => {
     const { dataDir, bucket, build } = await published();
     expect(JSON.parse(readFileSync(join(bucket, FORMAT_KEY), 'utf8'))).toMatchObject({
       format: 'tariff-bucket',
-      version: 2,
-      minReaderVersion: 2,
-      minWriterVersion: 2,
+      version: 3,
+      minReaderVersion: 3,
+      minWriterVersion: 3,
       createdBy: expect.stringMatching(/^tariff \d+\.\d+\.\d+/),
     });
     // A second release: the plain copy follows the swap, as a reader of layout 1 needs.
@@ -85,19 +90,63 @@ describe('the bucket says its format', () => {
     const second = await secondBuild(dataDir, build);
     const publish = await runCli(['publish', second, '--data-dir', dataDir], { env: DAY });
     expect(publish.status, publish.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(bucket, FORMAT_KEY), 'utf8')).version).toBe(2);
+    expect(JSON.parse(readFileSync(join(bucket, FORMAT_KEY), 'utf8')).version).toBe(3);
     expect(existsSync(join(bucket, 'current.json.gen'))).toBe(true);
     expect(JSON.parse(readFileSync(join(bucket, 'current.json'), 'utf8')).version).toBe('20261101.2');
   });
 
+  it('reads a bucket of layout 2 (as tariff 1.0.0 left it) and upgrades it by its first write: the format swapped, the history made a log', async () => {
+    const { dataDir, bucket, build } = await published();
+    // The bucket as tariff 1.0.0 left it: a format object of layout 2, the history's manifest naming one file.
+    const { history } = await readHistory(new LocalBucket(bucket));
+    const file = gzipDeterministic(renderHistory(history));
+    const sha256 = createHash('sha256').update(file).digest('hex');
+    rmSync(join(bucket, 'history'), { recursive: true });
+    mkdirSync(join(bucket, 'history'));
+    writeFileSync(join(bucket, 'history', `history-${sha256}.json.gz`), file);
+    const layout1 = {
+      file: `history-${sha256}.json.gz`,
+      sha256,
+      size: file.length,
+      release: history.release,
+      products: history.products.length,
+      imports: [],
+    };
+    writeFileSync(join(bucket, 'history', 'manifest.json'), JSON.stringify(layout1));
+    writeFileSync(
+      join(bucket, FORMAT_KEY),
+      JSON.stringify({ format: 'tariff-bucket', version: 2, minReaderVersion: 2, minWriterVersion: 2, createdBy: 'tariff 1.0.0' }),
+    );
+    const before = snapshot(bucket);
+    const shown = await runCli(['history', '1001', '--json', '--data-dir', dataDir]);
+    expect(shown.status, shown.stderr).toBe(0);
+    const verify = await runCli(['verify', '--bucket', bucket, '--data-dir', dataDir]);
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(snapshot(bucket), 'a read writes nothing').toBe(before);
+
+    const second = await secondBuild(dataDir, build);
+    const publish = await runCli(['publish', second, '--data-dir', dataDir], { env: DAY });
+    expect(publish.status, publish.stderr).toBe(0);
+    expect(JSON.parse(readBucketKey(bucket, FORMAT_KEY)!.toString())).toMatchObject({
+      version: 3,
+      minReaderVersion: 3,
+      minWriterVersion: 3,
+    });
+    const manifest = JSON.parse(readBucketKey(bucket, 'history/manifest.json')!.toString());
+    expect(manifest).toMatchObject({ layout: 2, release: '20261101.2', checkpoint: { sha256 }, segments: [{ releases: 1 }] });
+    expect((await runCli(['verify', '--bucket', bucket, '--data-dir', dataDir])).status).toBe(0);
+    const after = JSON.parse((await runCli(['history', '1001', '--json', '--data-dir', dataDir])).stdout);
+    expect(after.steps).toEqual(JSON.parse(shown.stdout).steps);
+  });
+
   it('of a newer format is refused by every command and by serve, before anything is read or written', async () => {
     const { dataDir, bucket, build } = await published();
-    writeFileSync(join(bucket, FORMAT_KEY), newer(3, 3));
+    writeFileSync(join(bucket, FORMAT_KEY), newer(4, 4));
     /** Refused by name: the format object, the format, what it needs, and who wrote it. */
     const refusedByName = (result: { status: number; stderr: string }, what: string) => {
       // diff's statuses are diff(1)'s: 1 says the releases differ, 2 that it could not compare them.
       expect(result.status, `${what}: ${result.stderr}`).toBe(what.startsWith('diff') ? 2 : 1);
-      expect(result.stderr, what).toContain(`${bucket}/${FORMAT_KEY}: the bucket is of format 3 (written by tariff 9.0.0), which needs a`);
+      expect(result.stderr, what).toContain(`${bucket}/${FORMAT_KEY}: the bucket is of format 4 (written by tariff 9.0.0), which needs a`);
     };
     const authority = await new AuthorityServer().start();
     authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES) });
@@ -122,29 +171,29 @@ describe('the bucket says its format', () => {
     // A backup goes to a bucket away from the data dir: one of a newer format is refused as well.
     expect((await runCli(['accounts', 'create', 'cassa@example.it', '--type', 'User', ...on])).status).toBe(0);
     const elsewhere = await tempDir();
-    writeFileSync(join(elsewhere, FORMAT_KEY), newer(3, 3));
+    writeFileSync(join(elsewhere, FORMAT_KEY), newer(4, 4));
     const backup = await runCli(['registry', 'backup', '--to', elsewhere, '--plaintext', ...on]);
     expect(backup.status, backup.stderr).toBe(1);
-    expect(backup.stderr).toContain(`${elsewhere}/${FORMAT_KEY}: the bucket is of format 3`);
+    expect(backup.stderr).toContain(`${elsewhere}/${FORMAT_KEY}: the bucket is of format 4`);
     const json = await runCli(['publish', build, '--json', ...on], { env: DAY });
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'bucket_format_newer' });
     // serve, as a process: it stops before it listens, exit 1.
     const serve = await runCli(['serve', '--port', '0', '--host', '127.0.0.1', ...on], { process: true });
     refusedByName(serve, 'serve');
-    expect(serve.stderr).toContain('needs a reader of format 3; this tariff reads format 2 at most');
+    expect(serve.stderr).toContain('needs a reader of format 4; this tariff reads format 3 at most');
     expect(snapshot(bucket)).toBe(before);
     await authority.close();
   });
 
   it('refuses writers only, when the newer format lets older readers read it', async () => {
     const { dataDir, bucket, build } = await published();
-    writeFileSync(join(bucket, FORMAT_KEY), newer(2, 3));
+    writeFileSync(join(bucket, FORMAT_KEY), newer(3, 4));
     const before = snapshot(bucket);
     const verify = await runCli(['verify', '--bucket', bucket, '--data-dir', dataDir]);
     expect(verify.status, verify.stderr).toBe(0);
     const publish = await runCli(['publish', build, '--data-dir', dataDir], { env: DAY });
     expect(publish.status).toBe(1);
-    expect(publish.stderr).toContain('needs a writer of format 3; this tariff writes format 2 at most');
+    expect(publish.stderr).toContain('needs a writer of format 4; this tariff writes format 3 at most');
     expect(snapshot(bucket)).toBe(before);
   });
 
@@ -161,13 +210,13 @@ describe('the bucket says its format', () => {
     const serve = await serveInProcess(dataDir, { TARIFF_MANIFEST_POLL_MS: '50' });
     try {
       await serve.logged((entry) => entry.event === 'release.switch');
-      writeFileSync(join(bucket, FORMAT_KEY), newer(3, 3));
+      writeFileSync(join(bucket, FORMAT_KEY), newer(4, 4));
       const failed = await serve.logged((entry) => entry.event === 'release.refresh_failed');
-      expect(String(failed.error)).toContain(`needs a reader of format 3`);
+      expect(String(failed.error)).toContain(`needs a reader of format 4`);
       const ready = await fetch(`${serve.url}/readyz`);
       expect(await ready.json()).toMatchObject({ status: 'ready', release: '20261101.1' });
       const health = (await (await fetch(`${serve.url}/healthz`)).json()) as { problem: string };
-      expect(health.problem).toContain('needs a reader of format 3');
+      expect(health.problem).toContain('needs a reader of format 4');
     } finally {
       await serve.stop();
     }
