@@ -3,11 +3,22 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { REPO, type CliResult } from './run-cli.ts';
 
-/** The previous released version: its number and the commit it is built from (test/compat/previous-version.json). */
-export const PREVIOUS = JSON.parse(readFileSync(join(REPO, 'test/compat/previous-version.json'), 'utf8')) as {
+/** A released version: its number and the commit it is built from. */
+export interface Released {
   version: string;
   ref: string;
-};
+}
+
+/** The released versions an upgrade is tested from, oldest first (test/compat/previous-version.json). */
+export const RELEASED = (JSON.parse(readFileSync(join(REPO, 'test/compat/previous-version.json'), 'utf8')) as { versions: Released[] })
+  .versions;
+
+/** A released version by its number. */
+export function released(version: string): Released {
+  const found = RELEASED.find((entry) => entry.version === version);
+  if (!found) throw new Error(`test/compat/previous-version.json names no version ${version}`);
+  return found;
+}
 
 /**
  * Runs a command to its end, its output kept (never a shell: the arguments are passed as they are).
@@ -37,25 +48,25 @@ const must = (what: string, result: CliResult) => {
 };
 
 /**
- * The previous version as an operator has it: built from git history at PREVIOUS.ref (git archive,
+ * A released version as an operator has it: built from git history at its ref (git archive,
  * `npm ci`, `npm pack`) and installed from its tarball into a prefix of its own (`npm install
  * --global --prefix`), as docs/operations.md of that version says. Kept under node_modules/.cache
  * by its commit, so a second run on this checkout installs nothing; CI's fresh clone builds it.
  * Returns the installed `tariff`.
  */
-export async function installPrevious(): Promise<string> {
-  const root = join(REPO, 'node_modules/.cache/tariff-previous', PREVIOUS.ref);
+export async function installPrevious(previous: Released): Promise<string> {
+  const root = join(REPO, 'node_modules/.cache/tariff-previous', previous.ref);
   const tariff = join(root, 'prefix/bin/tariff');
   if (existsSync(join(root, 'installed'))) return tariff;
   rmSync(root, { recursive: true, force: true });
   const [source, packed, prefix] = ['source', 'packed', 'prefix'].map((name) => join(root, name)) as [string, string, string];
   for (const dir of [source, packed, prefix]) mkdirSync(dir, { recursive: true });
   // The commit must be in this clone's history: a shallow clone (a CI's default) fetches it from its origin first.
-  const present = () => run('git', ['cat-file', '-e', `${PREVIOUS.ref}^{commit}`], { cwd: REPO });
-  if ((await present()).status !== 0) await run('git', ['fetch', '--quiet', '--depth=1', 'origin', PREVIOUS.ref], { cwd: REPO });
-  must(`git cat-file ${PREVIOUS.ref}: the previous version's commit is not in this clone (git fetch --unshallow)`, await present());
+  const present = () => run('git', ['cat-file', '-e', `${previous.ref}^{commit}`], { cwd: REPO });
+  if ((await present()).status !== 0) await run('git', ['fetch', '--quiet', '--depth=1', 'origin', previous.ref], { cwd: REPO });
+  must(`git cat-file ${previous.ref}: the previous version's commit is not in this clone (git fetch --unshallow)`, await present());
   const archive = join(root, 'source.tar');
-  must('git archive', await run('git', ['archive', '--format=tar', '-o', archive, PREVIOUS.ref], { cwd: REPO }));
+  must('git archive', await run('git', ['archive', '--format=tar', '-o', archive, previous.ref], { cwd: REPO }));
   must('tar', await run('tar', ['-xf', archive, '-C', source], { cwd: root }));
   rmSync(archive);
   // The machine's environment (its proxy, its certificate authorities), without this run's own: a
@@ -80,6 +91,6 @@ export async function installPrevious(): Promise<string> {
   );
   // The sources and their development tree are not part of the install.
   rmSync(source, { recursive: true, force: true });
-  writeFileSync(join(root, 'installed'), `${PREVIOUS.ref}\n`);
+  writeFileSync(join(root, 'installed'), `${previous.ref}\n`);
   return tariff;
 }
