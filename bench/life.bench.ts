@@ -168,8 +168,21 @@ function mb(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1).padStart(7)} MB`;
 }
 
-/** The price history's file as the bucket's manifest names it (read as the folder bucket keeps it). */
+/** The price history's files as the bucket's manifest names them (read as the folder bucket keeps it): all of them, whichever layout. */
 function historyBytes(): number {
   const manifest = readBucketKey(join(dataDir, 'bucket'), 'history/manifest.json');
-  return manifest ? (JSON.parse(manifest.toString('utf8')) as { size: number }).size : 0;
+  if (!manifest) return 0;
+  const parsed = JSON.parse(manifest.toString('utf8')) as {
+    size?: number;
+    checkpoint?: Sized | null;
+    base?: Sized;
+    segments?: Sized[];
+    head?: Sized;
+  };
+  if (parsed.size !== undefined) return parsed.size;
+  return [parsed.checkpoint, parsed.base, ...(parsed.segments ?? []), parsed.head].reduce((sum, file) => sum + (file?.size ?? 0), 0);
+}
+
+interface Sized {
+  size: number;
 }
