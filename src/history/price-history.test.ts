@@ -74,6 +74,36 @@ describe('price history', () => {
     expect(history.release).toBe('20261201.1');
   });
 
+  it('grows with the prices, not with the lists: a release restating a price from a later list extends the last sighting', () => {
+    let history = emptyHistory();
+    // A list a day, each dated its day; the price moves once.
+    for (let day = 1; day <= 28; day += 1) {
+      const date = `2026-02-${String(day).padStart(2, '0')}`;
+      history = recordRelease(
+        history,
+        release(`202602${String(day).padStart(2, '0')}.1`, date, [product(7, day < 20 ? 300 : 310, 'P7', date)]),
+      );
+    }
+    const entry = history.products[0]!;
+    expect(entry.sightings.map((s) => [s.from, s.seen, s.pricePerPackCents, s.release])).toEqual([
+      ['2026-02-01', '2026-02-19', 300, '20260201.1'],
+      ['2026-02-20', '2026-02-28', 310, '20260220.1'],
+    ]);
+    expect(entry.steps.map((s) => [s.from, s.lastSeen, s.pricePerPackCents])).toEqual([
+      ['2026-02-01', '2026-02-19', 300],
+      ['2026-02-20', '2026-02-28', 310],
+    ]);
+    // Another price said in between (an archived list read meanwhile): the restating release keeps a sighting of its own.
+    let between = fromList(emptyHistory(), '2026-03-05', 'marzo.pdf', product(8, 120));
+    between = recordRelease(between, release('20260301.1', '2026-03-01', [product(8, 100, 'P8', '2026-03-01')]));
+    between = recordRelease(between, release('20260312.1', '2026-03-12', [product(8, 100, 'P8', '2026-03-10')]));
+    expect(between.products[0]!.steps.map((s) => [s.from, s.pricePerPackCents])).toEqual([
+      ['2026-03-01', 100],
+      ['2026-03-05', 120],
+      ['2026-03-10', 100],
+    ]);
+  });
+
   it('marks a product a release no longer lists as withdrawn, dated when the release says it was removed', () => {
     let history = fromList(emptyHistory(), '2023-10-31', 'old.pdf', product(1, 100), product(2, 200));
     history = recordRelease(history, release('20260722.1', '2026-07-22', [product(2, 200), product(3, 300)]));

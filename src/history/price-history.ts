@@ -154,16 +154,21 @@ function compareSightings(a: PriceSighting, b: PriceSighting): number {
 
 /**
  * A sighting added to a product's: releases that say one price from one date are one sighting
- * (the first release, the last day seen), a document's sighting is kept once; canonical order.
+ * (the first release, the last day seen), as is a release that only restates the last release
+ * sighting's price from a later list's date (`restated`); a document's sighting is kept once;
+ * canonical order.
  */
 export function addSighting(sightings: readonly PriceSighting[], sighting: PriceSighting): PriceSighting[] {
   const result = sightings.map((s) => ({ ...s }));
-  const same = result.find(
-    (s) =>
-      s.from === sighting.from &&
-      samePrice(s, sighting) &&
-      (sighting.release !== null ? s.release !== null : s.release === null && s.sha256 === sighting.sha256 && s.source === sighting.source),
-  );
+  const same =
+    result.find(
+      (s) =>
+        s.from === sighting.from &&
+        samePrice(s, sighting) &&
+        (sighting.release !== null
+          ? s.release !== null
+          : s.release === null && s.sha256 === sighting.sha256 && s.source === sighting.source),
+    ) ?? restated(result, sighting);
   if (!same) return [...result, sighting].sort(compareSightings);
   if (sighting.seen > same.seen)
     Object.assign(same, { seen: sighting.seen, name: sighting.name, category: sighting.category, pack: sighting.pack });
@@ -172,6 +177,23 @@ export function addSighting(sightings: readonly PriceSighting[], sighting: Price
     same.source = sighting.source;
   }
   return result.sort(compareSightings);
+}
+
+/**
+ * The release sighting a release's sighting only restates: the product's last release sighting,
+ * when the release says the same price from a later date (a new list that left the price as it
+ * was) and no source says another price in between. A list's date moves with every list the
+ * authority publishes; the price did not, so the history keeps one sighting, seen longer, and
+ * grows with the prices, not with the lists.
+ */
+function restated(sightings: readonly PriceSighting[], sighting: PriceSighting): PriceSighting | undefined {
+  if (sighting.release === null) return undefined;
+  const last = sightings
+    .filter((s) => s.release !== null)
+    .reduce<PriceSighting | undefined>((best, s) => (!best || compareSightings(s, best) > 0 ? s : best), undefined);
+  if (!last || !samePrice(last, sighting) || sighting.from <= last.from || sighting.seen < last.seen) return undefined;
+  const between = sightings.some((s) => !samePrice(s, sighting) && s.from > last.from && s.from <= sighting.from);
+  return between ? undefined : last;
 }
 
 /** A product's steps: its sightings placed in canonical order, so the same sightings always give the same steps. */

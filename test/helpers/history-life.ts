@@ -13,7 +13,8 @@ const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(n) * 86_40
 
 /**
  * Releases over a life: prices moving, names changing, products leaving (with and without a
- * `product_removed` row), coming back, new ones; sometimes two releases on one day; tariff dates
+ * `product_removed` row), coming back, new ones, new lists restating most prices under a new date;
+ * sometimes two releases on one day; tariff dates
  * that never go back, as versions name them.
  */
 export function life(seed: number, count: number, size = 30): RecordedRelease[] {
@@ -51,6 +52,8 @@ export function life(seed: number, count: number, size = 30): RecordedRelease[] 
       if (roll < 0.25) return [{ ...p, pricePerPackCents: p.pricePerPackCents - 10 }];
       return [p];
     });
+    // A new list now and then: every product dated its day, most prices as they were.
+    if (next() < 0.3) listed = listed.map((p) => ({ ...p, effectiveFrom: tariffDate }));
     if (gone.length > 0 && next() < 0.3) listed.push({ ...gone.splice(0, 1)[0]!, effectiveFrom: tariffDate });
     if (next() < 0.2)
       listed.push({ ...listed[0]!, admCode: 1_000 + r, name: `NUOVO ${r}`, effectiveFrom: tariffDate, referenceUnit: null });
