@@ -117,12 +117,16 @@ export async function checkBucketFormat(bucket: Bucket, use: 'read' | 'write'): 
 async function upgradeFormat(bucket: Bucket, createdBy: string, where: string): Promise<void> {
   const tagged = await bucket.getTagged(FORMAT_KEY);
   const found = tagged ? parseBucketFormat(tagged.bytes, where) : null;
-  if (!tagged || !found || found.version >= BUCKET_FORMAT) {
+  if (found && found.version >= BUCKET_FORMAT) {
     const refusal = formatRefusal(found, 'write', where);
     if (refusal) throw refusal;
     return;
   }
-  if ((await bucket.putIfUnchanged(FORMAT_KEY, formatObject(createdBy), 'application/json', tagged.tag)) === 'conflict') {
+  // Gone since it was read (removed by hand): written again as on a bucket that has none.
+  const written = tagged
+    ? await bucket.putIfUnchanged(FORMAT_KEY, formatObject(createdBy), 'application/json', tagged.tag)
+    : await bucket.create(FORMAT_KEY, formatObject(createdBy), 'application/json');
+  if (written === 'conflict' || written === 'exists') {
     const theirs = formatRefusal(await readBucketFormat(bucket), 'write', where);
     if (theirs) throw theirs;
   }

@@ -82,6 +82,40 @@ const tillVersion = (dest: string) => {
   }
 };
 
+/**
+ * What a released version (`old`) makes in `dir`: a release in the bucket of `dir`/var (built into
+ * `dir`/b1), an account with its key (kept in `dir`/till.key, as a till keeps it), and the sync of
+ * a till of either version into `dir`/till.
+ */
+async function stateOf(old: (args: string[]) => Promise<CliResult>, dir: string) {
+  const data = join(dir, 'var');
+  const till = join(dir, 'till');
+  const keyFile = join(dir, 'till.key');
+  ok('old build', await old(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', join(dir, 'b1'), '--data-dir', data]));
+  ok('old publish', await old(['publish', join(dir, 'b1'), '--data-dir', data]));
+  ok('old accounts create', await old(['accounts', 'create', 'cassa@example.it', '--type', 'User', '--data-dir', data]));
+  const key = JSON.parse(ok('old keys create', await old(['keys', 'create', 'cassa@example.it', '--json', '--data-dir', data])).stdout).key;
+  writeFileSync(keyFile, `${key}\n`);
+  chmodSync(keyFile, 0o600);
+  const sync = (via: (args: string[]) => Promise<CliResult>, url: string) =>
+    via(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', till, '--key-file', keyFile, '--data-dir', join(dir, 'till-data')]);
+  return { data, bucket: join(data, 'bucket'), till, sync };
+}
+
+/**
+ * The upgraded writer's first publication: a second release of the same tariff (one barcode more,
+ * so 20261101.2) built on the one in `dir`/b1 into `dir`/b2, published to `data`'s bucket.
+ */
+async function publishSecond(dir: string, data: string): Promise<string> {
+  const barcodes = join(dir, 'barcodes.csv');
+  writeFileSync(barcodes, 'barcode,admCode,kind,units\n8001000000016,1001,pack,1\n');
+  const b2 = join(dir, 'b2');
+  const built = ['build', '--source', CIGARETTES, '--barcodes', barcodes, '--date', '2026-11-22', '--previous', join(dir, 'b1')];
+  ok('new build', await now([...built, '--out', b2, '--data-dir', data]));
+  ok('new publish', await now(['publish', b2, '--data-dir', data]));
+  return b2;
+}
+
 beforeAll(async () => {
   for (const entry of RELEASED) installed.set(entry.version, await installPrevious(entry));
   work = mkdtempSync(join(tmpdir(), 'tariff-upgrade-'));
@@ -103,35 +137,9 @@ describe('the upgrade from 0.1.0 (bucket layout 1)', () => {
   const previous = () => installed.get('0.1.0')!;
 
   it('takes over its bucket, data dir, registry and till, readers first, an old reader serving the newest release throughout', async () => {
-    const data = join(work, 'var');
-    const bucket = join(data, 'bucket');
-    const till = join(work, 'till');
-    const keyFile = join(work, 'till.key');
-    // What the previous version made: a release in the bucket, an account with its key, a till.
-    ok('old build', await old(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', join(work, 'b1'), '--data-dir', data]));
-    ok('old publish', await old(['publish', join(work, 'b1'), '--data-dir', data]));
+    const { data, bucket, till, sync } = await stateOf(old, work);
     expect(existsSync(join(bucket, FORMAT_KEY))).toBe(false);
-    ok('old accounts create', await old(['accounts', 'create', 'cassa@example.it', '--type', 'User', '--data-dir', data]));
-    const key = JSON.parse(
-      ok('old keys create', await old(['keys', 'create', 'cassa@example.it', '--json', '--data-dir', data])).stdout,
-    ).key;
-    writeFileSync(keyFile, `${key}\n`);
-    chmodSync(keyFile, 0o600);
     const oldService = await serve([previous()], data);
-    const sync = (via: (args: string[]) => Promise<CliResult>, url: string) =>
-      via([
-        'sync',
-        '--api',
-        `${url}/v1`,
-        '--format',
-        'sqlite',
-        '--dest',
-        till,
-        '--key-file',
-        keyFile,
-        '--data-dir',
-        join(work, 'till-data'),
-      ]);
     ok('old till, old service', await sync(old, oldService.url));
     expect(tillVersion(till)).toBe('20261101.1');
 
@@ -147,27 +155,7 @@ describe('the upgrade from 0.1.0 (bucket layout 1)', () => {
     ok('old till, new service', await sync(old, newService.url));
 
     // 3. The writer is upgraded: its first publication upgrades the bucket.
-    const barcodes = join(work, 'barcodes.csv');
-    writeFileSync(barcodes, 'barcode,admCode,kind,units\n8001000000016,1001,pack,1\n');
-    ok(
-      'new build',
-      await now([
-        'build',
-        '--source',
-        CIGARETTES,
-        '--barcodes',
-        barcodes,
-        '--date',
-        '2026-11-22',
-        '--previous',
-        join(work, 'b1'),
-        '--out',
-        join(work, 'b2'),
-        '--data-dir',
-        data,
-      ]),
-    );
-    ok('new publish', await now(['publish', join(work, 'b2'), '--data-dir', data]));
+    await publishSecond(work, data);
     expect(JSON.parse(readFileSync(join(bucket, FORMAT_KEY), 'utf8'))).toMatchObject({ version: 3 });
     expect(existsSync(join(bucket, 'current.json.gen'))).toBe(true);
     expect(JSON.parse(readFileSync(join(data, 'tariff-data-dir.json'), 'utf8'))).toMatchObject({ format: 'tariff-data-dir', version: 1 });
@@ -198,26 +186,12 @@ describe('the upgrade from 1.0.0 (bucket format 2)', () => {
   it('takes over its bucket (its price history one file), data dir, registry and till; a reader left on 1.0.0 refuses format 3 by name and keeps its release', async () => {
     const w = join(work, 'from-1.0.0');
     mkdirSync(w);
-    const data = join(w, 'var');
-    const bucket = join(data, 'bucket');
-    const till = join(w, 'till');
-    const keyFile = join(w, 'till.key');
-    // What 1.0.0 made: a release, a price history with an archived list imported, an account with its key, a till.
-    ok('old build', await old(['build', '--source', CIGARETTES, '--date', '2026-11-22', '--out', join(w, 'b1'), '--data-dir', data]));
-    ok('old publish', await old(['publish', join(w, 'b1'), '--data-dir', data]));
+    const { data, bucket, till, sync } = await stateOf(old, w);
     ok('old history import', await old(['history', 'import', LIQUIDS, '--data-dir', data]));
     expect(JSON.parse(readBucketKey(bucket, FORMAT_KEY)!.toString())).toMatchObject({ version: 2 });
     expect(JSON.parse(readBucketKey(bucket, 'history/manifest.json')!.toString())).toHaveProperty('file');
     const historyBefore = ok('old history', await old(['history', '1001', '--json', '--data-dir', data])).stdout;
-    ok('old accounts create', await old(['accounts', 'create', 'cassa@example.it', '--type', 'User', '--data-dir', data]));
-    const key = JSON.parse(
-      ok('old keys create', await old(['keys', 'create', 'cassa@example.it', '--json', '--data-dir', data])).stdout,
-    ).key;
-    writeFileSync(keyFile, `${key}\n`);
-    chmodSync(keyFile, 0o600);
     const oldService = await serve([previous()], data);
-    const sync = (via: (args: string[]) => Promise<CliResult>, url: string) =>
-      via(['sync', '--api', `${url}/v1`, '--format', 'sqlite', '--dest', till, '--key-file', keyFile, '--data-dir', join(w, 'till-data')]);
     ok('old till, old service', await sync(old, oldService.url));
 
     // 2. The readers: this machine's service is upgraded. Another machine's reader is left on
@@ -230,28 +204,7 @@ describe('the upgrade from 1.0.0 (bucket format 2)', () => {
     ok('old till, new service', await sync(old, newService.url));
 
     // 3. The writer: its first publication swaps the format object to 3 and makes the history a log.
-    const barcodes = join(w, 'barcodes.csv');
-    writeFileSync(barcodes, 'barcode,admCode,kind,units\n8001000000016,1001,pack,1\n');
-    const b2 = join(w, 'b2');
-    ok(
-      'new build',
-      await now([
-        'build',
-        '--source',
-        CIGARETTES,
-        '--barcodes',
-        barcodes,
-        '--date',
-        '2026-11-22',
-        '--previous',
-        join(w, 'b1'),
-        '--out',
-        b2,
-        '--data-dir',
-        data,
-      ]),
-    );
-    ok('new publish', await now(['publish', b2, '--data-dir', data]));
+    const b2 = await publishSecond(w, data);
     expect(JSON.parse(readBucketKey(bucket, FORMAT_KEY)!.toString())).toMatchObject({
       version: 3,
       minReaderVersion: 3,
