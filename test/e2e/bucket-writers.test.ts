@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyOfParts, type FileRef, type HistoryManifest } from '../../src/history/history-store.ts';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
+import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { startIgnoringS3, startS3, type S3Stand } from '../helpers/s3-server.ts';
@@ -133,8 +134,7 @@ async function race(bucket: Bucket, rounds: number) {
       else expect(manifest.sequence, `${where}: sequences only grow`).toBeGreaterThan(sequence);
       sequence = manifest.sequence;
       // Neither writer's history step is lost: the latest release published forward, and the historian's list.
-      const historyFile = JSON.parse((await bucket.read('history/manifest.json'))!.toString()).file as string;
-      const recorded = JSON.parse(gunzipSync((await bucket.read(`history/${historyFile}`))!).toString());
+      const recorded = await historyIn(bucket);
       expect(recorded.release, where).toBe(forward.at(-1));
       const liquids = recorded.products.filter((product: { category: string }) => product.category === 'inhalation_liquids');
       expect(liquids.length > 0, `${where}: the liquids list is ${importing ? 'in' : 'out of'} the history`).toBe(importing);
@@ -145,6 +145,19 @@ async function race(bucket: Bucket, rounds: number) {
   } finally {
     await authority.close();
   }
+}
+
+/** The bucket's price history as a reader replays it from the files its manifest names (each read whole, its digest checked). */
+async function historyIn(bucket: Bucket) {
+  const manifest = JSON.parse((await bucket.read('history/manifest.json'))!.toString()) as HistoryManifest;
+  const part = async (ref: FileRef | null) => {
+    if (!ref) return null;
+    const bytes = (await bucket.read(`history/${ref.file}`))!;
+    expect(sha256Hex(bytes), ref.file).toBe(ref.sha256);
+    return { bytes, where: ref.file };
+  };
+  const segments = await Promise.all(manifest.segments.map(async (ref) => (await part(ref))!));
+  return historyOfParts({ checkpoint: await part(manifest.checkpoint), base: await part(manifest.base), segments }).history;
 }
 
 /** A barcode list of one AURORA ROSSA pack numbered `n`: each release carries one of its own. */
