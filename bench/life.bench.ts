@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { cliIo, main } from '../src/cli/main.ts';
+import type { HistoryManifest } from '../src/history/history-store.ts';
 import { FEED_CATEGORIES } from '../src/source/categories.ts';
 import { AuthorityServer } from '../test/helpers/authority-server.ts';
 import { readBucketKey } from '../test/helpers/bucket-folder.ts';
@@ -168,21 +169,10 @@ function mb(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1).padStart(7)} MB`;
 }
 
-/** The price history's files as the bucket's manifest names them (read as the folder bucket keeps it): all of them, whichever layout. */
+/** The price history's files as the bucket's manifest names them (read as the folder bucket keeps it). */
 function historyBytes(): number {
   const manifest = readBucketKey(join(dataDir, 'bucket'), 'history/manifest.json');
   if (!manifest) return 0;
-  const parsed = JSON.parse(manifest.toString('utf8')) as {
-    size?: number;
-    checkpoint?: Sized | null;
-    base?: Sized;
-    segments?: Sized[];
-    head?: Sized;
-  };
-  if (parsed.size !== undefined) return parsed.size;
-  return [parsed.checkpoint, parsed.base, ...(parsed.segments ?? []), parsed.head].reduce((sum, file) => sum + (file?.size ?? 0), 0);
-}
-
-interface Sized {
-  size: number;
+  const { checkpoint, base, segments, head } = JSON.parse(manifest.toString('utf8')) as HistoryManifest;
+  return [checkpoint, base, ...segments, head].reduce((sum, file) => sum + (file?.size ?? 0), 0);
 }

@@ -175,10 +175,9 @@ export interface HistoryParts {
  */
 export async function readHistoryParts(bucket: Bucket, manifest: HistoryManifest | null): Promise<HistoryParts | null> {
   if (!manifest) return null;
-  const read = async (ref: FileRef | null) =>
-    ref ? { bytes: await checkedFile(bucket, ref), where: `${bucket.description}${keyOf(ref)}` } : null;
+  const read = async (ref: FileRef | null) => (ref ? readFilePart(bucket, ref) : null);
   const segments: HistoryPart[] = [];
-  for (const ref of manifest.segments) segments.push((await read(ref))!);
+  for (const ref of manifest.segments) segments.push(await readFilePart(bucket, ref));
   return { checkpoint: await read(manifest.checkpoint), base: await read(manifest.base), segments };
 }
 
@@ -203,11 +202,8 @@ function parsed<T>(part: HistoryPart, parse: (bytes: Uint8Array) => T): T {
 }
 
 /** The whole history for an update, with the head after it and the tags the write compares against. */
-export async function readHistoryForUpdate(
-  bucket: Bucket,
-  known?: { manifest: HistoryManifest | null; tag: string | null },
-): Promise<HistoryForUpdate> {
-  const { manifest, tag } = known ?? (await readHistoryManifestForUpdate(bucket));
+export async function readHistoryForUpdate(bucket: Bucket): Promise<HistoryForUpdate> {
+  const { manifest, tag } = await readHistoryManifestForUpdate(bucket);
   const { history, head } = historyOfParts(await readHistoryParts(bucket, manifest));
   return { history, head, manifest, tags: { manifest: tag } };
 }
@@ -224,9 +220,14 @@ export async function readHistory(
   return { history: historyOfParts(await readHistoryParts(bucket, manifest)).history, manifest };
 }
 
+/** A file of the history read and checked against its manifest, with where it is. */
+async function readFilePart(bucket: Bucket, ref: FileRef): Promise<HistoryPart> {
+  return { bytes: await checkedFile(bucket, ref), where: `${bucket.description}${keyOf(ref)}` };
+}
+
 /** A file of the history read, checked and parsed. */
 async function readPart<T>(bucket: Bucket, ref: FileRef, parse: (bytes: Uint8Array) => T): Promise<T> {
-  return parsed({ bytes: await checkedFile(bucket, ref), where: `${bucket.description}${keyOf(ref)}` }, parse);
+  return parsed(await readFilePart(bucket, ref), parse);
 }
 
 /** A file's bytes, if they are what its manifest names. */

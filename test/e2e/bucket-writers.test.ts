@@ -2,15 +2,15 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { historyOfParts, type FileRef, type HistoryManifest } from '../../src/history/history-store.ts';
+import { readHistory } from '../../src/history/history-store.ts';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import type { Bucket as Store } from '../../src/storage/bucket.ts';
+import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
-import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { startIgnoringS3, startS3, type S3Stand } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { readBucketKey } from '../helpers/bucket-folder.ts';
 
 const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
 /** A small real list of another category: imported and removed in turn, beside the publications. */
@@ -26,8 +26,8 @@ function barcode(n: number): string {
 interface Bucket {
   uri: string;
   env: Record<string, string>;
-  /** Reads an object of the bucket through the CLI's own view of it. */
-  read(key: string): Promise<Buffer | null>;
+  /** The bucket through the CLI's own view of it, to read. */
+  store: Store;
 }
 
 /** What the publishing machine does in a round, in turn; the historian imports in odd rounds and removes in even ones. */
@@ -128,36 +128,23 @@ async function race(bucket: Bucket, rounds: number) {
       }
       if (current !== forward.at(-1) && !target) forward.push(current);
 
-      const manifest = JSON.parse((await bucket.read('current.json'))!.toString());
+      const manifest = JSON.parse((await bucket.store.get('current.json'))!.toString());
       expect(manifest.version, where).toBe(current);
       if (turn === 'signing-key create') expect(manifest.sequence, `${where}: the current release stays`).toBe(sequence);
       else expect(manifest.sequence, `${where}: sequences only grow`).toBeGreaterThan(sequence);
       sequence = manifest.sequence;
       // Neither writer's history step is lost: the latest release published forward, and the historian's list.
-      const recorded = await historyIn(bucket);
+      const { history: recorded } = await readHistory(bucket.store);
       expect(recorded.release, where).toBe(forward.at(-1));
       const liquids = recorded.products.filter((product: { category: string }) => product.category === 'inhalation_liquids');
       expect(liquids.length > 0, `${where}: the liquids list is ${importing ? 'in' : 'out of'} the history`).toBe(importing);
-      expect(await bucket.read(LEASE_KEY), `${where}: the writer lock is let go`).toBeNull();
+      expect(await bucket.store.get(LEASE_KEY), `${where}: the writer lock is let go`).toBeNull();
       const verified = await publisherCli(['verify', '--bucket', bucket.uri]);
       expect(verified.status, `${where}: ${verified.stderr}`).toBe(0);
     }
   } finally {
     await authority.close();
   }
-}
-
-/** The bucket's price history as a reader replays it from the files its manifest names (each read whole, its digest checked). */
-async function historyIn(bucket: Bucket) {
-  const manifest = JSON.parse((await bucket.read('history/manifest.json'))!.toString()) as HistoryManifest;
-  const part = async (ref: FileRef | null) => {
-    if (!ref) return null;
-    const bytes = (await bucket.read(`history/${ref.file}`))!;
-    expect(sha256Hex(bytes), ref.file).toBe(ref.sha256);
-    return { bytes, where: ref.file };
-  };
-  const segments = await Promise.all(manifest.segments.map(async (ref) => (await part(ref))!));
-  return historyOfParts({ checkpoint: await part(manifest.checkpoint), base: await part(manifest.base), segments }).history;
 }
 
 /** A barcode list of one AURORA ROSSA pack numbered `n`: each release carries one of its own. */
@@ -175,7 +162,7 @@ const ok = (result: CliResult) => {
 describe('two writers of one folder bucket', () => {
   it('100 rounds of publish, rollback, release or signing-key create racing history import or remove, one clock 5 min off: nothing lost, the bucket verifying', async () => {
     const folder = join(await tempDir(), 'bucket');
-    await race({ uri: folder, env: {}, read: async (key) => readBucketKey(folder, key) }, 100);
+    await race({ uri: folder, env: {}, store: new LocalBucket(folder) }, 100);
     // About 20 s alone; a machine that runs every other file beside it may take several times that.
   }, 300_000);
 });
@@ -195,7 +182,7 @@ describe('two writers of one S3 bucket that honours conditional writes', () => {
     const env = { ...s3.env, AWS_ENDPOINT_URL_S3: counting.url };
     const uri = `s3://${s3.bucket}/race`;
     const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'race', env: s3.env, pathStyle: true });
-    await race({ uri, env, read: (key) => direct.get(key) }, 20);
+    await race({ uri, env, store: direct }, 20);
     // The lease was taken by compare-and-swap: the store refused at least the probes that check it does.
     expect(counting.refused).toBeGreaterThan(0);
   }, 300_000);

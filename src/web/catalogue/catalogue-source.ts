@@ -44,7 +44,7 @@ const RETIRE_AFTER_MS = 60_000;
 
 /** The history as the bucket holds it: what identifies it, and its files' bytes, checked against its manifest, not parsed here. */
 interface HistoryState {
-  sha256: string | null;
+  identity: string | null;
   parts: HistoryParts | null;
 }
 
@@ -55,7 +55,7 @@ interface CatalogueKey {
   unavailable: boolean;
 }
 
-const keyOf = ({ version, history, unavailable }: CatalogueKey) => `${version ?? ''}|${history.sha256 ?? ''}|${unavailable}`;
+const keyOf = ({ version, history, unavailable }: CatalogueKey) => `${version ?? ''}|${history.identity ?? ''}|${unavailable}`;
 
 /**
  * The public catalogue of the release being served and the bucket's price history: one index per
@@ -84,14 +84,14 @@ export class CatalogueSource {
   constructor(bucket: Bucket, options: CatalogueSourceOptions) {
     this.bucket = bucket;
     this.options = options;
-    let known: HistoryState = { sha256: null, parts: null };
+    let known: HistoryState = { identity: null, parts: null };
     this.history = new BackgroundRead(
       'history',
       async () => {
         // The small manifest says whether the history changed: an unchanged one is not read whole.
         const manifest = await readHistoryManifest(bucket);
-        const sha256 = historyIdentity(manifest);
-        if (sha256 !== known.sha256) known = { sha256, parts: await readHistoryParts(bucket, manifest) };
+        const identity = historyIdentity(manifest);
+        if (identity !== known.identity) known = { identity, parts: await readHistoryParts(bucket, manifest) };
         return known;
       },
       {
@@ -116,7 +116,7 @@ export class CatalogueSource {
    * and a new release's catalogue are read while the last index answers.
    */
   async index(): Promise<CatalogueIndex> {
-    const history = (await this.history.current(GRACE_MS)) ?? { sha256: null, parts: null };
+    const history = (await this.history.current(GRACE_MS)) ?? { identity: null, parts: null };
     // No history read yet because reads fail: the pages say it is unavailable, not that there is none.
     const wanted: CatalogueKey = { version: this.options.served(), history, unavailable: this.history.unavailable() };
     const key = keyOf(wanted);
