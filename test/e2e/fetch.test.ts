@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { feed } from '../helpers/feed.ts';
-import { runCli } from '../helpers/run-cli.ts';
+import { onDay, runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const CIGARETTES = feed('2026-11-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '300,00', '6,00']] });
 const FUTURE = feed('2026-12-01', { sigarette: [['1001', 'AURORA ROSSA', 'astuccio da 20 pezzi', '310,00', '6,20']] });
+// Every run on a day the test sets, between the two lists' dates: "past" and "future" never depend on today.
+const TODAY = onDay('2026-11-22');
 // Short waits so retries do not slow the suite; the policy itself is unit-tested.
 const FAST = {
+  ...TODAY,
   TARIFF_FETCH_RETRY_BASE_MS: '20',
   TARIFF_FETCH_ATTEMPTS: '3',
   TARIFF_FETCH_BODY_TIMEOUT_MS: '500',
