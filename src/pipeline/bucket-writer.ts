@@ -125,7 +125,7 @@ export async function asBucketWriter<T>(
       if (news) await rememberOf(dataDir, bucket, { ignoresConditions: ignoring });
       if (lease.warning && news) options.warn(lease.warning);
       // Under the lease no writer is writing: a folder's temporaries older than an hour are a killed one's.
-      await bucket.removeLeftovers?.(options.machineNow?.() ?? new Date());
+      await bucket.removeLeftovers?.();
       const age = runAge();
       // The store's own clock, read once from the lease it wrote: marks' ages are measured on it, never on this machine's.
       const leaseWritten = (await bucket.modified(LEASE_KEY))?.getTime() ?? (options.machineNow?.() ?? new Date()).getTime();

@@ -139,7 +139,7 @@ export async function runRegistryBackup(options: RegistryBackupOptions & BackupW
   try {
     const at = options.now();
     // Holding the lock, no other backup or restore is under way: what one left is a killed run's copy of the registry.
-    const leftovers = await removeDeadScratch(dataDir, { registryFile: sqliteFileOf(target), now: at });
+    const leftovers = await removeDeadScratch(dataDir, { registryFile: sqliteFileOf(target) });
     const name = backupName(at);
     const copy = await withScratch(dataDir, (scratch) => takeCopy(target, scratch));
     const { ext, contents } = copy;

@@ -96,7 +96,7 @@ export async function runRegistryRestore(options: RestoreOptions): Promise<Resto
   if (record && record.schemaVersion > SCHEMA_VERSION) throw errors.backupNewerSchema(options.backup, record.schemaVersion, SCHEMA_VERSION);
   const unlock = await acquireLock(dataDir, 'registry-backup', settings.lockStaleSeconds * 1000);
   try {
-    const leftovers = await removeDeadScratch(dataDir, { registryFile: sqliteFileOf(registry), now: options.now() });
+    const leftovers = await removeDeadScratch(dataDir, { registryFile: sqliteFileOf(registry) });
     const summary =
       registry.engine === 'postgres'
         ? await withScratch(dataDir, (scratch) => restoreOnPostgres(options, registry.url, scratch, bytes, record))

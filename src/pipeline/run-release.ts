@@ -100,8 +100,7 @@ async function releaseRun(options: ReleaseRunOptions, bucket: Bucket, today: str
   try {
     // Under the lock no run of ours is writing: what is old and half-written is a crashed run's.
     if (!options.dryRun)
-      for (const path of await cleanLeftovers([dataDir], options.now()))
-        options.report('clean', `removed ${path}, left by an interrupted run`);
+      for (const path of await cleanLeftovers([dataDir])) options.report('clean', `removed ${path}, left by an interrupted run`);
     // Every published release leaves a local copy: the intact bytes that repair a damaged bucket.
     const copies = [localCopies(join(dataDir, 'releases'))];
     const fetchAuthority: ReleaseInputs['documents'] = (say) =>

@@ -206,7 +206,7 @@ export function formatChecked(bucket: Bucket, createdBy: string): Bucket {
     ...(bucket.removeLeftovers
       ? {
           removeLeftovers: writing(
-            (now: Date) => bucket.removeLeftovers!(now),
+            () => bucket.removeLeftovers!(),
             () => null,
           ),
         }

@@ -87,10 +87,11 @@ export interface Bucket {
    */
   delete(keys: string[]): Promise<void>;
   /**
-   * Removes what writers killed mid-write left (a folder's temporary files older than an hour;
-   * an S3 write leaves nothing) and returns the keys removed. Called by a writer holding the lease.
+   * Removes what writers killed mid-write left (a folder's temporary files older than an hour by
+   * the folder's own clock; an S3 write leaves nothing) and returns the keys removed. Called by a
+   * writer holding the lease.
    */
-  removeLeftovers?(now: Date): Promise<string[]>;
+  removeLeftovers?(): Promise<string[]>;
 }
 
 /**

@@ -63,8 +63,8 @@ export class LocalBucket implements Bucket {
     this.description = `folder ${this.root}/`;
   }
 
-  async removeLeftovers(now: Date): Promise<string[]> {
-    return (await cleanLeftovers([this.root], now, 6)).map((path) => relative(this.root, path).split(sep).join('/'));
+  async removeLeftovers(): Promise<string[]> {
+    return (await cleanLeftovers([this.root], 6)).map((path) => relative(this.root, path).split(sep).join('/'));
   }
 
   private path(key: string): string {

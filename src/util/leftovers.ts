@@ -1,5 +1,6 @@
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { fileSystemNow } from './file-clock.ts';
 
 /** What a crashed run leaves: temporary files of atomic writes, and release folders being built or replaced. */
 const LEFTOVER = /^\..+\.(tmp|building-[A-Za-z0-9]+(\.replaced)?)$/;
@@ -9,18 +10,20 @@ export const LEFTOVER_MIN_AGE_MS = 60 * 60_000;
 
 /**
  * Removes what crashed runs left in these folders (and their subfolders, a few levels down):
- * `.<name>.<random>.tmp` files and `.<name>.building-<random>` folders older than an hour.
- * Returns what it removed, for the run to say so.
+ * `.<name>.<random>.tmp` files and `.<name>.building-<random>` folders older than an hour, by the
+ * clock of the file system that holds them (util/file-clock.ts). Returns what it removed, for the
+ * run to say so.
  */
-export async function cleanLeftovers(dirs: string[], now: Date, depth = 3): Promise<string[]> {
+export async function cleanLeftovers(dirs: string[], depth = 3): Promise<string[]> {
   const removed: string[] = [];
+  let now: Date | null = null;
   const visit = async (dir: string, level: number): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (LEFTOVER.test(entry.name)) {
         const info = await stat(path).catch(() => null);
-        if (info && now.getTime() - info.mtimeMs >= LEFTOVER_MIN_AGE_MS) {
+        if (info && now!.getTime() - info.mtimeMs >= LEFTOVER_MIN_AGE_MS) {
           await rm(path, { recursive: true, force: true });
           removed.push(path);
         }
@@ -29,7 +32,10 @@ export async function cleanLeftovers(dirs: string[], now: Date, depth = 3): Prom
       }
     }
   };
-  for (const dir of dirs) await visit(dir, 0);
+  for (const dir of dirs) {
+    now = await fileSystemNow(dir);
+    if (now) await visit(dir, 0);
+  }
   return removed;
 }
 

@@ -1,7 +1,8 @@
 import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { errors } from '../errors.ts';
+import { fileSystemNow } from './file-clock.ts';
 import { holderState, thisProcess, type ProcessIdentity } from './process-identity.ts';
 
 /** Beside the lock's folder (which must stay empty for its removal): who holds it, so that a run after a killed one knows it is gone. */
@@ -75,8 +76,10 @@ async function takeOverFromDead(lockfilePath: string): Promise<boolean> {
   try {
     await mkdir(guard);
   } catch {
+    // Its age by the clock of the file system that dated it (util/file-clock.ts).
+    const now = await fileSystemNow(dirname(guard));
     const age = await stat(guard).then(
-      (found) => Date.now() - found.mtimeMs,
+      (found) => (now ? now.getTime() - found.mtimeMs : 0),
       () => 0,
     );
     if (age > TAKEOVER_STALE_MS) await rmdir(guard).catch(() => {});

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -296,11 +296,12 @@ describeLocal('what crashed runs leave behind', () => {
   });
 
   it('release removes old temporary files and half-built folders, and says so', async () => {
-    const stale = new Date(Date.now() - 2 * 3600_000);
     mkdirSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), { recursive: true });
     mkdirSync(join(dataDir, 'snapshots'), { recursive: true });
     writeFileSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), 'half');
     writeFileSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp'), 'a run still writing');
+    // Two hours before now by the file system's clock (the one that dates files), not this process's.
+    const stale = new Date(statSync(join(dataDir, 'snapshots', '.fresh.json.4d5e6f.tmp')).mtimeMs - 2 * 3600_000);
     utimesSync(join(dataDir, 'releases', '.20261101.1.building-abc123'), stale, stale);
     utimesSync(join(dataDir, 'snapshots', '.sources.json.1a2b3c.tmp'), stale, stale);
     const result = await cli(['release', '--source-url', 'http://127.0.0.1:1/none.xml'], {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
@@ -158,7 +158,8 @@ describeLocal('what a writer killed outright left in a folder bucket', () => {
     const young = join(imports, '.def.json.gz.ba9876543210.tmp');
     writeFileSync(old, '');
     writeFileSync(young, '');
-    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    // By the file system's clock (the one that dates files), not this process's.
+    const twoHoursAgo = new Date(statSync(young).mtimeMs - 2 * 3_600_000);
     utimesSync(old, twoHoursAgo, twoHoursAgo);
     const result = await runCli(['history', 'import', LIQUIDS, '--data-dir', dataDir]);
     expect(result.status, result.stderr).toBe(0);

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { onStop } from '../../util/orderly-stop.ts';
 import { jsonOrNull } from '../../util/json-or-null.ts';
 import { holderState, thisProcess, type ProcessIdentity } from '../../util/process-identity.ts';
+import { fileSystemNow } from '../../util/file-clock.ts';
 
 /**
  * Where backups, checks and restores keep the copies of the registry they cannot avoid making in
@@ -55,9 +56,11 @@ export async function withBackupScratch<T>(dataDir: string, work: (folder: strin
  * theirs is under way (a `--check` beside it keeps its own folder, its process alive). Returns the
  * paths removed, for the run to say.
  */
-export async function removeDeadScratch(dataDir: string, { registryFile, now }: { registryFile?: string; now: Date }): Promise<string[]> {
+export async function removeDeadScratch(dataDir: string, { registryFile }: { registryFile?: string }): Promise<string[]> {
   const removed: string[] = [];
   const root = join(dataDir, SCRATCH_FOLDER);
+  // An unnamed folder's age by the clock of the file system that dated it (util/file-clock.ts).
+  const now = await fileSystemNow(root);
   for (const name of await readdir(root).catch(() => [] as string[])) {
     const folder = join(root, name);
     if (!(await runGone(folder, now))) continue;
@@ -85,11 +88,12 @@ export async function removeDeadScratch(dataDir: string, { registryFile, now }: 
  * Whether a run's folder is a leftover: a `run-*` whose process is provably gone (or whose holder
  * is unreadable: damaged, it names no one), a `.run-*` (never used) older than a minute.
  */
-async function runGone(folder: string, now: Date): Promise<boolean> {
+async function runGone(folder: string, now: Date | null): Promise<boolean> {
   if (!basename(folder).startsWith('.')) {
     const holder = jsonOrNull(await readFile(join(folder, HOLDER), 'utf8').catch(() => '')) as Partial<ProcessIdentity> | null;
     return !holder || holderState(holder) === 'gone';
   }
+  if (!now) return false;
   const made = await stat(folder).then(
     (info) => info.mtimeMs,
     () => now.getTime(),

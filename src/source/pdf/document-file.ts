@@ -6,6 +6,7 @@ import { machineFault, machineFaultError } from '../../util/machine-fault.ts';
 import { onStop } from '../../util/orderly-stop.ts';
 import { holderState, thisProcess, type ProcessIdentity } from '../../util/process-identity.ts';
 import { makeScratchFolder } from '../../util/scratch-folder.ts';
+import { fileSystemNow } from '../../util/file-clock.ts';
 
 /** The scratch folders of the PDF readers' copies, in TMPDIR: `tariff-pdf-<random>`. */
 const PREFIX = 'tariff-pdf-';
@@ -27,7 +28,7 @@ let swept: Promise<void> | null = null;
  * a command killed outright (SIGKILL, a power cut) is removed by the next command that reads a PDF.
  */
 export async function withDocumentFile<T>(bytes: Uint8Array, read: (path: string) => Promise<T>): Promise<T> {
-  swept ??= removeDeadCopies(tmpdir(), Date.now());
+  swept ??= removeDeadCopies(tmpdir());
   await swept;
   const folder = await makeScratchFolder(PREFIX);
   const remove = () => rm(folder, { recursive: true, force: true });
@@ -55,8 +56,10 @@ export async function withDocumentFile<T>(bytes: Uint8Array, read: (path: string
  * commands still running (or on another machine sharing the folder), are left alone. Never fails:
  * what it cannot remove stays for a later command.
  */
-export async function removeDeadCopies(base: string, now: number): Promise<void> {
+export async function removeDeadCopies(base: string): Promise<void> {
   const names = await readdir(base).catch(() => [] as string[]);
+  // An unnamed copy's age by the clock of the file system that dated it (util/file-clock.ts).
+  const now = (await fileSystemNow(base))?.getTime() ?? null;
   for (const name of names) {
     if (!name.startsWith(PREFIX)) continue;
     const folder = join(base, name);
@@ -64,7 +67,7 @@ export async function removeDeadCopies(base: string, now: number): Promise<void>
     const gone = holder
       ? holderState(holder) === 'gone'
       : await stat(folder).then(
-          (info) => now - info.mtimeMs > UNNAMED_GRACE_MS,
+          (info) => now !== null && now - info.mtimeMs > UNNAMED_GRACE_MS,
           () => false,
         );
     if (gone) await rm(folder, { recursive: true, force: true }).catch(() => undefined);

@@ -103,7 +103,7 @@ export class CatalogueSource {
       },
     );
     // What a process that crashed mid-build left (the others unlink theirs once open).
-    this.swept = cleanLeftovers([options.cacheDir], new Date(this.now()), 0).catch(() => []);
+    this.swept = cleanLeftovers([options.cacheDir], 0).catch(() => []);
   }
 
   private now(): number {
