@@ -15,6 +15,8 @@ export interface StoreProxy {
   url: string;
   /** Conditional PUTs the store refused with 412 so far. */
   refused: number;
+  /** The line of every write request (PUT, POST, DELETE) that reached the proxy, in order ("PUT current.json If-Match"). */
+  writes: readonly string[];
   /** From the first answer to a request `matches` on, the store is gone: every later connection is refused. */
   stopAfter(matches: (method: string, key: string) => boolean): void;
   /**
@@ -48,6 +50,7 @@ export async function storeProxy(s3: { endpoint: string }): Promise<StoreProxy> 
   let paused: { ended: Promise<void>; end: () => void } | null = null;
   const pausing = { began: () => {} };
   const state = { refused: 0, writes: 0 };
+  const writeLines: string[] = [];
   let hold: {
     which: number | ((line: string) => boolean);
     mode: HoldMode;
@@ -96,6 +99,7 @@ export async function storeProxy(s3: { endpoint: string }): Promise<StoreProxy> 
     const method = incoming.method ?? 'GET';
     const isWrite = ['PUT', 'POST', 'DELETE'].includes(method);
     const number = isWrite ? (state.writes += 1) : 0;
+    if (isWrite) writeLines.push(lineOf(incoming));
     const chosen = (which: number | ((line: string) => boolean)) =>
       typeof which === 'number' ? number === which : which(lineOf(incoming));
     const holding = hold && isWrite && (hold.retry || chosen(hold.which)) ? hold : null;
@@ -148,6 +152,7 @@ export async function storeProxy(s3: { endpoint: string }): Promise<StoreProxy> 
     get refused() {
       return state.refused;
     },
+    writes: writeLines,
     stopAfter(matches) {
       stopWhen = matches;
     },

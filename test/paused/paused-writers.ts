@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +8,10 @@ import type { LocalBucket } from '../../src/storage/local-bucket.ts';
 import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
-import { CLI, onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
+import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
+import { startWriter, type RunningWriter, type WriterKind } from './writers.ts';
 
 /**
  * The pause matrix of docs/architecture.md ("Every bucket write"): writer A, a real process, is
@@ -24,8 +24,11 @@ import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
 
 const CIGARETTES = join(REPO, 'fixtures/sample/tariff/sigarette-2026-11-01.xml');
 const LIQUIDS = join(REPO, 'fixtures/adm/listino-liquidi-2026-11-01.pdf');
-const DOCUMENT_A = join(REPO, 'fixtures/adm/listino-sigari-2023-10-31.pdf');
-const DOCUMENT_B = join(REPO, 'fixtures/adm/listino-sigarette-2023-10-10.pdf');
+// Small lists of two pages' worth: the bucket writes of an import are the same whatever the list's
+// length, and reading the PDF is proven by the reader's own proofs (a real 1.2 MB list cost 68 %
+// of the folder matrix's time).
+const DOCUMENT_A = join(REPO, 'fixtures/adm/listino-sigaretti-2026-11-01.pdf');
+const DOCUMENT_B = join(REPO, 'fixtures/adm/listino-trinciati-2026-11-01.pdf');
 const DAY = '2026-11-22';
 
 /** A bucket the harness reads, seeds and takes the lease from directly (not through a writer). */
@@ -66,6 +69,18 @@ export const A_COMMANDS = [
 ] as const;
 export const B_COMMANDS = [...A_COMMANDS, 'publish-next'] as const;
 export type Command = (typeof B_COMMANDS)[number];
+
+/** B, for each A: the writer that contends for what A writes (the fixed core on Ceph pairs each A with it). */
+export const RIVAL: Record<(typeof A_COMMANDS)[number], Command> = {
+  publish: 'publish-next',
+  release: 'publish-next',
+  rollback: 'publish-next',
+  'signing-key create': 'signing-key create',
+  'signing-key retire': 'signing-key create',
+  'history import': 'history import',
+  'history remove': 'history import',
+  'registry backup': 'registry backup',
+};
 
 /** A GTIN-13 of AURORA ROSSA (1001) numbered `n`, with its check digit. */
 function barcode(n: number): string {
@@ -168,45 +183,33 @@ async function currentOf(raw: RawBucket): Promise<string | null> {
   return bytes ? (JSON.parse(bytes.toString()).version as string) : null;
 }
 
-/** The state of a paused process by /proc (T: stopped), or null once it has ended. */
-function processState(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0]!;
-  } catch {
-    return null;
-  }
-}
-
-async function until(check: () => boolean, what: string, limitMs = 60_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /**
- * Every scenario of one pair: A runs `a` stopped before its 1st write, then its 2nd …, until a run
- * of A makes no more writes; each time B runs `b` while A is stopped. Returns how many moments
- * were tried; fails with every scenario that broke a promise, named.
+ * The scenarios of one pair: A runs `a` stopped before its write at each of `moments` (1 is its
+ * first; every moment of A's recorded write list by default) while B runs `b`. The first and the
+ * last moment of the pair's whole list stop a real process; the others the warm writer thread.
+ * Fails with every scenario that broke a promise, named; returns how many moments were tried.
  */
 export async function pausePair(
   backend: Backend,
   base: Base,
   a: Command,
   b: Command,
-  stopper: Stopper = pauseBeforeWrite,
+  count: number,
+  options: { stopper?: Stopper; moments?: readonly number[] } = {},
 ): Promise<number> {
+  const stopper = options.stopper ?? pauseBeforeWrite;
+  const moments = options.moments ?? Array.from({ length: count }, (_, i) => i + 1);
   const failures: string[] = [];
-  let moment = 1;
-  for (; moment <= 60; moment += 1) {
-    const run = await runScenario(backend, base, a, b, moment, stopper);
-    if (!run) break;
-    if (run.problems.length > 0) failures.push(describeRun(run));
+  for (const moment of moments) {
+    const kind: WriterKind = moment === 1 || moment === count ? 'process' : 'thread';
+    const run = await runScenario(backend, base, a, b, moment, stopper, kind);
+    if (!run)
+      failures.push(`${backend.name}: ${a} ${stopper.what} ${moment}: A ended without getting there (its recorded list has ${count})`);
+    else if (run.problems.length > 0) failures.push(describeRun(run));
   }
   expect(failures, `${a} ${stopper.what}, ${b} run meanwhile`).toEqual([]);
-  if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} ${stopper.what} 1 to ${moment - 1}, ${b} meanwhile`);
-  return moment - 1;
+  if (process.env.TARIFF_TEST_PAUSED_VERBOSE) console.log(`${backend.name}: ${a} ${stopper.what} ${moments.join(' ')}, ${b} meanwhile`);
+  return moments.length;
 }
 
 /** One scenario as it went: where A stopped, what each said, current.json at each turn, and what broke. */
@@ -227,9 +230,9 @@ export const describeRun = (run: ScenarioRun) =>
 const lastLines = (text: string) => text.trim().split('\n').slice(-2).join(' | ');
 
 /**
- * How writer A is stopped at one moment of its run while B runs, then let go on: by SIGSTOP before
- * a write of its own (the pause matrix), or by the network holding one of its write requests or
- * their answers (the lost-answer matrix, test/paused/lost-answers.test.ts).
+ * How writer A is stopped at one moment of its run while B runs, then let go on: by its failpoint
+ * before a write of its own (the pause matrix), or by the network holding one of its write requests
+ * or their answers (the lost-answer matrix, test/paused/lost-answers.ts).
  */
 export interface Stopper {
   /** What the pair's name says of it ("stopped before its write", "its request held at write"). */
@@ -240,52 +243,35 @@ export interface Stopper {
    * Resolves once A is stopped at `at`, with what it was doing and how many writes A's failpoint
    * log held then (the stopped one last); null once A has ended without stopping there.
    */
-  stopped(
-    at: number | string,
-    child: ChildProcess,
-    ended: () => boolean,
-    log: () => string[],
-  ): Promise<{ line: string; logged: number } | null>;
+  stopped(at: number | string, writer: RunningWriter, log: () => string[]): Promise<{ line: string; logged: number } | null>;
   /** Lets A go on. */
-  resume(child: ChildProcess): void;
+  resume(writer: RunningWriter): void;
 }
 
-/** SIGSTOP right before A's write `at` (its nth, or its first write of a line such as "swap current.json"), by the failpoint. */
+async function until(check: () => boolean, what: string, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Stopped right before A's write `at` (its nth, or its first write of a line such as "swap current.json"), by the failpoint. */
 export const pauseBeforeWrite: Stopper = {
   what: 'stopped before its write',
   env: (at) => ({ TARIFF_TEST_PAUSE_BEFORE_WRITE: String(at) }),
-  async stopped(at, child, ended, log) {
+  async stopped(at, writer, log) {
     const stoppedAt = () => (typeof at === 'number' ? at : log().findIndex((line) => line.startsWith(at)) + 1);
-    await until(
-      () => ended() || (stoppedAt() > 0 && log().length >= stoppedAt() && processState(child.pid!) === 'T'),
-      `${String(at)}: A to stop`,
-    );
-    if (ended()) return null;
+    await until(() => writer.ended() || (stoppedAt() > 0 && log().length >= stoppedAt() && writer.stopped()), `${String(at)}: A to stop`);
+    if (writer.ended()) return null;
     return { line: log()[stoppedAt() - 1]!, logged: stoppedAt() };
   },
-  resume: (child) => child.kill('SIGCONT'),
+  resume: (writer) => writer.resume(),
 };
 
-/**
- * One scenario: A stopped at `at` by `stopper` (SIGSTOP before its write `at` by default). Null
- * when A never got there (it ran through).
- */
-export async function runScenario(
-  backend: Backend,
-  base: Base,
-  a: Command,
-  b: Command,
-  at: number | string,
-  stopper: Stopper = pauseBeforeWrite,
-): Promise<ScenarioRun | null> {
-  const dir = await tempDir();
-  const { uri, raw } = await backend.fresh(base);
-  const machine = (role: Role) => {
-    const dataDir = join(dir, role);
-    cpSync(base.template, dataDir, { recursive: true });
-    return dataDir;
-  };
-  const env = (role: Role, dataDir: string) => ({
+/** The environment machine `role` runs with in a scenario on bucket `uri`, its writes logged in `dir`. */
+function scenarioEnv(backend: Backend, base: Base, role: Role, uri: string, dir: string, dataDir: string): Record<string, string> {
+  return {
     ...backend.env,
     ...onDay(DAY),
     NO_COLOR: '1',
@@ -296,32 +282,60 @@ export async function runScenario(
     TARIFF_TEST_BUCKET_WRITES: join(dir, `${role}-writes.log`),
     TARIFF_DATA_DIR: dataDir,
     TARIFF_BACKUP_RECIPIENTS: TEST_BACKUP_RECIPIENT,
+  };
+}
+
+const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+
+/**
+ * Writer A's bucket writes when it runs `a` alone on a fresh bucket of the base state, in order, as
+ * its failpoint logs them: the moments of every pair with `a` (nothing else has happened before A
+ * stops, so the list is the same whoever B is). Run in the writer thread, once per command.
+ */
+export async function recordWrites(backend: Backend, base: Base, a: Command, extraEnv: Record<string, string> = {}): Promise<string[]> {
+  const dir = await tempDir();
+  const { uri } = await backend.fresh(base);
+  const dataA = join(dir, 'A');
+  cpSync(base.template, dataA, { recursive: true });
+  const writer = startWriter('thread', [...commandOf(base, a, 'A', uri), '--json', '--data-dir', dataA], {
+    ...scenarioEnv(backend, base, 'A', uri, dir, dataA),
+    ...extraEnv,
   });
-  const where = `${backend.name}: ${a} ${stopper.what} ${at}, ${b} run meanwhile`;
+  const result = await writer.exited;
+  expect(result.status, `${a} alone on a fresh bucket: ${result.stderr}`).toBe(0);
+  return linesOf(join(dir, 'A-writes.log'));
+}
+
+/**
+ * One scenario: A stopped at `at` by `stopper` (before its write `at` by default), as a real
+ * process or in the warm writer thread. Null when A never got there (it ran through).
+ */
+export async function runScenario(
+  backend: Backend,
+  base: Base,
+  a: Command,
+  b: Command,
+  at: number | string,
+  stopper: Stopper = pauseBeforeWrite,
+  kind: WriterKind = 'process',
+): Promise<ScenarioRun | null> {
+  const dir = await tempDir();
+  const { uri, raw } = await backend.fresh(base);
+  const machine = (role: Role) => {
+    const dataDir = join(dir, role);
+    cpSync(base.template, dataDir, { recursive: true });
+    return dataDir;
+  };
+  const env = (role: Role, dataDir: string) => scenarioEnv(backend, base, role, uri, dir, dataDir);
+  const where = `${backend.name}: ${a} ${stopper.what} ${at}${kind === 'thread' ? ' (thread)' : ''}, ${b} run meanwhile`;
   const dataA = machine('A');
   const dataB = machine('B');
   const argsA = [...commandOf(base, a, 'A', uri), '--json', '--data-dir', dataA];
-  const child = spawn(process.execPath, [CLI, ...argsA], {
-    cwd: REPO,
-    env: { ...process.env, ...env('A', dataA), ...stopper.env(at) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-  const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  const writer = startWriter(kind, argsA, { ...env('A', dataA), ...stopper.env(at) });
   const log = join(dir, 'A-writes.log');
-  const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
-  let ended = false;
-  void exited.then(() => (ended = true));
-  const stop = await stopper.stopped(
-    at,
-    child,
-    () => ended,
-    () => linesOf(log),
-  );
+  const stop = await stopper.stopped(at, writer, () => linesOf(log));
   if (!stop) {
-    await exited;
+    await writer.exited;
     return null;
   }
   const pausedAt = stop.line;
@@ -330,14 +344,14 @@ export async function runScenario(
   await raw.delete([LEASE_KEY]);
   const resultB = await runCli([...commandOf(base, b, 'B', uri), '--json', '--data-dir', dataB], { env: env('B', dataB) });
   const afterB = await currentOf(raw);
-  stopper.resume(child);
-  const statusA = await exited;
+  stopper.resume(writer);
+  const resultA = await writer.exited;
   const outcome = (command: Command, result: CliResult): Outcome => ({
     command,
     result,
     said: result.status === 0 ? parseJson(result.stdout) : null,
   });
-  const outcomeA = outcome(a, { status: statusA, ...out });
+  const outcomeA = outcome(a, resultA);
   const outcomeB = outcome(b, resultB);
   const final = await currentOf(raw);
   const verified = await runCli(['verify', '--bucket', uri, '--data-dir', dataB], { env: env('B', dataB) });
@@ -526,17 +540,21 @@ export function pausedWriterCases(backend: Backend, base: () => Base): void {
     expect(scenario.current.final).toBe('20261101.1');
     // A made 20261101.3 current, but B rolled back since: A says so.
     expect([scenario.a.result.status, codeOf(scenario.a)]).toEqual([1, 'bucket_changed']);
-    const listed = await runCli(['releases', '--json', '--bucket', scenario.uri], { env: backend.env });
+    const listed = await runCli(['releases', '--json', '--bucket', scenario.uri], { env: { ...backend.env, ...onDay(DAY) } });
     expect(JSON.parse(listed.stdout)).toMatchObject({ current: '20261101.1' });
     // The next writer's sweep, with every mark due (no retention), keeps the current release and drops A's mark.
     const next = await runCli(['history', 'import', DOCUMENT_B, '--bucket', scenario.uri, '--data-dir', await tempDir()], {
-      env: { ...backend.env, TARIFF_RETENTION_HOURS: '0', TARIFF_KEEP: '1' },
+      env: { ...backend.env, ...onDay(DAY), TARIFF_RETENTION_HOURS: '0', TARIFF_KEEP: '1' },
     });
     expect(next.status, next.stderr).toBe(0);
-    const after = JSON.parse((await runCli(['releases', '--json', '--bucket', scenario.uri], { env: backend.env })).stdout);
+    const after = JSON.parse(
+      (await runCli(['releases', '--json', '--bucket', scenario.uri], { env: { ...backend.env, ...onDay(DAY) } })).stdout,
+    );
     expect(after).toMatchObject({ current: '20261101.1', marked: [] });
     expect(after.versions).toContain('20261101.1');
-    const verified = await runCli(['verify', '--bucket', scenario.uri, '--data-dir', await tempDir()], { env: backend.env });
+    const verified = await runCli(['verify', '--bucket', scenario.uri, '--data-dir', await tempDir()], {
+      env: { ...backend.env, ...onDay(DAY) },
+    });
     expect(verified.status, verified.stderr).toBe(0);
   });
   it('a signing key is never lost: A, stopped before writing keys.json, is refused once B has added its own key', async () => {
