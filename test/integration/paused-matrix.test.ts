@@ -60,8 +60,10 @@ describe('the paused matrices’ plan (test/paused/matrix-plan.ts)', () => {
   });
 
   it('gives docs/architecture.md the counts the expected write lists make', () => {
+    // Compared as Markdown reads it: a table's padding (prettier's) is not its content.
+    const plain = (text: string) => text.replace(/ +/g, ' ').replace(/-{3,}/g, '---');
     const docs = readFileSync(join(REPO, 'docs/architecture.md'), 'utf8');
     const table = matrixCountsTable();
-    expect(docs, `docs/architecture.md should hold this table:\n${table}`).toContain(table);
+    expect(plain(docs), `docs/architecture.md should hold this table:\n${table}`).toContain(plain(table));
   });
 });
