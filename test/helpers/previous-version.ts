@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, type CliResult } from './run-cli.ts';
 
@@ -50,12 +50,14 @@ const must = (what: string, result: CliResult) => {
 /**
  * A released version as an operator has it: built from git history at its ref (git archive,
  * `npm ci`, `npm pack`) and installed from its tarball into a prefix of its own (`npm install
- * --global --prefix`), as docs/operations.md of that version says. Kept under node_modules/.cache
- * by its commit, so a second run on this checkout installs nothing; CI's fresh clone builds it.
+ * --global --prefix`), as docs/operations.md of that version says. Kept by its commit where the
+ * machine keeps the tests' caches (/var/cache/tariff-test, as the booted Debian's root), or under
+ * node_modules/.cache where that cannot be written: a second run on this machine, a fresh clone's
+ * CI included, installs nothing. The build is whole only once its `installed` mark is written.
  * Returns the installed `tariff`.
  */
 export async function installPrevious(previous: Released): Promise<string> {
-  const root = join(REPO, 'node_modules/.cache/tariff-previous', previous.ref);
+  const root = join(previousCache(), previous.ref);
   const tariff = join(root, 'prefix/bin/tariff');
   if (existsSync(join(root, 'installed'))) return tariff;
   rmSync(root, { recursive: true, force: true });
@@ -93,4 +95,16 @@ export async function installPrevious(previous: Released): Promise<string> {
   rmSync(source, { recursive: true, force: true });
   writeFileSync(join(root, 'installed'), `${previous.ref}\n`);
   return tariff;
+}
+
+/** Where built previous versions are kept: the machine's test cache when it can be written, else this checkout's. */
+function previousCache(): string {
+  const machine = '/var/cache/tariff-test/previous';
+  try {
+    mkdirSync(machine, { recursive: true });
+    accessSync(machine, constants.W_OK);
+    return machine;
+  } catch {
+    return join(REPO, 'node_modules/.cache/tariff-previous');
+  }
 }
