@@ -86,16 +86,21 @@ export async function checkSigningKey(bucket: Bucket, signing: Signing | undefin
 
 /**
  * What `tariff verify --bucket` says of the current manifest's signature, checked as a client
- * does against the bucket's own key list: unsigned while a key is in use, or refused (bad
- * signature, unknown or retired key, expired). Empty when it holds, or when nothing is signed.
+ * does against the bucket's own key list: problems when it is refused (bad signature, unknown or
+ * retired key, expired); a note when it is unsigned while keys.json lists a key in use. A writer
+ * refuses to switch unsigned once a key is listed (checkSigningKey), so that is a key created
+ * since the last switch and not used yet: the next signed run signs it, nothing is wrong meanwhile.
  */
-export async function currentSignatureProblems(bucket: Bucket, current: Manifest, now: Date): Promise<string[]> {
+export async function currentSignature(bucket: Bucket, current: Manifest, now: Date): Promise<{ problems: string[]; notes: string[] }> {
   const list = await readKeyList(bucket);
   const where = `${bucket.description}current.json`;
   if (!current.signature) {
     const active = keysInUse(list, now);
-    return active.length > 0 ? [`${where} is not signed, though keys.json lists ${active.join(', ')} in use`] : [];
+    const note =
+      `${where} is not signed yet: keys.json lists ${active.join(', ')} in use, not used since; the next \`tariff release\` ` +
+      '(or `tariff publish`) with TARIFF_SIGNING_KEY set signs it, and clients that require a signature wait for that run';
+    return { problems: [], notes: active.length > 0 ? [note] : [] };
   }
   const refused = refuseManifest(current, { keys: trustedKeys(list), now });
-  return refused ? [`${where}: ${refused.detail} (${refused.refusal})`] : [];
+  return { problems: refused ? [`${where}: ${refused.detail} (${refused.refusal})`] : [], notes: [] };
 }

@@ -17,7 +17,7 @@ async function verifyInBucket(
   const [
     { readCurrentManifest, readReleaseManifest },
     { verifyBucketRelease },
-    { currentSignatureProblems },
+    { currentSignature },
     { sourceProblems },
     { bucketStateProblems },
   ] = await Promise.all([
@@ -36,9 +36,15 @@ async function verifyInBucket(
   const report = await verifyBucketRelease(bucket, manifest);
   // The current manifest is the one clients take: its signature and expiry are checked as theirs are.
   // A key list that cannot be read is one problem among the others, not the end of the check.
-  const signature = version
-    ? []
-    : await currentSignatureProblems(bucket, manifest, ctx.io.now()).catch((error: unknown) => [(error as Error).message]);
+  const signing = version
+    ? { problems: [], notes: [] }
+    : await currentSignature(bucket, manifest, ctx.io.now()).catch((error: unknown) => ({
+        problems: [(error as Error).message],
+        notes: [],
+      }));
+  const signature = signing.problems;
+  // A key listed and not yet used: said, not a failure (current-signing.ts).
+  for (const note of signing.notes) ctx.info(`note: ${note}`);
   // The documents the kept releases were built from: what lets anyone build them again from the bucket alone.
   const missing = await sourceProblems(bucket);
   // Published without its documents (--without-sources): a warning the operator may accept, not a damaged release.
@@ -48,7 +54,7 @@ async function verifyInBucket(
   const state = version ? [] : await bucketStateProblems(bucket, manifest);
   sources.push(...state);
   const problems = [...report.problems, ...signature, ...sources];
-  return { ...report, ok: report.ok && signature.length === 0 && sources.length === 0, problems, signature };
+  return { ...report, ok: report.ok && signature.length === 0 && sources.length === 0, problems, signature, notes: signing.notes };
 }
 
 /**
