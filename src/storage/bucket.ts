@@ -16,8 +16,14 @@ export interface TaggedObject {
 /** What a conditional write did: written, or refused because another writer changed the object first. */
 export type ConditionalWrite = 'written' | 'conflict';
 
-/** What a create-once write did: written, or refused because the name holds an object already (never replaced). */
-export type CreateOnce = 'written' | 'exists';
+/**
+ * What a create-once write did: written; refused because the name holds an object already (never
+ * replaced); or refused, the name found holding these very bytes. A store that cannot tell its own
+ * retried write from an object written before (S3: a create whose answer was lost, retried by the
+ * SDK, meets its own object) says `found`, never `written`: an object there before may be marked
+ * for deletion, and only the caller knows whether it may reuse it (deferred-deletions.ts, createOnce).
+ */
+export type CreateOnce = 'written' | 'exists' | 'found';
 
 /**
  * How an object is created. `private`: what only its owner may read (a registry backup holds

@@ -125,6 +125,8 @@ export async function createOnce(
   fresh: (suffix: string) => string,
 ): Promise<string> {
   if ((await bucket.create(key, bytes, contentType)) === 'written') return key;
+  // Refused or found (S3 cannot tell its own retried create from an object there before): the
+  // object is reused only with these bytes and no mark, whatever the store answered.
   const there = await bucket.get(key);
   if (there?.equals(bytes) && !(await marksOf(bucket)).some((mark) => markCovers(mark, key))) return key;
   for (let attempt = 0; attempt < 4; attempt += 1) {

@@ -108,7 +108,7 @@ export class S3Bucket implements Bucket {
    * still (a store that refused its own tag as spelt: tryOtherSpelling).
    */
   putIfUnchanged(key: string, data: Uint8Array, contentType: string, expected: string | null): Promise<ConditionalWrite> {
-    return this.recognisedAsOwn(key, data, () =>
+    return this.recognisedAsOwn(key, data, 'written', () =>
       this.call('write', key, async (signal) => {
         const condition = expected === null ? { IfNoneMatch: '*' } : { IfMatch: spellTag(expected, this.ifMatchUnquoted) };
         if (await this.putUnlessRefused(key, data, contentType, signal, condition)) return 'written';
@@ -187,23 +187,29 @@ export class S3Bucket implements Bucket {
    * SDK's last try) may have landed all the same: the object is read once, and holding exactly
    * these bytes, the write is this run's own. Otherwise the failure stands as it was.
    */
-  private async recognisedAsOwn<T extends string>(key: string, data: Uint8Array, write: () => Promise<T>): Promise<T | 'written'> {
+  private async recognisedAsOwn<T extends string, F extends string>(
+    key: string,
+    data: Uint8Array,
+    found: F,
+    write: () => Promise<T>,
+  ): Promise<T | F> {
     try {
       return await write();
     } catch (error) {
       if (!isTariffError(error, 'bucket_failed')) throw error;
       const there = await this.get(key).catch(() => null);
-      if (there?.equals(data)) return 'written';
+      if (there?.equals(data)) return found;
       throw error;
     }
   }
 
   create(key: string, data: Uint8Array, contentType: string): Promise<CreateOnce> {
-    return this.recognisedAsOwn(key, data, () =>
+    // Found holding these bytes, it may be this very create's (a try whose answer was lost) or an
+    // object written before and marked since: `found` (bucket.ts, CreateOnce), the caller decides.
+    return this.recognisedAsOwn(key, data, 'found', () =>
       this.call('write', key, async (signal) => {
         if (await this.putUnlessRefused(key, data, contentType, signal, { IfNoneMatch: '*' })) return 'written';
-        // A retry of this very create, whose first try landed and whose answer was lost, meets its own object.
-        return (await this.readTagged(key, signal))?.bytes.equals(data) ? 'written' : 'exists';
+        return (await this.readTagged(key, signal))?.bytes.equals(data) ? 'found' : 'exists';
       }),
     );
   }

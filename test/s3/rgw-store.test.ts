@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { collectGarbage } from '../../src/pipeline/bucket-garbage.ts';
+import { createOnce, readMarks } from '../../src/storage/deferred-deletions.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
 import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
@@ -284,5 +286,26 @@ describe('a store without compare-and-swap is named at start, before any write',
     } finally {
       refusing.close();
     }
+  });
+});
+describe('a create on Ceph RGW that meets a marked object with the same bytes', () => {
+  it('does not reuse it: the bytes go under a fresh name, and a sweep meanwhile loses nothing', async () => {
+    const raw = new S3Bucket({ bucket: s3.bucket, prefix: 'marked-reuse', env: s3.env, pathStyle: true });
+    const key = `sources/${'c'.repeat(64)}.pdf`;
+    const bytes = Buffer.from('an archived list');
+    expect(await raw.create(key, bytes, 'application/pdf')).toBe('written');
+    // The store's answer to a create over its own bytes: found, never written.
+    expect(await raw.create(key, bytes, 'application/pdf')).toBe('found');
+    // Nothing names the document: a sweep marks it, to delete it a retention later.
+    const marked = await collectGarbage(raw, { storeNow: new Date(0), retentionMs: 0, by: 'test', keep: 1 });
+    expect(marked.marked).toEqual([key]);
+    const placed = await createOnce(raw, key, bytes, 'application/pdf', (suffix) => `sources/${'c'.repeat(64)}-${suffix}.pdf`);
+    expect(placed).not.toBe(key);
+    expect(placed).toMatch(/^sources\/c{64}-[0-9a-f]{8}\.pdf$/);
+    // The sweep deletes the marked object (its mark is due), and the fresh copy stays whole.
+    const now = (await raw.modified((await readMarks(raw))[0]!.key))!;
+    const swept = await collectGarbage(raw, { storeNow: new Date(now.getTime() + 1000), retentionMs: 0, by: 'test', keep: 1 });
+    expect(swept.removed).toContain(key);
+    expect(await raw.get(placed)).toEqual(bytes);
   });
 });
