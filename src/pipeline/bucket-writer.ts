@@ -91,20 +91,23 @@ export async function asBucketWriter<T>(
     // next writer need not wait out its life; during the taking it waits for it (its write may be
     // under way), within the stop's grace.
     const taking: { written: Buffer | null; acquiring: Promise<BucketLease | null> | null } = { written: null, acquiring: null };
+    const who = {
+      owner: `tariff ${options.command}`,
+      host: hostname(),
+      identity: thisProcess(),
+      now: options.machineNow ?? (() => new Date()),
+    };
     const leaseLetGo = onStop({
       what: `the writer lease of ${bucket.description} let go`,
       undo: async () => {
         const held = await taking.acquiring;
         if (held) await held.release();
-        else if (taking.written) await letGoOf(bucket, taking.written);
+        else if (taking.written) await letGoOf(bucket, taking.written, who);
       },
     });
     const acquiring = acquireBucketLease(bucket, {
-      owner: `tariff ${options.command}`,
-      host: hostname(),
-      identity: thisProcess(),
+      ...who,
       holderState,
-      now: options.machineNow ?? (() => new Date()),
       ttlMs: settings.lockStaleSeconds * 1000,
       waitMs: settings.bucketLockWaitSeconds * 1000,
       sleep: (ms) => sleep(ms),

@@ -37,6 +37,27 @@ const leaseSchema = z.object({
 });
 export type LeaseHolder = z.infer<typeof leaseSchema>;
 
+/**
+ * A lease let go: written over the holder's own lease by compare-and-swap, never a deletion, so a
+ * release that reaches the store late (held in the network past another writer's takeover) is
+ * refused by the store rather than removing the other writer's lease. Free to take at once.
+ */
+const releasedSchema = z.object({ released: z.string(), by: z.string(), host: z.string(), pid: z.number().int() });
+
+/** Whether these bytes are a lease let go (free to take), not a holder's. */
+export function isReleased(bytes: Uint8Array): boolean {
+  try {
+    return releasedSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8'))).success;
+  } catch {
+    return false;
+  }
+}
+
+function releasedBytes(options: Pick<LeaseOptions, 'owner' | 'host' | 'identity' | 'now'>): Buffer {
+  const body = { released: options.now().toISOString(), by: options.owner, host: options.host, pid: options.identity.pid };
+  return Buffer.from(`${JSON.stringify(body)}\n`);
+}
+
 /** A lease a waiting writer has seen, unchanged since `since` on its own clock (kept across runs by the caller). */
 export interface LeaseSighting {
   /** The SHA-256 of the lease's bytes and its tag: the lease as seen. */
@@ -113,13 +134,14 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
     const unchangedMs = seen && existing ? options.now().getTime() - Date.parse(seen.since) : 0;
     // A holder asking for a longer life than ours is given it: its renewals come that much further apart.
     const ttlMs = Math.max(options.ttlMs, holder?.ttlMs ?? 0);
-    const free = !existing || (holder !== null && options.holderState(holder.holder) === 'gone') || unchangedMs >= ttlMs;
+    const free =
+      !existing || isReleased(existing.bytes) || (holder !== null && options.holderState(holder.holder) === 'gone') || unchangedMs >= ttlMs;
     if (free) {
       const mine = leaseBytes(options, 0, options.now());
       if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written') {
         options.written?.(mine);
         await options.sightings?.write(null);
-        const probed = await probeConditions(bucket, mine, options.written);
+        const probed = await probeConditions(bucket, mine, options);
         return heldLease(bucket, options, probed.held, probed.warning);
       }
       continue;
@@ -132,10 +154,18 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
   }
 }
 
-/** Removes the lease if it is still the one written as `mine` (a writer stopped while it took it). */
-export async function letGoOf(bucket: Bucket, mine: Buffer): Promise<void> {
+/**
+ * Lets the lease go if it is still the one written as `mine` (a writer stopped while it took it):
+ * written over by compare-and-swap on the tag read with it, so another writer's lease, taken over
+ * meanwhile, is never touched.
+ */
+export async function letGoOf(
+  bucket: Bucket,
+  mine: Buffer,
+  options: Pick<LeaseOptions, 'owner' | 'host' | 'identity' | 'now'>,
+): Promise<void> {
   const now = await bucket.getTagged(LEASE_KEY);
-  if (now?.bytes.equals(mine)) await bucket.delete([LEASE_KEY]);
+  if (now?.bytes.equals(mine)) await bucket.putIfUnchanged(LEASE_KEY, releasedBytes(options), 'application/json', now.tag);
 }
 
 function describeHolder(holder: LeaseHolder | null, leftMs: number): string {
@@ -168,6 +198,16 @@ function leaseBytes(options: LeaseOptions, renewals: number, since: Date): Buffe
   return Buffer.from(`${JSON.stringify(holder, null, 2)}\n`);
 }
 
+/**
+ * Removes the lease just written on a store found unable to compare-and-swap, if it is still
+ * `mine`: there a release written over it would be ignored or refused, and the bucket is refused
+ * for every writer anyway (`bucket_unsupported`), so no later writer's lease is at stake.
+ */
+async function removeOnUnsupported(bucket: Bucket, mine: Buffer): Promise<void> {
+  const now = await bucket.getTagged(LEASE_KEY);
+  if (now?.bytes.equals(mine)) await bucket.delete([LEASE_KEY]);
+}
+
 /** An entity tag no object carries: a write conditioned on it must be refused. */
 const WRONG_TAG = '"00000000000000000000000000000000"';
 
@@ -181,11 +221,8 @@ const WRONG_TAG = '"00000000000000000000000000000000"';
  * swap a pointer back, so the run lets the lease go and stops with `bucket_unsupported`.
  * Returns the lease's bytes as the probes left them.
  */
-async function probeConditions(
-  bucket: Bucket,
-  mine: Buffer,
-  written?: (held: Buffer) => void,
-): Promise<{ held: Buffer; warning: string | null }> {
+async function probeConditions(bucket: Bucket, mine: Buffer, options: LeaseOptions): Promise<{ held: Buffer; warning: string | null }> {
+  const written = options.written;
   const where = `${bucket.description}${LEASE_KEY}`;
   const variant = (spaces: number) => Buffer.concat([mine, Buffer.from(' '.repeat(spaces))]);
   let held = mine;
@@ -204,7 +241,7 @@ async function probeConditions(
   }
   if ((await bucket.putIfUnchanged(LEASE_KEY, variant(2), 'application/json', WRONG_TAG)) === 'written') {
     written?.(variant(2));
-    await letGoOf(bucket, variant(2)).catch(() => {});
+    await removeOnUnsupported(bucket, variant(2)).catch(() => {});
     throw errors.bucketUnsupported(
       where,
       'honours If-None-Match but not If-Match (it wrote over an object whose entity tag the write did not name)',
@@ -214,7 +251,7 @@ async function probeConditions(
   if (!now?.bytes.equals(held)) throw errors.bucketLeaseLost(where, 'another writer wrote over it as this run took it');
   // A store that refuses the right tag is named by the adapter (S3Bucket tries the tag's other spelling first).
   const swapped = await bucket.putIfUnchanged(LEASE_KEY, variant(3), 'application/json', now.tag).catch(async (error: unknown) => {
-    if (isTariffError(error) && error.code === 'bucket_unsupported') await letGoOf(bucket, held).catch(() => {});
+    if (isTariffError(error) && error.code === 'bucket_unsupported') await removeOnUnsupported(bucket, held).catch(() => {});
     throw error;
   });
   if (swapped === 'conflict') throw errors.bucketLeaseLost(where, 'another writer wrote over it as this run took it');
@@ -284,9 +321,9 @@ function heldLease(bucket: Bucket, options: LeaseOptions, first: Buffer, warning
       clearInterval(timer);
       try {
         const was = await tag;
-        const now = await bucket.getTagged(LEASE_KEY);
-        // Only our own lease is removed: one taken over meanwhile is the other writer's.
-        if (was !== null && now?.tag === was) await bucket.delete([LEASE_KEY]);
+        // Only our own lease is let go, by compare-and-swap on its tag: one taken over meanwhile
+        // is the other writer's, and the store refuses this write however late it arrives.
+        if (was !== null) await bucket.putIfUnchanged(LEASE_KEY, releasedBytes(options), 'application/json', was);
       } catch {
         // A bucket that fails now has failed the run already, which says so; the lease expires by itself.
       }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
-import { LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { isReleased, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import type { LocalBucket } from '../../src/storage/local-bucket.ts';
 import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
@@ -176,6 +176,9 @@ function reportedCurrent(outcome: Outcome): string | null {
   if (!['publish', 'publish-next', 'release', 'rollback'].includes(outcome.command)) return null;
   return (outcome.said.version as string | undefined) ?? null;
 }
+
+/** A writer lease held: there, and not let go (a released lease stays, written over). */
+const held = (bytes: Uint8Array | null) => bytes !== null && !isReleased(bytes);
 
 /** Reads the current release's version straight from the bucket. */
 async function currentOf(raw: RawBucket): Promise<string | null> {
@@ -363,7 +366,7 @@ export async function runScenario(
     ...(await intact(raw, base, outcomeA, 'A')),
     ...movedOnlyByReports(current, outcomeA, outcomeB, linesOf(log).slice(stop.logged - 1)),
     ...(verified.status === 0 ? [] : [`verify --bucket exits ${verified.status}: ${verified.stderr.trim()}`]),
-    ...((await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
+    ...(held(await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
   ];
   return { where, pausedAt, a: outcomeA, b: outcomeB, current, problems, uri, raw };
 }
@@ -495,8 +498,9 @@ function movedOnlyByReports(
     problems.push(`current.json moved from ${seen.atPause} to ${seen.afterB} while B reported no switch`);
   const byA = reportedCurrent(outcomeA);
   const aSwapped = writesAfterPause.some((line) => line === 'swap current.json');
-  // A stopped as it let its lease go, its work done and checked: B's switch came after A's last look.
-  const lastLook = writesAfterPause[0] === `delete ${LEASE_KEY}` && seen.atPause === byA && byB === seen.final;
+  // A stopped as it let its lease go (its last write), its work done and checked: B's switch came after A's last look.
+  const lastLook =
+    writesAfterPause.length === 1 && writesAfterPause[0] === `swap ${LEASE_KEY}` && seen.atPause === byA && byB === seen.final;
   if (byA !== null && seen.final !== byA && !lastLook) problems.push(`A reported ${byA} current, but ${seen.final} is`);
   if (byA === null && outcomeA.result.status !== 3 && seen.final !== seen.afterB)
     problems.push(
