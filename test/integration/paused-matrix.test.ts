@@ -42,6 +42,14 @@ describe('the paused matrices’ plan (test/paused/matrix-plan.ts)', () => {
     ]);
   });
 
+  it('spreads the ways of holding a request over the core’s moments, one way each', () => {
+    expect(fixedCore(new Map([['rollback', lists.get('rollback')!]]), rival, ['held', 'lost'])).toEqual([
+      { a: 'rollback / lost', b: 'publish-next', moment: 1 },
+      { a: 'rollback / held', b: 'publish-next', moment: 2 },
+      { a: 'rollback / lost', b: 'publish-next', moment: 3 },
+    ]);
+  });
+
   it('covers the whole matrix in ROTATION_SLICES submissions, each scenario once beside the core', () => {
     const all = wholeMatrix(lists, pairs);
     const core = fixedCore(lists, rival);

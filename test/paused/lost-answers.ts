@@ -41,9 +41,8 @@ export function lostAnswerMatrix(commands: readonly (typeof A_COMMANDS)[number][
     }
     // A scenario's A names the command and the mode: each (command, mode) is a pair of its own.
     const byMode = new Map([...lists].flatMap(([a, list]) => MODES.map((mode) => [`${a} / ${mode}`, list] as const)));
-    const rivals = Object.fromEntries([...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]]));
-    const pairs = [...byMode.keys()].map((a) => [a, rivals[a]!] as const);
-    plan = planned(wholeMatrix(byMode, pairs), fixedCore(byMode, rivals), choice);
+    const pairs = [...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]] as const);
+    plan = planned(wholeMatrix(byMode, pairs), fixedCore(lists, RIVAL, MODES), choice);
     console.log(`S3 lost-answer matrix (${commands.join(', ')}): ${plan.length} scenarios (${choice.why})`);
   });
   afterAll(async () => {

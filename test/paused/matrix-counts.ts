@@ -1,8 +1,9 @@
 import { readExpected } from './expected-writes.ts';
-import { fixedCore, planned, ROTATION_SLICES, wholeMatrix } from './matrix-plan.ts';
+import { fixedCore, planned, ROTATION_SLICES, wholeMatrix, type Scenario } from './matrix-plan.ts';
 import { A_COMMANDS, B_COMMANDS, RIVAL } from './paused-writers.ts';
 
-const MODES = 3;
+/** The lost-answer matrix's ways of holding a request (test/paused/lost-answers.ts). */
+const MODES = ['request held', 'answer held', 'answer lost'];
 
 /**
  * The matrices' sizes as docs/architecture.md gives them, computed from the expected write lists
@@ -12,33 +13,21 @@ export function matrixCountsTable(): string {
   const expected = readExpected();
   const listsOf = (backend: string) => new Map(A_COMMANDS.map((a) => [a as string, expected[backend]?.[a] ?? []]));
   const pairs = A_COMMANDS.flatMap((a) => B_COMMANDS.map((b) => [a as string, b as string] as const));
-  const row = (
-    name: string,
-    lists: Map<string, string[]>,
-    casePairs: readonly (readonly [string, string])[],
-    rivals: Record<string, string>,
-    rotates: boolean,
-  ) => {
-    const all = wholeMatrix(lists, casePairs);
-    const core = fixedCore(lists, rivals);
+  const row = (name: string, all: Scenario[], cases: number, core: Scenario[] | null) => {
+    if (!core) return `| ${name} | ${cases} | ${all.length} | ${all.length} (whole) |`;
     const slices = Array.from({ length: ROTATION_SLICES }, (_, slice) => planned(all, core, { whole: false, slice }).length - core.length);
-    const each = rotates ? `${core.length} core + ${Math.min(...slices)}–${Math.max(...slices)} of the rotation` : `${all.length} (whole)`;
-    return `| ${name} | ${casePairs.length} | ${all.length} | ${each} |`;
+    return `| ${name} | ${cases} | ${all.length} | ${core.length} core + ${Math.min(...slices)}–${Math.max(...slices)} of the rotation |`;
   };
+  const folder = listsOf('folder');
+  const s3 = listsOf('S3');
   const requests = listsOf('S3 requests');
-  const byMode = new Map([...requests].flatMap(([a, list]) => Array.from({ length: MODES }, (_, m) => [`${a} / ${m}`, list] as const)));
-  const modeRivals = Object.fromEntries([...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]]));
+  const byMode = new Map([...requests].flatMap(([a, list]) => MODES.map((mode) => [`${a} / ${mode}`, list] as const)));
+  const modePairs = [...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]] as const);
   return [
     '| matrix | pairs or cases | scenarios, whole | every submission |',
     '| --- | --- | --- | --- |',
-    row('pause, folder', listsOf('folder'), pairs, RIVAL, false),
-    row('pause, Ceph RGW', listsOf('S3'), pairs, RIVAL, true),
-    row(
-      'lost answers, Ceph RGW',
-      byMode,
-      [...byMode.keys()].map((a) => [a, modeRivals[a]!] as const),
-      modeRivals,
-      true,
-    ),
+    row('pause, folder', wholeMatrix(folder, pairs), pairs.length, null),
+    row('pause, Ceph RGW', wholeMatrix(s3, pairs), pairs.length, fixedCore(s3, RIVAL)),
+    row('lost answers, Ceph RGW', wholeMatrix(byMode, modePairs), modePairs.length, fixedCore(requests, RIVAL, MODES)),
   ].join('\n');
 }

@@ -39,8 +39,17 @@ export function wholeMatrix(lists: ReadonlyMap<string, readonly string[]>, pairs
   return pairs.flatMap(([a, b]) => (lists.get(a) ?? []).map((_, i) => ({ a, b, moment: i + 1 })));
 }
 
-/** The fixed core: for each A against its rival, the first moment of each class of write, and the last. */
-export function fixedCore(lists: ReadonlyMap<string, readonly string[]>, rival: Readonly<Record<string, string>>): Scenario[] {
+/**
+ * The fixed core: for each A against its rival, the first moment of each class of write, and the
+ * last. With `variants` (the lost-answer matrix's ways of holding a request), each of those
+ * moments is tried one way, the ways taken in turn (scenario A `${a} / ${variant}`): every class
+ * of write is proven each submission, the other ways by the rotation.
+ */
+export function fixedCore(
+  lists: ReadonlyMap<string, readonly string[]>,
+  rival: Readonly<Record<string, string>>,
+  variants: readonly string[] = [],
+): Scenario[] {
   const core: Scenario[] = [];
   for (const [a, list] of lists) {
     const b = rival[a];
@@ -50,7 +59,8 @@ export function fixedCore(lists: ReadonlyMap<string, readonly string[]>, rival: 
       const kind = writeClass(line);
       if (seen.has(kind) && i !== list.length - 1) return;
       seen.add(kind);
-      core.push({ a, b, moment: i + 1 });
+      const variant = variants.length > 0 ? ` / ${variants[seen.size % variants.length]}` : '';
+      core.push({ a: `${a}${variant}`, b, moment: i + 1 });
     });
   }
   return core;
