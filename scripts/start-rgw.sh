@@ -51,7 +51,7 @@ mon warn on pool no redundancy = false
 osd max object name len = 460
 osd max object namespace len = 64
 [client.rgw.tariff]
-rgw frontends = beast endpoint=127.0.0.1:$rgw
+rgw frontends = beast endpoint=127.0.0.1:$rgw tcp_nodelay=1
 rgw data = $dir/rgw
 rgw dns name = 127.0.0.1
 EOF
