@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { renderHistory } from '../../src/history/history-file.ts';
 import { readHistory } from '../../src/history/history-store.ts';
 import { gzipDeterministic } from '../../src/release/gzip.ts';
+import { isReleased } from '../../src/publish/bucket-lease.ts';
 import { FORMAT_KEY } from '../../src/storage/bucket-format.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
@@ -75,8 +76,10 @@ describe('the bucket says its format', () => {
     const current = readBucketKey(bucket, 'current.json')!;
     expect(JSON.parse(current.toString()).version).toBe('20261101.2');
     expect(readFileSync(join(bucket, 'current.json'))).toEqual(current);
-    // The lock let go: its plain copy goes with it, as its generations end with a deletion.
-    expect(existsSync(join(bucket, 'writer-lock.json'))).toBe(false);
+    // The lock let go (written over, never deleted): its plain copy follows, saying it was let go.
+    const lock = readBucketKey(bucket, 'writer-lock.json')!;
+    expect(isReleased(lock)).toBe(true);
+    expect(readFileSync(join(bucket, 'writer-lock.json'))).toEqual(lock);
   });
 
   it('reads a bucket of the older layout and upgrades it by its first write, one way', async () => {
