@@ -44,12 +44,13 @@ export type LeaseHolder = z.infer<typeof leaseSchema>;
  */
 const releasedSchema = z.object({ released: z.string(), by: z.string(), host: z.string(), pid: z.number().int() });
 
-/** Whether these bytes are a lease let go (free to take), not a holder's. */
-export function isReleased(bytes: Uint8Array): boolean {
+/** Whether a writer holds the lease these bytes are (null: no lease object): not when it was let go. */
+export function leaseHeld(bytes: Uint8Array | null): boolean {
+  if (bytes === null) return false;
   try {
-    return releasedSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8'))).success;
+    return !releasedSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8'))).success;
   } catch {
-    return false;
+    return true;
   }
 }
 
@@ -135,7 +136,7 @@ export async function acquireBucketLease(bucket: Bucket, options: LeaseOptions):
     // A holder asking for a longer life than ours is given it: its renewals come that much further apart.
     const ttlMs = Math.max(options.ttlMs, holder?.ttlMs ?? 0);
     const free =
-      !existing || isReleased(existing.bytes) || (holder !== null && options.holderState(holder.holder) === 'gone') || unchangedMs >= ttlMs;
+      !leaseHeld(existing?.bytes ?? null) || (holder !== null && options.holderState(holder.holder) === 'gone') || unchangedMs >= ttlMs;
     if (free) {
       const mine = leaseBytes(options, 0, options.now());
       if ((await bucket.putIfUnchanged(LEASE_KEY, mine, 'application/json', existing?.tag ?? null)) === 'written') {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { renderHistory } from '../../src/history/history-file.ts';
 import { readHistory } from '../../src/history/history-store.ts';
 import { gzipDeterministic } from '../../src/release/gzip.ts';
-import { isReleased } from '../../src/publish/bucket-lease.ts';
+import { leaseHeld } from '../../src/publish/bucket-lease.ts';
 import { FORMAT_KEY } from '../../src/storage/bucket-format.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
@@ -78,7 +78,7 @@ describe('the bucket says its format', () => {
     expect(readFileSync(join(bucket, 'current.json'))).toEqual(current);
     // The lock let go (written over, never deleted): its plain copy follows, saying it was let go.
     const lock = readBucketKey(bucket, 'writer-lock.json')!;
-    expect(isReleased(lock)).toBe(true);
+    expect(leaseHeld(lock)).toBe(false);
     expect(readFileSync(join(bucket, 'writer-lock.json'))).toEqual(lock);
   });
 

@@ -2,10 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isReleased, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
-
-/** A writer lease held: there, and not let go (released leases stay, written over). */
-const held = (bytes: Uint8Array | null) => bytes !== null && !isReleased(bytes);
+import { leaseHeld, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { processMark } from '../helpers/process-tree.ts';
@@ -57,7 +54,7 @@ describeLocal('tariff release stopped while it fetches', () => {
       authority.lists.set(path, { body: readFileSync(CIGARETTES), stalls: 1 });
       const env = { ...onDay('2026-11-22'), TARIFF_SOURCE_URLS: authority.url(path) };
       const run = started(['release', '--quiet', '--data-dir', dataDir], env);
-      await waitFor(() => held(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the run to hold the bucket');
+      await waitFor(() => leaseHeld(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the run to hold the bucket');
       // Stalled on the list (the next run's request is then answered whole).
       await waitFor(() => authority.requestsFor(path).length > 0, 'the run to fetch the list');
       run.child.kill(signal);
@@ -68,7 +65,7 @@ describeLocal('tariff release stopped while it fetches', () => {
           `^tariff: stopped by ${signal} before it finished \\(.*the writer lease of folder ${dataDir}/bucket/ let go.*\\); what it did not finish is left for the next run\\n$`,
         ),
       );
-      expect(held(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the lease is let go').toBe(false);
+      expect(leaseHeld(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the lease is let go').toBe(false);
       expect(existsSync(join(dataDir, 'release.lock')), 'the lock is let go').toBe(false);
 
       const next = await runCli(['release', '--quiet', '--data-dir', dataDir], { env });
@@ -100,11 +97,11 @@ describe.skipIf(!machineNode || inS3Step)("tariff started by the machine's older
       authority.lists.set('/sigarette.xml', { body: readFileSync(CIGARETTES), stalls: 1 });
       const env = { ...process.env, ...onDay('2026-11-22'), ...mark.env, TARIFF_SOURCE_URLS: authority.url('/sigarette.xml') };
       const launcher = spawn(machineNode!, [CLI, 'release', '--quiet', '--data-dir', dataDir], { env, stdio: 'ignore' });
-      await waitFor(() => held(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the command to hold the bucket');
+      await waitFor(() => leaseHeld(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the command to hold the bucket');
       await waitFor(() => authority.requestsFor('/sigarette.xml').length > 0, 'the command to fetch the list');
       launcher.kill('SIGKILL');
       await waitFor(() => mark.pids().length === 0, 'the command to end once its launcher is gone', 10_000);
-      expect(held(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the lease is let go').toBe(false);
+      expect(leaseHeld(readBucketKey(join(dataDir, 'bucket'), LEASE_KEY)), 'the lease is let go').toBe(false);
     } finally {
       for (const pid of mark.pids()) process.kill(pid, 'SIGKILL');
       await authority.close();
@@ -139,7 +136,7 @@ describeS3('tariff history import stopped while it writes an S3 bucket', () => {
       expect(stopped.status).toBe(143);
       expect(stopped.stderr).toContain(`the writer lease of ${uri}/ let go`);
       const direct = new S3Bucket({ bucket: s3.bucket, prefix: 'stopped-import', env: s3.env, pathStyle: true });
-      expect(held(await direct.get(LEASE_KEY))).toBe(false);
+      expect(leaseHeld(await direct.get(LEASE_KEY))).toBe(false);
       await waitFor(() => mark.pids('page-runs-worker').length === 0, 'no reader left', 10_000);
 
       const next = await runCli(['history', 'import', LIQUIDS, '--bucket', uri, '--data-dir', dataDir], { env: s3.env });

@@ -2,10 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireBucketLease, isReleased, LEASE_KEY, type LeaseOptions, type LeaseSighting } from '../../src/publish/bucket-lease.ts';
-
-/** A lease let go: written over as released (never deleted), or never there. */
-const letGo = (bytes: Buffer | null) => bytes === null || isReleased(bytes);
+import { acquireBucketLease, leaseHeld, LEASE_KEY, type LeaseOptions, type LeaseSighting } from '../../src/publish/bucket-lease.ts';
 import { holderState, type ProcessIdentity } from '../../src/util/process-identity.ts';
 import type { Bucket } from '../../src/storage/bucket.ts';
 import { LocalBucket } from '../../src/storage/local-bucket.ts';
@@ -55,7 +52,7 @@ describe('the bucket writer lease', () => {
       ),
     });
     await first.release();
-    expect(letGo(await bucket.get(LEASE_KEY))).toBe(true);
+    expect(leaseHeld(await bucket.get(LEASE_KEY))).toBe(false);
     const second = await acquireBucketLease(bucket, options('tariff history import', 202));
     await second.release();
   });
@@ -83,7 +80,7 @@ describe('the bucket writer lease', () => {
     expect(await holderIn(bucket)).toMatchObject({ pid: 303 });
     await late.release();
     await gone.release();
-    expect(letGo(await bucket.get(LEASE_KEY))).toBe(true);
+    expect(leaseHeld(await bucket.get(LEASE_KEY))).toBe(false);
   });
 
   it('two writers whose clocks are 5 minutes apart: the one behind keeps its lease for its whole life', async () => {
@@ -195,7 +192,7 @@ describe('the bucket writer lease', () => {
       code: 'bucket_unsupported',
       message: expect.stringContaining('the store honours If-None-Match but not If-Match'),
     });
-    expect(letGo(await local.get(LEASE_KEY))).toBe(true);
+    expect(leaseHeld(await local.get(LEASE_KEY))).toBe(false);
   });
 
   it('a lease removed as it is probed (taken over and let go meanwhile) is not taken for a store that ignores conditions', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isReleased, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { leaseHeld, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { onDay } from '../helpers/run-cli.ts';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
@@ -59,7 +59,7 @@ describe('a lease release held in the network past another writer’s takeover (
     await expect.poll(() => b.stopped() || b.ended(), { timeout: 120_000, interval: 5 }).toBe(true);
     expect(b.ended(), 'B stopped before its key list write').toBe(false);
     const heldByB = (await raw.get(LEASE_KEY))!;
-    expect(isReleased(heldByB)).toBe(false);
+    expect(leaseHeld(heldByB)).toBe(true);
     // A's release lands now, late: refused by the store, B's lease untouched.
     holding.release();
     const resultA = await a.exited;

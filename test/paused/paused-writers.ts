@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
-import { isReleased, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
+import { leaseHeld, LEASE_KEY } from '../../src/publish/bucket-lease.ts';
 import type { LocalBucket } from '../../src/storage/local-bucket.ts';
 import type { S3Bucket } from '../../src/storage/s3-bucket.ts';
 import { sha256Hex } from '../../src/util/digests.ts';
@@ -176,9 +176,6 @@ function reportedCurrent(outcome: Outcome): string | null {
   if (!['publish', 'publish-next', 'release', 'rollback'].includes(outcome.command)) return null;
   return (outcome.said.version as string | undefined) ?? null;
 }
-
-/** A writer lease held: there, and not let go (a released lease stays, written over). */
-const held = (bytes: Uint8Array | null) => bytes !== null && !isReleased(bytes);
 
 /** Reads the current release's version straight from the bucket. */
 async function currentOf(raw: RawBucket): Promise<string | null> {
@@ -366,7 +363,7 @@ export async function runScenario(
     ...(await intact(raw, base, outcomeA, 'A')),
     ...movedOnlyByReports(current, outcomeA, outcomeB, linesOf(log).slice(stop.logged - 1)),
     ...(verified.status === 0 ? [] : [`verify --bucket exits ${verified.status}: ${verified.stderr.trim()}`]),
-    ...(held(await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
+    ...(leaseHeld(await raw.get(LEASE_KEY)) ? ['a writer lease is left in the bucket'] : []),
   ];
   return { where, pausedAt, a: outcomeA, b: outcomeB, current, problems, uri, raw };
 }
