@@ -10,6 +10,9 @@ export type HoldMode =
   /** The store answers at once; the answer is lost (the connection dropped): the writer's retry is held until let go. */
   | 'answer lost';
 
+/** Every way a write request is held, in the order the lost-answer matrix takes them. */
+export const HOLD_MODES: readonly HoldMode[] = ['request held', 'answer held', 'answer lost'];
+
 export interface StoreProxy {
   /** The endpoint a `tariff` process uses instead of the store's. */
   url: string;

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3, type S3Stand } from '../helpers/s3-server.ts';
-import { storeProxy, type HoldMode, type StoreProxy } from '../helpers/s3-store-proxy.ts';
+import { HOLD_MODES, storeProxy, type HoldMode, type StoreProxy } from '../helpers/s3-store-proxy.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { expectedWrites } from './expected-writes.ts';
-import { fixedCore, momentsOf, planned, wholeMatrix, type Scenario } from './matrix-plan.ts';
+import { fixedCore, momentsOf, planned, variantOf, wholeMatrix, withVariants, type Scenario } from './matrix-plan.ts';
 import { close, pausePair, prepare, recordWrites, RIVAL, type A_COMMANDS, type Base, type Stopper } from './paused-writers.ts';
 import { matrixChoice } from './proven.ts';
 import { s3Backend } from './s3-backend.ts';
@@ -39,10 +40,9 @@ export function lostAnswerMatrix(commands: readonly (typeof A_COMMANDS)[number][
       await recordWrites(backend, base, a, { AWS_ENDPOINT_URL_S3: proxy.url });
       lists.set(a, proxy.writes.slice(before));
     }
-    // A scenario's A names the command and the mode: each (command, mode) is a pair of its own.
-    const byMode = new Map([...lists].flatMap(([a, list]) => MODES.map((mode) => [`${a} / ${mode}`, list] as const)));
-    const pairs = [...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]] as const);
-    plan = planned(wholeMatrix(byMode, pairs), fixedCore(lists, RIVAL, MODES), choice);
+    // Each (command, way of holding) is a pair of its own.
+    const byMode = withVariants(lists, RIVAL, HOLD_MODES);
+    plan = planned(wholeMatrix(byMode.lists, byMode.pairs), fixedCore(lists, RIVAL, HOLD_MODES), choice);
     console.log(`S3 lost-answer matrix (${commands.join(', ')}): ${plan.length} scenarios (${choice.why})`);
   });
   afterAll(async () => {
@@ -58,8 +58,8 @@ export function lostAnswerMatrix(commands: readonly (typeof A_COMMANDS)[number][
   });
 
   describe.each(commands)('an S3 bucket (Ceph RGW): %s, its write requests held or lost in the network', (a) => {
-    it.for(MODES)(`%s, while B runs to its end: every report true, the bucket verifying`, async (mode, { skip }) => {
-      const moments = momentsOf(plan, `${a} / ${mode}`, RIVAL[a]);
+    it.for(HOLD_MODES)(`%s, while B runs to its end: every report true, the bucket verifying`, async (mode, { skip }) => {
+      const moments = momentsOf(plan, variantOf(a, mode), RIVAL[a]);
       if (moments.length === 0) return skip(`no moment of this case in this run (${choice.why})`);
       const count = lists.get(a)!.length;
       const tried = await pausePair(backend, base, a, RIVAL[a], count, { stopper: heldByNetwork(() => proxy, mode), moments });
@@ -84,10 +84,7 @@ function heldByNetwork(proxyOf: () => StoreProxy, mode: HoldMode): Stopper {
       return { AWS_ENDPOINT_URL_S3: proxy.url, TARIFF_S3_IDLE_TIMEOUT_MS: '600000', TARIFF_S3_DEADLINE_SECONDS: '600' };
     },
     async stopped(_at, writer, log) {
-      for (let waited = 0; !writer.ended() && line === undefined; waited += 5) {
-        if (waited > 120_000) throw new Error('A neither ended nor reached its held request within 2 minutes');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await waitFor(() => writer.ended() || line !== undefined, 'A to end or reach its held request');
       if (line === undefined || line === null) {
         holding?.release();
         return null;
@@ -97,5 +94,3 @@ function heldByNetwork(proxyOf: () => StoreProxy, mode: HoldMode): Stopper {
     resume: () => holding?.release(),
   };
 }
-
-const MODES: HoldMode[] = ['request held', 'answer held', 'answer lost'];

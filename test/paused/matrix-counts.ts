@@ -1,9 +1,7 @@
 import { readExpected } from './expected-writes.ts';
-import { fixedCore, planned, ROTATION_SLICES, wholeMatrix, type Scenario } from './matrix-plan.ts';
+import { HOLD_MODES } from '../helpers/s3-store-proxy.ts';
+import { fixedCore, planned, ROTATION_SLICES, wholeMatrix, withVariants, type Scenario } from './matrix-plan.ts';
 import { A_COMMANDS, B_COMMANDS, RIVAL } from './paused-writers.ts';
-
-/** The lost-answer matrix's ways of holding a request (test/paused/lost-answers.ts). */
-const MODES = ['request held', 'answer held', 'answer lost'];
 
 /**
  * The matrices' sizes as docs/architecture.md gives them, computed from the expected write lists
@@ -21,13 +19,12 @@ export function matrixCountsTable(): string {
   const folder = listsOf('folder');
   const s3 = listsOf('S3');
   const requests = listsOf('S3 requests');
-  const byMode = new Map([...requests].flatMap(([a, list]) => MODES.map((mode) => [`${a} / ${mode}`, list] as const)));
-  const modePairs = [...byMode.keys()].map((a) => [a, RIVAL[a.split(' / ')[0] as keyof typeof RIVAL]] as const);
+  const byMode = withVariants(requests, RIVAL, HOLD_MODES);
   return [
     '| matrix | pairs or cases | scenarios, whole | every submission |',
     '| --- | --- | --- | --- |',
     row('pause, folder', wholeMatrix(folder, pairs), pairs.length, null),
     row('pause, Ceph RGW', wholeMatrix(s3, pairs), pairs.length, fixedCore(s3, RIVAL)),
-    row('lost answers, Ceph RGW', wholeMatrix(byMode, modePairs), modePairs.length, fixedCore(requests, RIVAL, MODES)),
+    row('lost answers, Ceph RGW', wholeMatrix(byMode.lists, byMode.pairs), byMode.pairs.length, fixedCore(requests, RIVAL, HOLD_MODES)),
   ].join('\n');
 }

@@ -59,11 +59,23 @@ export function fixedCore(
       const kind = writeClass(line);
       if (seen.has(kind) && i !== list.length - 1) return;
       seen.add(kind);
-      const variant = variants.length > 0 ? ` / ${variants[seen.size % variants.length]}` : '';
-      core.push({ a: `${a}${variant}`, b, moment: i + 1 });
+      core.push({ a: variants.length > 0 ? variantOf(a, variants[seen.size % variants.length]!) : a, b, moment: i + 1 });
     });
   }
   return core;
+}
+
+/** A scenario's A when each variant of `a` is a pair of its own (`publish / answer lost`). */
+export const variantOf = (a: string, variant: string) => `${a} / ${variant}`;
+
+/** Each command's list under each variant, and the pairs they make with each command's rival. */
+export function withVariants(
+  lists: ReadonlyMap<string, readonly string[]>,
+  rival: Readonly<Record<string, string>>,
+  variants: readonly string[],
+): { lists: Map<string, readonly string[]>; pairs: (readonly [string, string])[] } {
+  const entries = [...lists].flatMap(([a, list]) => variants.map((variant) => [variantOf(a, variant), list, rival[a]!] as const));
+  return { lists: new Map(entries.map(([a, list]) => [a, list])), pairs: entries.map(([a, , b]) => [a, b] as const) };
 }
 
 const keyOf = (scenario: Scenario) => `${scenario.a}\u0000${scenario.b}\u0000${scenario.moment}`;

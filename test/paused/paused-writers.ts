@@ -10,6 +10,7 @@ import { sha256Hex } from '../../src/util/digests.ts';
 import { AuthorityServer } from '../helpers/authority-server.ts';
 import { onDay, REPO, runCli, type CliResult } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { TEST_BACKUP_RECIPIENT } from '../helpers/backup-key.ts';
 import { startWriter, type RunningWriter, type WriterKind } from './writers.ts';
 
@@ -248,21 +249,17 @@ export interface Stopper {
   resume(writer: RunningWriter): void;
 }
 
-async function until(check: () => boolean, what: string, limitMs = 60_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Stopped right before A's write `at` (its nth, or its first write of a line such as "swap current.json"), by the failpoint. */
 export const pauseBeforeWrite: Stopper = {
   what: 'stopped before its write',
   env: (at) => ({ TARIFF_TEST_PAUSE_BEFORE_WRITE: String(at) }),
   async stopped(at, writer, log) {
     const stoppedAt = () => (typeof at === 'number' ? at : log().findIndex((line) => line.startsWith(at)) + 1);
-    await until(() => writer.ended() || (stoppedAt() > 0 && log().length >= stoppedAt() && writer.stopped()), `${String(at)}: A to stop`);
+    await waitFor(
+      () => writer.ended() || (stoppedAt() > 0 && log().length >= stoppedAt() && writer.stopped()),
+      `${String(at)}: A to stop`,
+      60_000,
+    );
     if (writer.ended()) return null;
     return { line: log()[stoppedAt() - 1]!, logged: stoppedAt() };
   },

@@ -43,4 +43,3 @@ parentPort.on('message', async ({ args, env, cell }) => {
   }
   parentPort.postMessage({ type: 'exit', status, stdout: stdout.text(), stderr: stderr.text() });
 });
-parentPort.postMessage({ type: 'ready' });

@@ -94,7 +94,7 @@ function startProcess(args: string[], env: Record<string, string>): RunningWrite
   };
 }
 
-type FromThread = { type: 'ready' } | { type: 'stopped'; line: string } | { type: 'exit'; status: number; stdout: string; stderr: string };
+type FromThread = { type: 'stopped'; line: string } | { type: 'exit'; status: number; stdout: string; stderr: string };
 
 /** One worker thread running writer A's commands one at a time (test/paused/writer-thread.mjs). */
 class WriterThread {
