@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { REPO, type CliResult } from './run-cli.ts';
 
 /** A released version: its number and the commit it is built from. */
@@ -97,12 +97,18 @@ export async function installPrevious(previous: Released): Promise<string> {
   return tariff;
 }
 
-/** Where built previous versions are kept: the machine's test cache when it can be written, else this checkout's. */
+/**
+ * Where built previous versions are kept: the machine's test cache when this user owns it and no
+ * one else may write it (what is there is run as code), else this checkout's.
+ */
 function previousCache(): string {
   const machine = '/var/cache/tariff-test/previous';
   try {
-    mkdirSync(machine, { recursive: true });
-    accessSync(machine, constants.W_OK);
+    mkdirSync(machine, { recursive: true, mode: 0o755 });
+    for (const dir of [dirname(machine), machine]) {
+      const info = statSync(dir);
+      if (info.uid !== process.getuid?.() || (info.mode & 0o022) !== 0) throw new Error(`${dir} is not this user's alone`);
+    }
     return machine;
   } catch {
     return join(REPO, 'node_modules/.cache/tariff-previous');
